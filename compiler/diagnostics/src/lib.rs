@@ -1,0 +1,191 @@
+//! Diagnostics as data, and the one place they are rendered.
+//!
+//! Every stage reports problems as its own error enum that holds values and [`Span`]s, never rendered text; at the
+//! boundary each error becomes a [`Diagnostic`] (a stable code, a primary label, secondary labels, notes and help)
+//! and [`render`] turns diagnostics into text (through `codespan-reporting`) or JSON lines.
+//!
+//! Invariants:
+//! - **Every diagnostic has a code** (`E0001`...) listed in some crate's [`CodeInfo`] table, and at least one
+//!   primary label whose span lies inside its file.
+//! - Rendering never panics, even for spans past the end of a file (they are clamped).
+
+mod render;
+mod source;
+
+pub use render::{ColorMode, ErrorFormat, render_json, render_plain, render_text};
+pub use source::{FileId, SourceMap};
+
+use std::fmt;
+
+/// A half-open byte range `start..end` into one source file.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start: start as u32, end: end as u32 }
+    }
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+    pub fn is_empty(self) -> bool {
+        self.start >= self.end
+    }
+}
+
+impl fmt::Debug for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+/// A span in a file with an optional message.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Label {
+    pub file: FileId,
+    pub span: Span,
+    pub message: String,
+    pub primary: bool,
+}
+
+/// One problem found in the user's input, ready to render.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// A stable code such as `E0003`, explained by `cutec explain`.
+    pub code: &'static str,
+    pub message: String,
+    pub labels: Vec<Label>,
+    pub notes: Vec<String>,
+    pub help: Vec<String>,
+}
+
+impl Diagnostic {
+    /// An error with its primary label.
+    pub fn error(code: &'static str, message: impl Into<String>, file: FileId, span: Span) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            labels: vec![Label { file, span, message: String::new(), primary: true }],
+            notes: Vec::new(),
+            help: Vec::new(),
+        }
+    }
+    pub fn warning(code: &'static str, message: impl Into<String>, file: FileId, span: Span) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, message, file, span) }
+    }
+    /// Sets the message of the primary label.
+    pub fn with_primary_message(mut self, message: impl Into<String>) -> Diagnostic {
+        if let Some(l) = self.labels.iter_mut().find(|l| l.primary) {
+            l.message = message.into();
+        }
+        self
+    }
+    /// Adds a secondary label.
+    pub fn with_label(mut self, file: FileId, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label { file, span, message: message.into(), primary: false });
+        self
+    }
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help.push(help.into());
+        self
+    }
+    /// The primary label (every diagnostic has one).
+    pub fn primary(&self) -> Option<&Label> {
+        self.labels.iter().find(|l| l.primary)
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// One entry of an error-code index: what `cutec explain CODE` prints.
+#[derive(Clone, Copy, Debug)]
+pub struct CodeInfo {
+    pub code: &'static str,
+    /// A short title, e.g. "unknown name".
+    pub title: &'static str,
+    /// One paragraph or more: what the error means and how to fix it, with a small example.
+    pub explanation: &'static str,
+}
+
+/// Finds the explanation of `code` in a list of tables.
+pub fn explain<'a>(tables: &[&'a [CodeInfo]], code: &str) -> Option<&'a CodeInfo> {
+    tables.iter().flat_map(|t| t.iter()).find(|c| c.code.eq_ignore_ascii_case(code))
+}
+
+/// The closest of `candidates` to `name` by edit distance, if it is close enough to be a plausible typo:
+/// the "did you mean" of every diagnostic that reports an unknown name.
+pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let max = (name.chars().count().max(3) / 3).max(1);
+    candidates
+        .into_iter()
+        .filter(|c| *c != name)
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|(d, _)| *d <= max)
+        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance, case differences counting half (rounded down) so `F32` suggests `f32`.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j * 2).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i * 2;
+        for j in 1..=b.len() {
+            let sub = if a[i - 1] == b[j - 1] {
+                0
+            } else if a[i - 1].eq_ignore_ascii_case(&b[j - 1]) {
+                1
+            } else {
+                2
+            };
+            cur[j] = (prev[j - 1] + sub).min(prev[j] + 2).min(cur[j - 1] + 2);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()] / 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names_only() {
+        let names = ["thread_idx", "block_idx", "block_dim", "x"];
+        assert_eq!(suggest("thread_id", names), Some("thread_idx"));
+        assert_eq!(suggest("blok_idx", names), Some("block_idx"));
+        assert_eq!(suggest("zzzzzz", names), None);
+        assert_eq!(suggest("F32", ["f32", "f16"]), Some("f32"));
+    }
+
+    #[test]
+    fn edit_distance_is_levenshtein() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("abc", "abc"), 0);
+    }
+}
