@@ -145,7 +145,10 @@ pub struct TypeExpr {
 pub enum TypeExprKind {
     /// A name with optional generic arguments. Generic arguments are expressions: a layout literal, a dtype
     /// name, a memory space name, an integer.
-    Named { name: Ident, args: Vec<Expr> },
+    Named {
+        name: Ident,
+        args: Vec<Expr>,
+    },
     Tuple(Vec<TypeExpr>),
     Error,
 }
@@ -165,17 +168,41 @@ pub struct Stmt {
 #[derive(Clone, PartialEq, Debug)]
 pub enum StmtKind {
     /// `let [mut] name [: T] = value;`
-    Let { id: NodeId, mutable: bool, name: Ident, ty: Option<TypeExpr>, value: Expr },
+    Let {
+        id: NodeId,
+        mutable: bool,
+        name: Ident,
+        ty: Option<TypeExpr>,
+        value: Expr,
+    },
     /// `place = value;` (`op == None`) or `place += value;` and the other compound forms.
-    Assign { target: Expr, op: Option<BinaryOp>, value: Expr },
+    Assign {
+        target: Expr,
+        op: Option<BinaryOp>,
+        value: Expr,
+    },
     /// An expression evaluated for its effect: `copy(a, b);`
     Expr(Expr),
     /// `for var in start..end [attrs] { body }`
-    For { id: NodeId, var: Ident, start: Expr, end: Expr, attrs: Vec<Attribute>, body: Block },
+    For {
+        id: NodeId,
+        var: Ident,
+        start: Expr,
+        end: Expr,
+        attrs: Vec<Attribute>,
+        body: Block,
+    },
     /// `while cond { body }`
-    While { cond: Expr, body: Block },
+    While {
+        cond: Expr,
+        body: Block,
+    },
     /// `if cond { .. } else if .. { .. } else { .. }`; an `else if` is an `If` inside the else block.
-    If { cond: Expr, then_block: Block, else_block: Option<Block> },
+    If {
+        cond: Expr,
+        then_block: Block,
+        else_block: Option<Block>,
+    },
     Return(Option<Expr>),
     Break,
     Continue,
@@ -201,25 +228,55 @@ pub enum ExprKind {
     Str(String),
     /// A name, optionally with generic arguments: `x`, `M`, `f32`, `Swizzle<3, 4, 3>`,
     /// `wgmma<64, BN, 16, bf16, bf16, f32>`, `SW128_K<bf16>`.
-    Name { name: Ident, generics: Vec<Expr> },
+    Name {
+        name: Ident,
+        generics: Vec<Expr>,
+    },
     /// `_`: CuTe's wildcard in slices and tilers.
     Wildcard,
     /// `(a, b, c)`; one-element tuples are written `(a,)`. `(a)` is just `a`.
     Tuple(Vec<Expr>),
     /// `shape:stride`, CuTe's layout notation: `8:1`, `(4, 8):(8, 1)`, `((2,2),3):((24,2),8)`.
-    Layout { shape: Box<Expr>, stride: Box<Expr> },
-    Unary { op: UnaryOp, operand: Box<Expr> },
-    Binary { op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    Layout {
+        shape: Box<Expr>,
+        stride: Box<Expr>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `callee(args)`; the callee is usually a `Name`.
-    Call { callee: Box<Expr>, args: Vec<Arg> },
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Arg>,
+    },
     /// `receiver.method<generics>(args)`
-    MethodCall { receiver: Box<Expr>, method: Ident, generics: Vec<Expr>, args: Vec<Arg> },
+    MethodCall {
+        receiver: Box<Expr>,
+        method: Ident,
+        generics: Vec<Expr>,
+        args: Vec<Arg>,
+    },
     /// `base.field`: `block_idx.x`
-    Field { base: Box<Expr>, field: Ident },
+    Field {
+        base: Box<Expr>,
+        field: Ident,
+    },
     /// `base[i, j, _]`
-    Index { base: Box<Expr>, indices: Vec<Expr> },
+    Index {
+        base: Box<Expr>,
+        indices: Vec<Expr>,
+    },
     /// `value as T`
-    Cast { value: Box<Expr>, ty: TypeExpr },
+    Cast {
+        value: Box<Expr>,
+        ty: TypeExpr,
+    },
     /// `if c { a } else { b }` used as a value is not part of the language; `select(c, a, b)` is.
     /// An expression that could not be parsed.
     Error,

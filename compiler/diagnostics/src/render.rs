@@ -56,11 +56,8 @@ pub fn render_text(map: &SourceMap, diags: &[Diagnostic], color: ColorMode, out:
         ColorMode::Auto if io::stderr().is_terminal() => termcolor::ColorChoice::Auto,
         ColorMode::Auto => termcolor::ColorChoice::Never,
     };
-    let mut buf = if choice == termcolor::ColorChoice::Never {
-        termcolor::Buffer::no_color()
-    } else {
-        termcolor::Buffer::ansi()
-    };
+    let mut buf =
+        if choice == termcolor::ColorChoice::Never { termcolor::Buffer::no_color() } else { termcolor::Buffer::ansi() };
     for d in diags {
         term::emit_to_write_style(&mut buf, &config, map, &to_codespan(map, d)).map_err(io::Error::other)?;
     }
@@ -108,4 +105,3 @@ pub fn render_json(map: &SourceMap, diags: &[Diagnostic], out: &mut dyn Write) -
     }
     Ok(())
 }
-
