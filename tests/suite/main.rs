@@ -1,1 +1,6 @@
+//! The cross-crate test suite: one test binary (each binary links LLVM statically, so there is only one).
 
+mod book;
+mod examples;
+mod mutation;
+mod ui;

@@ -1,0 +1,1 @@
+//! `cutec run` (being written).

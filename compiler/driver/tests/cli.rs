@@ -1,0 +1,90 @@
+//! The `cutec` binary as users run it: exit codes, output formats, and files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn cutec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cutec")).args(args).current_dir(root()).output().expect("cutec runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+#[test]
+fn check_accepts_every_example() {
+    let mut args = vec!["check"];
+    let files: Vec<String> = std::fs::read_dir(root().join("examples"))
+        .expect("examples/")
+        .filter_map(|e| e.ok())
+        .map(|e| format!("examples/{}", e.file_name().to_string_lossy()))
+        .filter(|f| f.ends_with(".cute"))
+        .collect();
+    args.extend(files.iter().map(String::as_str));
+    let o = cutec(&args);
+    assert_eq!(code(&o), 0, "stderr:\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stderr.is_empty(), "no diagnostics expected: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn errors_exit_1_with_located_diagnostics() {
+    let dir = std::env::temp_dir().join(format!("cutec-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("bad.cute");
+    std::fs::write(&bad, "kernel k() launch(grid = (1), block = (32)) {\n    let x = undefined_name;\n}\n")
+        .expect("write");
+    let o = cutec(&["check", "--color=never", bad.to_str().expect("utf-8 path")]);
+    assert_eq!(code(&o), 1);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("error[E") && err.contains("bad.cute:2:"), "got:\n{err}");
+    assert!(!err.contains('\u{1b}'), "no colour when not on a terminal");
+
+    let o = cutec(&["check", "--error-format=json", bad.to_str().expect("utf-8 path")]);
+    assert_eq!(code(&o), 1);
+    let out = String::from_utf8_lossy(&o.stderr);
+    let first = out.lines().next().expect("one JSON line per diagnostic");
+    assert!(first.starts_with('{') && first.contains("\"code\":\"E") && first.contains("\"line\":2"), "{first}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn missing_file_is_an_error_not_a_panic() {
+    let o = cutec(&["check", "does/not/exist.cute"]);
+    assert_eq!(code(&o), 1);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("E0400"));
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    assert_eq!(code(&cutec(&[])), 2);
+    assert_eq!(code(&cutec(&["frobnicate"])), 2);
+    assert_eq!(code(&cutec(&["check"])), 2);
+    assert_eq!(code(&cutec(&["check", "-D", "N", "examples/copy.cute"])), 2);
+    assert_eq!(code(&cutec(&["explain", "E9999"])), 2);
+}
+
+#[test]
+fn version_and_explain() {
+    let o = cutec(&["--version"]);
+    assert_eq!(code(&o), 0);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("cutec "));
+    let o = cutec(&["explain", "E0400"]);
+    assert_eq!(code(&o), 0);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("E0400: "));
+}
+
+#[test]
+fn build_emits_tokens_and_ast() {
+    let o = cutec(&["build", "examples/copy.cute", "--emit", "ast"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("copy"));
+    let dir = std::env::temp_dir().join(format!("cutec-build-{}", std::process::id()));
+    let o = cutec(&["build", "examples/copy.cute", "--emit", "tokens,ast", "-o", dir.to_str().expect("utf-8")]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(dir.join("copy.tokens").is_file() && dir.join("copy.ast").is_file());
+    std::fs::remove_dir_all(&dir).ok();
+}

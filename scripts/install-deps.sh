@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what building and testing cutec needs on a fresh Debian 12 machine, idempotently:
+# LLVM 22 (static libraries, linked into the compiler), ptxas 13.0 (assembles our PTX for sm_90a without a GPU),
+# and pycute (the layout algebra's reference implementation for the differential test).
+# Prints the environment to use; `source scripts/env.sh` applies it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+llvm_pkgs="llvm-22-dev libpolly-22-dev libzstd-dev libz3-dev libxml2-dev libffi-dev zlib1g-dev"
+missing=""
+for p in $llvm_pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "install-deps: apt-get install$missing"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+
+# ptxas from the CUDA 13.0 wheel: the same version as the GPU machine's driver and toolkit.
+. scripts/env.sh
+if ! command -v ptxas >/dev/null 2>&1 || ! ptxas --version | grep -q "V13.0"; then
+    echo "install-deps: pip install nvidia-cuda-nvcc==13.0.88"
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore nvidia-cuda-nvcc==13.0.88
+    . scripts/env.sh
+fi
+ptxas --version | tail -1
+
+if [ -x scripts/install-pycute.sh ]; then
+    bash scripts/install-pycute.sh
+fi

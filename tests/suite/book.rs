@@ -1,0 +1,65 @@
+//! Every ```cute block in the book is compiled. A block whose info string says `fail` (```` ```cute,fail ````)
+//! must be rejected; every other block must check without diagnostics.
+
+use cutec_tests::{repo_relative, repo_root};
+
+/// (info string, first line number, code) of each fenced block of a Markdown file.
+fn fenced_blocks(text: &str) -> Vec<(String, usize, String)> {
+    let mut blocks = Vec::new();
+    let mut current: Option<(String, usize, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("```") {
+            match current.take() {
+                Some(block) => blocks.push(block),
+                None => current = Some((rest.trim().to_string(), i + 2, String::new())),
+            }
+        } else if let Some((_, _, code)) = current.as_mut() {
+            code.push_str(line);
+            code.push('\n');
+        }
+    }
+    blocks
+}
+
+fn book_pages() -> Vec<std::path::PathBuf> {
+    let mut pages = Vec::new();
+    let mut stack = vec![repo_root().join("book/src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "md") {
+                pages.push(p);
+            }
+        }
+    }
+    pages.sort();
+    pages
+}
+
+#[test]
+fn book_cute_blocks_compile() {
+    let mut checked_blocks = 0;
+    for page in book_pages() {
+        let text = std::fs::read_to_string(&page).expect("readable");
+        for (info, line, code) in fenced_blocks(&text) {
+            let mut words = info.split([',', ' ']).filter(|w| !w.is_empty());
+            if words.next() != Some("cute") {
+                continue;
+            }
+            let must_fail = words.any(|w| w == "fail");
+            let name = format!("{}:{line}", repo_relative(&page));
+            let checked = cutec::check_source(&name, &code, &[]);
+            let rendered = cutec_diagnostics::render_plain(&checked.map, checked.diagnostics());
+            if must_fail {
+                assert!(checked.has_errors(), "{name}: block marked `fail` was accepted");
+            } else {
+                assert!(checked.diagnostics().is_empty(), "{name}: block does not check:\n{rendered}");
+            }
+            checked_blocks += 1;
+        }
+    }
+    assert!(checked_blocks >= 5, "the book should hold at least five cute listings, found {checked_blocks}");
+}

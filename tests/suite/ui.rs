@@ -1,0 +1,25 @@
+//! `tests/ui/*.cute`: wrong programs and their rendered diagnostics (no colour), one snapshot each.
+//! The first line of each file is a comment saying what is wrong with it.
+
+use cutec_tests::repo_relative;
+
+#[test]
+fn ui_diagnostics() {
+    let files = cutec_tests::cute_files("tests/ui");
+    assert!(files.len() >= 40, "expected at least 40 wrong programs in tests/ui, found {}", files.len());
+    let tables = cutec::code_tables();
+    insta::glob!("../ui", "*.cute", |path| {
+        let name = repo_relative(path);
+        let src = std::fs::read_to_string(path).expect("readable");
+        let checked = cutec::check_source(&name, &src, &[]);
+        let diags = checked.diagnostics();
+        assert!(checked.has_errors(), "{name} must be rejected");
+        for d in diags {
+            assert!(cutec_diagnostics::explain(&tables, d.code).is_some(), "{name}: {} has no explanation", d.code);
+            let primary = d.primary().unwrap_or_else(|| panic!("{name}: {} has no primary label", d.code));
+            assert!(primary.span.end as usize <= checked.map.source(primary.file).len(), "{name}: span past the end");
+        }
+        insta::assert_snapshot!(cutec_diagnostics::render_plain(&checked.map, diags));
+    });
+    let _ = files;
+}
