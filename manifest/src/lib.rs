@@ -1,1 +1,320 @@
-//! placeholder
+//! The **kernel manifest** (format version 1): the JSON file the cutec compiler writes next to a PTX (or cubin)
+//! module and the runtime reads to validate arguments and launch kernels.
+//!
+//! # Format
+//!
+//! ```json
+//! {
+//!   "format_version": 1,
+//!   "target": "sm_90a",
+//!   "module": "softmax.ptx",
+//!   "kernels": [
+//!     {
+//!       "name": "softmax",
+//!       "params": [
+//!         { "kind": "tensor", "name": "x", "dtype": "f32", "space": "gmem",
+//!           "layout": { "shape": ["M", 4096], "stride": [4096, 1] }, "align_bytes": 16 },
+//!         { "kind": "tensor", "name": "y", "dtype": "f32", "space": "gmem",
+//!           "layout": { "shape": ["M", 4096], "stride": [4096, 1] }, "align_bytes": 16 },
+//!         { "kind": "scalar", "name": "scale", "dtype": "f32" }
+//!       ],
+//!       "dims": [ { "name": "M", "type": "i32", "from": { "param": "x", "mode": 0 } } ],
+//!       "launch": {
+//!         "grid": [ { "op": "ceil_div", "args": [ { "dim": "M" }, { "int": 4 } ] } ],
+//!         "block": [ { "int": 128 } ],
+//!         "smem_bytes": { "int": 0 },
+//!         "static_smem_bytes": 512
+//!       },
+//!       "const_params": { "N": 4096, "ROWS_PER_BLOCK": 4 }
+//!     }
+//!   ]
+//! }
+//! ```
+//!
+//! * `format_version` (integer, required, checked first): `1`. A reader rejects any other version.
+//! * `target`: the architecture the module was compiled for (`sm_90a`). `module`: the file name of the PTX/cubin,
+//!   relative to the manifest.
+//! * `kernels[].name`: the PTX entry symbol (`.entry name`).
+//! * `params`, in declaration order. A **tensor** has an element `dtype` (`f32 f16 bf16 e4m3 e5m2 f64 i8 u8 i32
+//!   i64 u32 bool`), a memory `space` (`"gmem"` only in v1), a `layout` — CuTe `shape` and `stride` (in elements)
+//!   as congruent, possibly nested JSON tuples whose leaves are integers (static) or strings naming a dynamic
+//!   dimension — and `align_bytes`, the alignment the kernel requires of the base pointer (a power of two, at
+//!   least the element size; e.g. 16 for 128-bit vector accesses). A **scalar** has a `dtype`.
+//! * `dims`: the dynamic dimensions, in order. Each has a `type` (`i32` or `i64`: the PTX parameter type) and
+//!   `from`: the tensor parameter, the top-level `mode` and the component (`"of": "shape"`, the default, or
+//!   `"stride"`) that binds it. That leaf must be exactly the dimension's name. At launch the runtime binds every
+//!   dimension from its source, then checks every other occurrence in every layout against the bound value.
+//! * `launch`: `grid` and `block` are lists of 1 to 3 expressions (x, y, z; missing entries are 1), `cluster` an
+//!   optional list of 1 to 3 expressions, `smem_bytes` the dynamic shared memory in bytes (an expression; default
+//!   0), `static_smem_bytes` the static shared memory the compiler allocated (informational). Expressions are JSON
+//!   trees: `{"int": 4}`, `{"dim": "M"}`, `{"op": OP, "args": [..]}` with `OP` one of `add sub mul div ceil_div min
+//!   max` (see [`Expr`]); on input a bare integer or string is accepted as shorthand.
+//! * `const_params`: the compile-time (const generic) values the kernel was specialized with: integers, booleans
+//!   or strings; informational.
+//!
+//! # PTX parameter ABI (v1)
+//!
+//! The kernel's PTX parameters are, in order ([`Kernel::ptx_params`]): for each entry of `params`, a tensor's base
+//! pointer (`.u64`, a generic address of global memory) or a scalar's value (its dtype's size; `bool` is one byte),
+//! then each entry of `dims` as an `.s32`/`.s64` value. Tensors carry no other PTX parameters in v1 (no TMA
+//! descriptors yet).
+//!
+//! Unknown fields are rejected everywhere (a misspelled field is an error, not a silently ignored default).
+
+mod dtype;
+mod error;
+mod expr;
+mod layout;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use dtype::{DType, IntType, UnknownDType};
+pub use error::ManifestError;
+pub use expr::{Expr, ExprError, Op};
+pub use layout::{IntTuple, Layout};
+
+/// The manifest format version this crate reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A whole manifest: one module and its kernels. Invariants after [`Manifest::from_json`] or
+/// [`Manifest::validate`]: see the rules in the [crate documentation](crate).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub target: String,
+    pub module: String,
+    pub kernels: Vec<Kernel>,
+}
+
+/// One kernel (one PTX entry).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kernel {
+    pub name: String,
+    pub params: Vec<Param>,
+    #[serde(default)]
+    pub dims: Vec<Dim>,
+    pub launch: Launch,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub const_params: BTreeMap<String, ConstValue>,
+}
+
+/// A kernel parameter as the user sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Param {
+    Tensor(TensorParam),
+    Scalar(ScalarParam),
+}
+
+/// A tensor in global memory, passed as its base pointer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorParam {
+    pub name: String,
+    pub dtype: DType,
+    pub space: MemorySpace,
+    pub layout: Layout,
+    pub align_bytes: u32,
+}
+
+/// A scalar passed by value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScalarParam {
+    pub name: String,
+    pub dtype: DType,
+}
+
+/// Where a tensor lives. Only global memory in v1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemorySpace {
+    Gmem,
+}
+
+/// A dynamic dimension: a runtime integer bound from a tensor argument and passed as its own PTX parameter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dim {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: IntType,
+    pub from: DimSource,
+}
+
+/// The layout leaf that binds a [`Dim`]: `param.of[mode]`, e.g. `x.shape[0]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DimSource {
+    pub param: String,
+    pub mode: usize,
+    #[serde(default)]
+    pub of: DimComponent,
+}
+
+/// Whether a dimension is bound from a shape or from a stride.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DimComponent {
+    #[default]
+    Shape,
+    Stride,
+}
+
+impl fmt::Display for DimComponent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DimComponent::Shape => "shape",
+            DimComponent::Stride => "stride",
+        })
+    }
+}
+
+/// The launch configuration as expressions over the kernel's dimensions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Launch {
+    pub grid: Vec<Expr>,
+    pub block: Vec<Expr>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<Vec<Expr>>,
+    #[serde(default = "zero")]
+    pub smem_bytes: Expr,
+    #[serde(default)]
+    pub static_smem_bytes: u32,
+}
+
+fn zero() -> Expr {
+    Expr::Int(0)
+}
+
+/// A compile-time parameter value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ConstValue {
+    Bool(bool),
+    Int(i64),
+    Str(String),
+}
+
+/// One PTX parameter of a kernel, in ABI order (see the [crate documentation](crate)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PtxParam<'a> {
+    /// A tensor's base pointer (`.u64`).
+    Pointer(&'a TensorParam),
+    /// A scalar by value.
+    Scalar(&'a ScalarParam),
+    /// A dynamic dimension (`.s32` or `.s64`).
+    Dim(&'a Dim),
+}
+
+impl PtxParam<'_> {
+    /// Size in bytes of the PTX parameter.
+    pub fn size_bytes(&self) -> u32 {
+        match self {
+            PtxParam::Pointer(_) => 8,
+            PtxParam::Scalar(s) => s.dtype.size_bytes(),
+            PtxParam::Dim(d) => d.ty.size_bytes(),
+        }
+    }
+}
+
+impl Param {
+    pub fn name(&self) -> &str {
+        match self {
+            Param::Tensor(t) => &t.name,
+            Param::Scalar(s) => &s.name,
+        }
+    }
+
+    pub fn dtype(&self) -> DType {
+        match self {
+            Param::Tensor(t) => t.dtype,
+            Param::Scalar(s) => s.dtype,
+        }
+    }
+
+    /// `"tensor"` or `"scalar"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Param::Tensor(_) => "tensor",
+            Param::Scalar(_) => "scalar",
+        }
+    }
+}
+
+impl Kernel {
+    /// The parameter called `name`.
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name() == name)
+    }
+
+    /// The dimension called `name`.
+    pub fn dim(&self, name: &str) -> Option<&Dim> {
+        self.dims.iter().find(|d| d.name == name)
+    }
+
+    /// The tensor parameters, in order.
+    pub fn tensors(&self) -> impl Iterator<Item = &TensorParam> {
+        self.params.iter().filter_map(|p| match p {
+            Param::Tensor(t) => Some(t),
+            Param::Scalar(_) => None,
+        })
+    }
+
+    /// The PTX parameters in ABI order: the params (pointer or value), then the dims.
+    pub fn ptx_params(&self) -> impl Iterator<Item = PtxParam<'_>> {
+        self.params
+            .iter()
+            .map(|p| match p {
+                Param::Tensor(t) => PtxParam::Pointer(t),
+                Param::Scalar(s) => PtxParam::Scalar(s),
+            })
+            .chain(self.dims.iter().map(PtxParam::Dim))
+    }
+}
+
+impl Manifest {
+    /// Parses and [validates](Manifest::validate) a manifest. The format version is checked before anything else,
+    /// so a manifest of another version is reported as such rather than as a schema error.
+    pub fn from_json(json: &str) -> Result<Manifest, ManifestError> {
+        let value: serde_json::Value = serde_json::from_str(json)?;
+        match value.get("format_version") {
+            None => return Err(ManifestError::MissingFormatVersion),
+            Some(v) if v.as_u64() != Some(u64::from(FORMAT_VERSION)) => {
+                return Err(ManifestError::UnsupportedFormatVersion { found: v.to_string() });
+            }
+            Some(_) => {}
+        }
+        let manifest: Manifest = serde_json::from_value(value)?;
+        manifest.validate()?;
+        Ok(manifest)
+    }
+
+    /// Pretty-printed JSON (two-space indentation, fields in declaration order, a trailing newline).
+    pub fn to_json_pretty(&self) -> String {
+        // Serializing these types cannot fail: every map key is a string and no Serialize impl errors.
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// The kernel whose PTX entry is `name`.
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+
+    /// Checks every rule of the format; see the [crate documentation](crate).
+    pub fn validate(&self) -> Result<(), ManifestError> {
+        validate::manifest(self)
+    }
+}
+
+#[cfg(test)]
+mod tests;

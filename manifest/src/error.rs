@@ -1,0 +1,47 @@
+//! Errors of reading and validating a manifest.
+
+use crate::expr::ExprError;
+use crate::layout::IntTuple;
+use crate::{DimComponent, FORMAT_VERSION};
+
+/// Why a manifest was rejected. Every variant names the kernel and the parameter or dimension concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("invalid manifest JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("the manifest has no `format_version` field (this reader understands version {FORMAT_VERSION})")]
+    MissingFormatVersion,
+    #[error("unsupported manifest format_version {found} (this reader understands version {FORMAT_VERSION})")]
+    UnsupportedFormatVersion { found: String },
+    #[error("target `{target}` is not an NVIDIA architecture name like `sm_90a`")]
+    BadTarget { target: String },
+    #[error("kernel `{name}` is defined twice")]
+    DuplicateKernel { name: String },
+    #[error("kernel `{kernel}`: `{name}` is not a valid {what} name")]
+    BadName { kernel: String, what: &'static str, name: String },
+    #[error("kernel `{kernel}`: the name `{name}` is used twice (parameters and dimensions share one namespace)")]
+    DuplicateName { kernel: String, name: String },
+    #[error("kernel `{kernel}`, parameter `{param}`: shape {shape} and stride {stride} are not congruent")]
+    NotCongruent { kernel: String, param: String, shape: IntTuple, stride: IntTuple },
+    #[error("kernel `{kernel}`, parameter `{param}`: negative static extent {value} in shape {shape}")]
+    NegativeExtent { kernel: String, param: String, value: i64, shape: IntTuple },
+    #[error("kernel `{kernel}`: dimension `{dim}` used in {used_in} is not declared in `dims`")]
+    UndeclaredDim { kernel: String, dim: String, used_in: String },
+    #[error(
+        "kernel `{kernel}`, parameter `{param}`: align_bytes {align} must be a power of two \
+         and at least the size of {dtype} ({size} bytes)"
+    )]
+    BadAlignment { kernel: String, param: String, align: u32, dtype: crate::DType, size: u32 },
+    #[error("kernel `{kernel}`: dimension `{dim}` comes from `{param}`, which is not a parameter of the kernel")]
+    DimSourceUnknownParam { kernel: String, dim: String, param: String },
+    #[error("kernel `{kernel}`: dimension `{dim}` comes from `{param}`, which is a scalar, not a tensor")]
+    DimSourceNotTensor { kernel: String, dim: String, param: String },
+    #[error("kernel `{kernel}`: dimension `{dim}` comes from {param}.{of}[{mode}], but `{param}` has rank {rank}")]
+    DimSourceMode { kernel: String, dim: String, param: String, of: DimComponent, mode: usize, rank: usize },
+    #[error("kernel `{kernel}`: dimension `{dim}` comes from {param}.{of}[{mode}], which is `{found}`, not `{dim}`")]
+    DimSourceMismatch { kernel: String, dim: String, param: String, of: DimComponent, mode: usize, found: IntTuple },
+    #[error("kernel `{kernel}`: launch.{what} has {len} entries; it must have 1 to 3")]
+    LaunchArity { kernel: String, what: &'static str, len: usize },
+    #[error("kernel `{kernel}`: launch.{what}: {source}")]
+    LaunchExpr { kernel: String, what: String, source: ExprError },
+}

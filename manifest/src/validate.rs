@@ -1,0 +1,179 @@
+//! The validation rules of the manifest format.
+
+use std::collections::HashSet;
+
+use crate::{DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param};
+
+pub(crate) fn manifest(m: &Manifest) -> Result<(), ManifestError> {
+    if m.format_version != crate::FORMAT_VERSION {
+        return Err(ManifestError::UnsupportedFormatVersion { found: m.format_version.to_string() });
+    }
+    let arch = m.target.strip_prefix("sm_").unwrap_or("");
+    if arch.is_empty()
+        || !arch.starts_with(|c: char| c.is_ascii_digit())
+        || !arch.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        return Err(ManifestError::BadTarget { target: m.target.clone() });
+    }
+    let mut names = HashSet::new();
+    for k in &m.kernels {
+        if !names.insert(k.name.as_str()) {
+            return Err(ManifestError::DuplicateKernel { name: k.name.clone() });
+        }
+        kernel(k)?;
+    }
+    Ok(())
+}
+
+/// A PTX identifier: `[A-Za-z_$%][A-Za-z0-9_$]*` (PTX ISA, "Identifiers").
+fn is_ptx_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '$' | '%'))
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$'))
+}
+
+/// A parameter or dimension name: `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_plain_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn kernel(k: &Kernel) -> Result<(), ManifestError> {
+    let kname = || k.name.clone();
+    if !is_ptx_identifier(&k.name) {
+        return Err(ManifestError::BadName { kernel: kname(), what: "kernel", name: k.name.clone() });
+    }
+
+    // One namespace for parameters and dimensions.
+    let mut names = HashSet::new();
+    let all_names =
+        k.params.iter().map(|p| (p.name(), "parameter")).chain(k.dims.iter().map(|d| (d.name.as_str(), "dimension")));
+    for (name, what) in all_names {
+        if !is_plain_identifier(name) {
+            return Err(ManifestError::BadName { kernel: kname(), what, name: name.to_owned() });
+        }
+        if !names.insert(name) {
+            return Err(ManifestError::DuplicateName { kernel: kname(), name: name.to_owned() });
+        }
+    }
+    let declared = |d: &str| k.dims.iter().any(|dim| dim.name == d);
+
+    for t in k.tensors() {
+        let (shape, stride) = (&t.layout.shape, &t.layout.stride);
+        if !shape.congruent(stride) {
+            return Err(ManifestError::NotCongruent {
+                kernel: kname(),
+                param: t.name.clone(),
+                shape: shape.clone(),
+                stride: stride.clone(),
+            });
+        }
+        if let Some(&&IntTuple::Int(value)) = shape.leaves().iter().find(|l| matches!(l, IntTuple::Int(v) if *v < 0)) {
+            return Err(ManifestError::NegativeExtent {
+                kernel: kname(),
+                param: t.name.clone(),
+                value,
+                shape: shape.clone(),
+            });
+        }
+        for (component, tuple) in [("shape", shape), ("stride", stride)] {
+            if let Some(dim) = tuple.dim_names().into_iter().find(|d| !declared(d)) {
+                return Err(ManifestError::UndeclaredDim {
+                    kernel: kname(),
+                    dim: dim.to_owned(),
+                    used_in: format!("the {component} of `{}`", t.name),
+                });
+            }
+        }
+        let size = t.dtype.size_bytes();
+        if !t.align_bytes.is_power_of_two() || t.align_bytes < size {
+            return Err(ManifestError::BadAlignment {
+                kernel: kname(),
+                param: t.name.clone(),
+                align: t.align_bytes,
+                dtype: t.dtype,
+                size,
+            });
+        }
+    }
+
+    for d in &k.dims {
+        let src = &d.from;
+        let t = match k.param(&src.param) {
+            None => {
+                return Err(ManifestError::DimSourceUnknownParam {
+                    kernel: kname(),
+                    dim: d.name.clone(),
+                    param: src.param.clone(),
+                });
+            }
+            Some(Param::Scalar(_)) => {
+                return Err(ManifestError::DimSourceNotTensor {
+                    kernel: kname(),
+                    dim: d.name.clone(),
+                    param: src.param.clone(),
+                });
+            }
+            Some(Param::Tensor(t)) => t,
+        };
+        let tuple = match src.of {
+            DimComponent::Shape => &t.layout.shape,
+            DimComponent::Stride => &t.layout.stride,
+        };
+        let modes = tuple.modes();
+        let Some(leaf) = modes.get(src.mode) else {
+            return Err(ManifestError::DimSourceMode {
+                kernel: kname(),
+                dim: d.name.clone(),
+                param: src.param.clone(),
+                of: src.of,
+                mode: src.mode,
+                rank: modes.len(),
+            });
+        };
+        if !matches!(leaf, IntTuple::Dim(n) if *n == d.name) {
+            return Err(ManifestError::DimSourceMismatch {
+                kernel: kname(),
+                dim: d.name.clone(),
+                param: src.param.clone(),
+                of: src.of,
+                mode: src.mode,
+                found: leaf.clone(),
+            });
+        }
+    }
+
+    let launch = &k.launch;
+    let lists = [("grid", Some(&launch.grid)), ("block", Some(&launch.block)), ("cluster", launch.cluster.as_ref())];
+    for (what, list) in lists {
+        let Some(list) = list else { continue };
+        if list.is_empty() || list.len() > 3 {
+            return Err(ManifestError::LaunchArity { kernel: kname(), what, len: list.len() });
+        }
+        for (i, e) in list.iter().enumerate() {
+            expr(k, &format!("{what}[{i}]"), e, &declared)?;
+        }
+    }
+    expr(k, "smem_bytes", &launch.smem_bytes, &declared)
+}
+
+fn expr(k: &Kernel, what: &str, e: &crate::Expr, declared: &dyn Fn(&str) -> bool) -> Result<(), ManifestError> {
+    e.check_arity().map_err(|source| ManifestError::LaunchExpr {
+        kernel: k.name.clone(),
+        what: what.to_owned(),
+        source,
+    })?;
+    let mut undeclared = None;
+    e.for_each_dim(&mut |d| {
+        if undeclared.is_none() && !declared(d) {
+            undeclared = Some(d.to_owned());
+        }
+    });
+    match undeclared {
+        Some(dim) => {
+            Err(ManifestError::UndeclaredDim { kernel: k.name.clone(), dim, used_in: format!("launch.{what}") })
+        }
+        None => Ok(()),
+    }
+}
