@@ -1,0 +1,318 @@
+//! Drives the lalrpop parser over the adapter's tokens and turns its errors into [`SyntaxError`]s.
+
+use crate::MAX_NESTING;
+use crate::ast::{Arg, Expr, ExprKind, Module, NodeId, Span, TypeExpr, TypeExprKind};
+use crate::error::{SyntaxError, SyntaxErrorKind};
+use crate::lexer::{self, Lexed};
+use crate::token::Token;
+use lalrpop_util::{ErrorRecovery, ParseError};
+use std::cell::{Cell, RefCell};
+use std::convert::Infallible;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused_parens, dead_code, unused_imports)]
+    grammar
+);
+
+type Recovery<'src> = ErrorRecovery<usize, Token<'src>, Infallible>;
+
+/// The depth recorded for an expression that was replaced by `Error` for being too deep: its ancestors are
+/// replaced too, without reporting again.
+const POISONED: u16 = u16::MAX;
+
+/// State shared by the grammar's actions: the id counter, the depth of every expression built so far (indexed
+/// by id), and the errors the parser recovered from.
+pub struct Ctx<'src> {
+    next_id: Cell<u32>,
+    depth: RefCell<Vec<u16>>,
+    recovered: RefCell<Vec<Recovery<'src>>>,
+    too_deep: RefCell<Vec<Span>>,
+}
+
+impl<'src> Ctx<'src> {
+    fn new() -> Self {
+        Ctx {
+            next_id: Cell::new(0),
+            depth: RefCell::new(Vec::new()),
+            recovered: RefCell::new(Vec::new()),
+            too_deep: RefCell::new(Vec::new()),
+        }
+    }
+
+    pub fn span(&self, l: usize, r: usize) -> Span {
+        Span::new(l, r.max(l))
+    }
+
+    /// The span of a function signature: from its keyword to the end of its last attribute, or to `r` (the end
+    /// of the parameters, return type or launch clause) when it has none.
+    pub fn sig_span(&self, l: usize, r: usize, attrs: &[crate::ast::Attribute]) -> Span {
+        let end = attrs.last().map_or(r, |a| a.span.end as usize);
+        self.span(l, end)
+    }
+
+    /// A fresh id for a binding site (depth 0: bindings are not expressions).
+    pub fn id(&self) -> NodeId {
+        self.fresh(0)
+    }
+
+    fn fresh(&self, depth: u16) -> NodeId {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        self.depth.borrow_mut().push(depth);
+        NodeId(id)
+    }
+
+    fn depth_of(&self, e: &Expr) -> u16 {
+        self.depth.borrow().get(e.id.0 as usize).copied().unwrap_or(0)
+    }
+
+    fn type_depth(&self, t: &TypeExpr) -> u16 {
+        match &t.kind {
+            TypeExprKind::Named { args, .. } => args.iter().map(|a| self.depth_of(a)).max().unwrap_or(0),
+            TypeExprKind::Tuple(ts) => ts.iter().map(|t| self.type_depth(t)).max().unwrap_or(0),
+            TypeExprKind::Error => 0,
+        }
+        .saturating_add(1)
+    }
+
+    /// Builds an expression node, giving it an id and checking its depth: an expression nested deeper than
+    /// [`MAX_NESTING`] becomes `Error` (reported once, at the outermost level that crossed the limit), so that
+    /// no recursive pass over the tree can overflow the stack.
+    pub fn expr(&self, kind: ExprKind, l: usize, r: usize) -> Expr {
+        let span = self.span(l, r);
+        let children = self.children_depth(&kind);
+        if children == POISONED {
+            return Expr { id: self.fresh(POISONED), kind: ExprKind::Error, span };
+        }
+        if usize::from(children) >= MAX_NESTING {
+            self.too_deep.borrow_mut().push(span);
+            return Expr { id: self.fresh(POISONED), kind: ExprKind::Error, span };
+        }
+        Expr { id: self.fresh(children + 1), kind, span }
+    }
+
+    fn children_depth(&self, kind: &ExprKind) -> u16 {
+        let d = |e: &Expr| self.depth_of(e);
+        let max = |it: &mut dyn Iterator<Item = u16>| it.max().unwrap_or(0);
+        let depth = match kind {
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Str(_)
+            | ExprKind::Wildcard
+            | ExprKind::Error => 0,
+            ExprKind::Name { generics, .. } => max(&mut generics.iter().map(d)),
+            ExprKind::Tuple(es) => max(&mut es.iter().map(d)),
+            ExprKind::Layout { shape, stride } => d(shape).max(d(stride)),
+            ExprKind::Unary { operand, .. } => d(operand),
+            ExprKind::Binary { lhs, rhs, .. } => d(lhs).max(d(rhs)),
+            ExprKind::Call { callee, args } => d(callee).max(max(&mut args.iter().map(|a| d(&a.value)))),
+            ExprKind::MethodCall { receiver, generics, args, .. } => {
+                d(receiver).max(max(&mut generics.iter().map(d))).max(max(&mut args.iter().map(|a| d(&a.value))))
+            }
+            ExprKind::Field { base, .. } => d(base),
+            ExprKind::Index { base, indices } => d(base).max(max(&mut indices.iter().map(d))),
+            ExprKind::Cast { value, ty } => d(value).max(self.type_depth(ty)),
+        };
+        depth
+    }
+
+    /// `callee(args)`; a call of a field, `a.f(x)`, is the method call `a.f(x)`.
+    pub fn call(&self, callee: Expr, args: Vec<Arg>, l: usize, r: usize) -> Expr {
+        // A parenthesised field, `(a.f)(x)`, has its span widened to the parentheses: it stays a call.
+        match callee.kind {
+            ExprKind::Field { base, field } if callee.span.end == field.span.end => {
+                let kind = ExprKind::MethodCall { receiver: base, method: field, generics: Vec::new(), args };
+                self.expr(kind, l, r)
+            }
+            kind => {
+                let callee = Expr { kind, ..callee };
+                self.expr(ExprKind::Call { callee: Box::new(callee), args }, l, r)
+            }
+        }
+    }
+
+    /// `(e)`: the expression itself, its span covering the parentheses.
+    pub fn paren(&self, e: Expr, l: usize, r: usize) -> Expr {
+        Expr { span: self.span(l, r), ..e }
+    }
+
+    pub fn error_expr(&self, l: usize, r: usize) -> Expr {
+        self.expr(ExprKind::Error, l, r)
+    }
+
+    pub fn recover(&self, e: Recovery<'src>) {
+        self.recovered.borrow_mut().push(e);
+    }
+}
+
+/// The text of a doc comment without its marker and without the one space that conventionally follows it.
+pub fn doc_text(text: &str) -> String {
+    text.strip_prefix(' ').unwrap_or(text).to_string()
+}
+
+/// Parses a whole file. Never panics; a broken file gives a tree with `Error` nodes and the errors.
+pub fn parse(src: &str) -> (Module, Vec<SyntaxError>) {
+    let lexed = lexer::lex(src);
+    let ctx = Ctx::new();
+    let tokens = lexed.tokens.iter().map(|&t| Ok::<_, Infallible>(t));
+    let result = grammar::ModuleParser::new().parse(&ctx, tokens);
+    let mut errors = lexed.errors.clone();
+    let mut parse_errors: Vec<ParseError<usize, Token<'_>, Infallible>> =
+        ctx.recovered.take().into_iter().map(|r| r.error).collect();
+    let whole = Span::new(0, src.len());
+    let mut module = match result {
+        Ok(module) => module,
+        Err(e) => {
+            parse_errors.push(e);
+            Module { docs: Vec::new(), items: Vec::new(), span: whole, node_count: 0 }
+        }
+    };
+    for e in parse_errors {
+        if let Some(error) = convert(e, &lexed, src) {
+            errors.push(error);
+        }
+    }
+    for span in ctx.too_deep.take() {
+        errors.push(SyntaxError::new(SyntaxErrorKind::NestingTooDeep, span));
+    }
+    add_unclosed(&mut errors, &lexed, src);
+    errors.sort_by_key(|e| (e.span.start, e.span.end));
+    errors.dedup_by(|a, b| a.span == b.span && a.kind == b.kind);
+    module.span = whole;
+    module.node_count = ctx.next_id.get();
+    (module, errors)
+}
+
+/// Expected-token names as lalrpop writes them (`"\"(\""`, `"Ident"`), turned into diagnostic words and
+/// summarised: all the binary operators become "an operator", all the expression starters "an expression".
+fn expected_words(expected: &[String]) -> Vec<String> {
+    const OPERATORS: &[&str] = &[
+        "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "&&", "||", "==", "!=", "<", "<=", ">", ">=", "as", ".",
+        "[", ":",
+    ];
+    const STARTERS: &[&str] = &["Int", "Float", "Ident", "(", "-", "!", "~"];
+    let raw: Vec<String> = expected.iter().map(|e| e.trim_matches('"').replace("\\\"", "\"")).collect();
+    let has = |s: &&str| raw.iter().any(|r| r == s);
+    let all_ops = OPERATORS.iter().filter(|o| !matches!(**o, "-" | ":" | "[" | ".")).all(|o| has(o));
+    let all_starters = STARTERS.iter().all(|s| has(s));
+    let mut words = Vec::new();
+    for r in &raw {
+        let r = r.as_str();
+        if all_ops && OPERATORS.contains(&r) && !(all_starters && STARTERS.contains(&r)) {
+            continue;
+        }
+        if all_starters && (STARTERS.contains(&r) || matches!(r, "Bool" | "Str" | "_" | "Float")) {
+            continue;
+        }
+        let word = match r {
+            "Ident" => "a name".to_string(),
+            "Int" => "an integer".to_string(),
+            "Float" => "a float".to_string(),
+            "Str" => "a string".to_string(),
+            "Bool" => "`true` or `false`".to_string(),
+            "DocComment" => "a doc comment".to_string(),
+            "ModuleDoc" => continue,
+            "GenericOpen" => "`<`".to_string(),
+            "GenericClose" => "`>`".to_string(),
+            other => format!("`{other}`"),
+        };
+        if !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    if all_starters {
+        words.insert(0, "an expression".to_string());
+    }
+    if all_ops {
+        words.push("an operator".to_string());
+    }
+    words
+}
+
+fn convert(error: ParseError<usize, Token<'_>, Infallible>, lexed: &Lexed<'_>, src: &str) -> Option<SyntaxError> {
+    match error {
+        ParseError::UnrecognizedToken { token: (start, token, end), expected } => {
+            if lexed.reported.contains(&start) {
+                return None;
+            }
+            let span = Span::new(start, end);
+            let words = expected_words(&expected);
+            let wants_name = words.iter().any(|w| w == "a name");
+            if token.is_keyword() && wants_name {
+                let keyword = token.text().unwrap_or("?").to_string();
+                return Some(SyntaxError::new(SyntaxErrorKind::KeywordAsName { keyword }, span));
+            }
+            if matches!(token, Token::Lt | Token::Le | Token::Gt | Token::Ge | Token::EqEq | Token::Ne)
+                && words.iter().any(|w| w == "an operator")
+            {
+                return Some(SyntaxError::new(SyntaxErrorKind::ChainedComparison, span));
+            }
+            let mut e = SyntaxError::new(
+                SyntaxErrorKind::UnexpectedToken { found: token.to_string(), expected: words.clone() },
+                span,
+            );
+            // Point at the opener that the expected closer would close: `f(a, b;` labels the `(`.
+            for (open, delim) in lexed.unclosed.iter().rev() {
+                let closer = format!("`{}`", crate::error::closer(*delim));
+                if open.start < span.start as u32 && words.contains(&closer) {
+                    e = e.with_related(*open, "unclosed delimiter");
+                    break;
+                }
+            }
+            // A missing `;` is best shown where it belongs: right after the previous token.
+            if words.first().is_some_and(|w| w == "`;`")
+                && let Some(prev_end) = prev_token_end(lexed, start)
+                && src.get(prev_end..start).is_some_and(|gap| gap.contains('\n'))
+            {
+                e = e.with_related(Span::new(prev_end, prev_end), "help: add `;` here");
+            }
+            Some(e)
+        }
+        ParseError::UnrecognizedEof { location, expected } => {
+            if lexed.truncated || !lexed.unclosed.is_empty() {
+                return None;
+            }
+            let at = location.min(src.len());
+            Some(SyntaxError::new(
+                SyntaxErrorKind::UnexpectedEof { expected: expected_words(&expected) },
+                Span::new(at, at),
+            ))
+        }
+        ParseError::ExtraToken { token: (start, token, end) } => Some(SyntaxError::new(
+            SyntaxErrorKind::UnexpectedToken { found: token.to_string(), expected: Vec::new() },
+            Span::new(start, end),
+        )),
+        ParseError::InvalidToken { location } => Some(SyntaxError::new(
+            SyntaxErrorKind::UnexpectedEof { expected: Vec::new() },
+            Span::new(location, location),
+        )),
+        ParseError::User { error } => match error {},
+    }
+}
+
+fn prev_token_end(lexed: &Lexed<'_>, start: usize) -> Option<usize> {
+    let i = lexed.tokens.partition_point(|t| t.0 < start);
+    i.checked_sub(1).map(|i| lexed.tokens[i].2)
+}
+
+/// One error per unclosed delimiter, pointing at the opener, with the end of the file as a secondary label.
+fn add_unclosed(errors: &mut Vec<SyntaxError>, lexed: &Lexed<'_>, src: &str) {
+    if lexed.truncated {
+        return;
+    }
+    let eof = Span::new(src.len(), src.len());
+    for (open, delim) in &lexed.unclosed {
+        if *delim == '<' {
+            continue;
+        }
+        // An opener already pointed at by a parse error needs no error of its own.
+        if errors.iter().any(|e| e.related.iter().any(|(s, _)| s == open)) {
+            continue;
+        }
+        errors.push(
+            SyntaxError::new(SyntaxErrorKind::UnclosedDelimiter { delim: *delim }, *open)
+                .with_related(eof, "the file ends here"),
+        );
+    }
+}

@@ -1,0 +1,5 @@
+//! The grammar's integration tests, in one binary: lexer edge cases, precedence, the generics rule, error
+//! recovery, the examples and the standard library, and a no-panic mutation loop.
+
+mod common;
+mod examples;
