@@ -43,6 +43,10 @@ pub enum SyntaxErrorKind {
     NestingTooDeep,
     /// E0026: a comparison operand that is itself a comparison: `a < b < c`.
     ChainedComparison,
+    /// E0027: a generic argument list in a type without its `>` (span: where the `>` was expected).
+    UnclosedGenerics { found: String },
+    /// E0028: a layout whose stride is followed by another `:`: `8:1:2`.
+    ChainedLayout,
 }
 
 impl SyntaxError {
@@ -73,6 +77,8 @@ impl SyntaxError {
             KeywordAsName { .. } => "E0024",
             NestingTooDeep => "E0025",
             ChainedComparison => "E0026",
+            UnclosedGenerics { .. } => "E0027",
+            ChainedLayout => "E0028",
         }
     }
 
@@ -97,6 +103,8 @@ impl SyntaxError {
             KeywordAsName { keyword } => format!("expected a name, found keyword `{keyword}`"),
             NestingTooDeep => format!("nesting is deeper than {} levels", crate::MAX_NESTING),
             ChainedComparison => "comparison operators cannot be chained".into(),
+            UnclosedGenerics { found } => format!("expected `>` to close the generic arguments, found {found}"),
+            ChainedLayout => "layout literals cannot be chained".into(),
         }
     }
 
@@ -149,6 +157,15 @@ impl SyntaxError {
             ChainedComparison => (
                 "this comparison's left side is already a comparison".into(),
                 Some("split it with `&&`: `a < b && b < c`".into()),
+            ),
+            UnclosedGenerics { .. } => {
+                ("expected `>`".into(), Some("generic arguments end with `>`, as in `Tensor<f32, N:1, gmem>`".into()))
+            }
+            ChainedLayout => (
+                "a second `:` after a complete layout".into(),
+                Some(
+                    "a layout literal is `shape:stride`; parenthesise to use a layout inside another expression".into(),
+                ),
             ),
         };
         let mut d = Diagnostic::error(self.code(), self.message(), file, self.span).with_primary_message(label);
@@ -285,5 +302,19 @@ let x = ((((((((...))))))));   // error past 256 levels\n\nBind intermediate res
         title: "chained comparison",
         explanation: "Comparison operators do not associate: `a < b < c` does not mean what it means in \
 mathematics, so it is rejected.\n\n    if 0 <= i < n { }          // error\n    if 0 <= i && i < n { }     // ok",
+    },
+    CodeInfo {
+        code: "E0027",
+        title: "unclosed generic argument list",
+        explanation: "A type's generic arguments open with `<` but never close with `>`. In a type, `<` always \
+opens generic arguments, so the parser reports where the `>` is missing.\n\n    \
+x: Tensor<f32, N:1, gmem,    // error: expected `>`\n    x: Tensor<f32, N:1, gmem>,   // ok",
+    },
+    CodeInfo {
+        code: "E0028",
+        title: "chained layout literal",
+        explanation: "A layout literal is `shape:stride`, and `:` is not associative: `8:1:2` has no meaning. \
+`:` binds more loosely than every other operator, so `THREADS * VEC:1` is the layout `(THREADS * VEC):1`.\n\n    \
+let l = 8:1:2;            // error\n    let l = (4, 2):(1, 4);    // ok: a rank-2 layout",
     },
 ];

@@ -25,16 +25,25 @@ pub struct Lexed<'src> {
     pub unclosed: Vec<(Span, char)>,
     /// Byte offsets of tokens already reported (stray closers): the parser's complaint there is redundant.
     pub reported: Vec<usize>,
+    /// Ends of lexer errors that dropped or cut short some text (a stray character, an unterminated string): a
+    /// parser complaint right after one is a consequence, not a new problem.
+    pub suspects: Vec<usize>,
     /// True when a lexer error swallowed the rest of the file, which makes any "unexpected end of file"
     /// from the parser a consequence rather than a new problem.
     pub truncated: bool,
 }
 
 pub fn lex(src: &str) -> Lexed<'_> {
-    let mut lexed =
-        Lexed { tokens: Vec::new(), errors: Vec::new(), unclosed: Vec::new(), reported: Vec::new(), truncated: false };
+    let mut lexed = Lexed {
+        tokens: Vec::new(),
+        errors: Vec::new(),
+        unclosed: Vec::new(),
+        reported: Vec::new(),
+        suspects: Vec::new(),
+        truncated: false,
+    };
     raw_tokens(src, &mut lexed);
-    mark_generics(&mut lexed.tokens);
+    mark_generics(&mut lexed);
     merge_shifts(&mut lexed.tokens);
     check_delimiters(&mut lexed);
     lexed
@@ -88,9 +97,11 @@ fn lex_error<'src>(
         LexError::UnexpectedChar => {
             // logos reports one byte; widen to the whole character so spans stay on char boundaries.
             let c = src.get(start..).and_then(|s| s.chars().next()).unwrap_or('\u{fffd}');
+            out.suspects.push(start + c.len_utf8());
             (SyntaxErrorKind::UnexpectedChar(c), Span::new(start, start + c.len_utf8()), None)
         }
         LexError::UnterminatedString => {
+            out.suspects.push(end);
             (SyntaxErrorKind::UnterminatedString, Span::new(start, end), Some(Token::Str("\"\"")))
         }
         LexError::BadEscape { at, end: e } => {
@@ -126,18 +137,88 @@ const MAX_GENERIC_SCAN: usize = 512;
 /// `>` (a nested list closing), or the end of input. Otherwise the `<` is a comparison. So `Swizzle<3, 4, 3>`,
 /// `size<0>(acc)` and `Tensor<f32, N:1, gmem>` are generic, while `a < b`, `a < b && c > d` and
 /// `f(a < b, c > d)` (the `>` is followed by `d`) are comparisons.
-fn mark_generics(tokens: &mut [Spanned<'_>]) {
+fn mark_generics(lexed: &mut Lexed<'_>) {
+    let tokens = &mut lexed.tokens;
+    // Generic lists in type position that never close: (span of the `<`, index to insert a `>` before).
+    let mut unclosed: Vec<(Span, usize)> = Vec::new();
     let mut i = 1;
     while i < tokens.len() {
-        if matches!(tokens[i].1, Token::Lt)
-            && matches!(tokens[i - 1].1, Token::Ident(_))
-            && let Some(close) = generic_close(tokens, i)
-        {
-            tokens[i].1 = Token::GenericOpen;
-            tokens[close].1 = Token::GenericClose;
+        if matches!(tokens[i].1, Token::Lt) && matches!(tokens[i - 1].1, Token::Ident(_)) {
+            if let Some(close) = generic_close(tokens, i) {
+                tokens[i].1 = Token::GenericOpen;
+                tokens[close].1 = Token::GenericClose;
+            } else if in_type_position(tokens, i - 1) {
+                tokens[i].1 = Token::GenericOpen;
+                unclosed.push((Span::new(tokens[i].0, tokens[i].2), generic_recovery_point(tokens, i)));
+            }
         }
         i += 1;
     }
+    if unclosed.is_empty() {
+        return;
+    }
+    // A type is never compared, so a `<` there must open a list: pretend the `>` is where the list clearly ends
+    // and report it missing, which keeps a forgotten `>` from cascading into errors about the rest of the line.
+    let old = std::mem::take(tokens);
+    let len = old.len();
+    let mut pending = unclosed.into_iter().peekable();
+    for k in 0..=len {
+        while let Some(&(open, at)) = pending.peek() {
+            if at != k {
+                break;
+            }
+            pending.next();
+            let end = tokens.last().map_or(0, |t: &Spanned<'_>| t.2);
+            let (found, text) = match old.get(k) {
+                Some(t) => (Span::new(t.0, t.2), t.1.to_string()),
+                None => (Span::new(end, end), "end of file".to_string()),
+            };
+            tokens.push((end, Token::GenericClose, end));
+            lexed.errors.push(
+                SyntaxError::new(SyntaxErrorKind::UnclosedGenerics { found: text }, found)
+                    .with_related(open, "this generic argument list is never closed"),
+            );
+        }
+        if let Some(&t) = old.get(k) {
+            tokens.push(t);
+        }
+    }
+}
+
+/// Whether the name at `i` is a type: it follows `->` or `as`, or the `:` of a binding (`x: T` after `(`, `,`,
+/// `let`, `mut` or `const`).
+fn in_type_position(tokens: &[Spanned<'_>], i: usize) -> bool {
+    let at = |k: usize| i.checked_sub(k).and_then(|j| tokens.get(j)).map(|t| t.1);
+    match at(1) {
+        Some(Token::Arrow | Token::As) => true,
+        Some(Token::Colon) => {
+            matches!(at(2), Some(Token::Ident(_)))
+                && matches!(at(3), Some(Token::LParen | Token::Comma | Token::Let | Token::Mut | Token::Const))
+        }
+        _ => false,
+    }
+}
+
+/// Where a never-closed generic list in a type evidently ends: before the first token at its nesting level that
+/// cannot be inside generic arguments, or at the end of input.
+fn generic_recovery_point(tokens: &[Spanned<'_>], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (j, t) in tokens.iter().enumerate().skip(open + 1) {
+        match t.1 {
+            Token::LParen | Token::LBracket => depth += 1,
+            Token::RParen | Token::RBracket if depth > 0 => depth -= 1,
+            Token::RParen
+            | Token::RBracket
+            | Token::RBrace
+            | Token::LBrace
+            | Token::Semi
+            | Token::Eq
+            | Token::AndAnd
+            | Token::OrOr => return j,
+            _ => {}
+        }
+    }
+    tokens.len()
 }
 
 /// The index of the `>` that closes the generic list opened at `open`, if the rule says it is one.

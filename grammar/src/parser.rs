@@ -184,25 +184,67 @@ pub fn parse(src: &str) -> (Module, Vec<SyntaxError>) {
     (module, errors)
 }
 
+/// Tokens that continue an expression: after a complete operand, lalrpop expects all of them, and listing them
+/// buries the one token that matters (`;`, `)`, `{`).
+const CONTINUATIONS: &[&str] = &[
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<<",
+    ">>",
+    "&",
+    "|",
+    "^",
+    "&&",
+    "||",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "as",
+    ".",
+    "[",
+    "(",
+    ":",
+    "=",
+    "+=",
+    "-=",
+    "*=",
+    "/=",
+    "%=",
+    "&=",
+    "|=",
+    "^=",
+    "<<=",
+    ">>=",
+    "GenericOpen",
+];
+/// Tokens that start an expression.
+const STARTERS: &[&str] = &["Int", "Float", "Ident", "Str", "Bool", "_", "(", "-", "!", "~"];
+
 /// Expected-token names as lalrpop writes them (`"\"(\""`, `"Ident"`), turned into diagnostic words and
-/// summarised: all the binary operators become "an operator", all the expression starters "an expression".
+/// summarised: the tokens that would continue an expression are left out (or become "an operator" when nothing
+/// else was possible), the tokens that start one become "an expression", and `{name, (}` is "a type".
 fn expected_words(expected: &[String]) -> Vec<String> {
-    const OPERATORS: &[&str] = &[
-        "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "&&", "||", "==", "!=", "<", "<=", ">", ">=", "as", ".",
-        "[", ":",
-    ];
-    const STARTERS: &[&str] = &["Int", "Float", "Ident", "(", "-", "!", "~"];
     let raw: Vec<String> = expected.iter().map(|e| e.trim_matches('"').replace("\\\"", "\"")).collect();
-    let has = |s: &&str| raw.iter().any(|r| r == s);
-    let all_ops = OPERATORS.iter().filter(|o| !matches!(**o, "-" | ":" | "[" | ".")).all(|o| has(o));
-    let all_starters = STARTERS.iter().all(|s| has(s));
+    let has = |s: &str| raw.iter().any(|r| r == s);
+    let binary_ops = CONTINUATIONS[..18].iter().filter(|o| has(o)).count();
+    let continuing = binary_ops >= 8;
+    let starting = STARTERS.iter().filter(|s| has(s)).count() >= 7;
+    if raw.len() == 2 && has("Ident") && has("(") {
+        return vec!["a type".to_string()];
+    }
     let mut words = Vec::new();
+    if starting {
+        words.push("an expression".to_string());
+    }
     for r in &raw {
         let r = r.as_str();
-        if all_ops && OPERATORS.contains(&r) && !(all_starters && STARTERS.contains(&r)) {
-            continue;
-        }
-        if all_starters && (STARTERS.contains(&r) || matches!(r, "Bool" | "Str" | "_" | "Float")) {
+        if (continuing && CONTINUATIONS.contains(&r)) || (starting && STARTERS.contains(&r)) {
             continue;
         }
         let word = match r {
@@ -221,10 +263,7 @@ fn expected_words(expected: &[String]) -> Vec<String> {
             words.push(word);
         }
     }
-    if all_starters {
-        words.insert(0, "an expression".to_string());
-    }
-    if all_ops {
+    if continuing && words.is_empty() {
         words.push("an operator".to_string());
     }
     words
@@ -236,18 +275,27 @@ fn convert(error: ParseError<usize, Token<'_>, Infallible>, lexed: &Lexed<'_>, s
             if lexed.reported.contains(&start) {
                 return None;
             }
+            let prev_end = prev_token_end(lexed, start);
+            // Right after a dropped character or a cut-short string, the parser's complaint is a consequence.
+            let gap_start = prev_end.unwrap_or(0);
+            if lexed.suspects.iter().any(|&s| gap_start <= s && s <= start) {
+                return None;
+            }
             let span = Span::new(start, end);
-            let words = expected_words(&expected);
-            let wants_name = words.iter().any(|w| w == "a name");
-            if token.is_keyword() && wants_name {
+            let has = |name: &str| expected.iter().any(|e| e.trim_matches('"') == name);
+            if token.is_keyword() && has("Ident") {
                 let keyword = token.text().unwrap_or("?").to_string();
                 return Some(SyntaxError::new(SyntaxErrorKind::KeywordAsName { keyword }, span));
             }
-            if matches!(token, Token::Lt | Token::Le | Token::Gt | Token::Ge | Token::EqEq | Token::Ne)
-                && words.iter().any(|w| w == "an operator")
-            {
+            // After the right operand of a comparison, every operator but the comparisons may follow.
+            let comparison = matches!(token, Token::Lt | Token::Le | Token::Gt | Token::Ge | Token::EqEq | Token::Ne);
+            if comparison && has("&&") && !has("<") && !has("==") {
                 return Some(SyntaxError::new(SyntaxErrorKind::ChainedComparison, span));
             }
+            if token == Token::Colon && !has(":") && follows_layout(lexed, start) {
+                return Some(SyntaxError::new(SyntaxErrorKind::ChainedLayout, span));
+            }
+            let words = expected_words(&expected);
             let mut e = SyntaxError::new(
                 SyntaxErrorKind::UnexpectedToken { found: token.to_string(), expected: words.clone() },
                 span,
@@ -255,14 +303,14 @@ fn convert(error: ParseError<usize, Token<'_>, Infallible>, lexed: &Lexed<'_>, s
             // Point at the opener that the expected closer would close: `f(a, b;` labels the `(`.
             for (open, delim) in lexed.unclosed.iter().rev() {
                 let closer = format!("`{}`", crate::error::closer(*delim));
-                if open.start < span.start as u32 && words.contains(&closer) {
+                if open.start < span.start && words.contains(&closer) {
                     e = e.with_related(*open, "unclosed delimiter");
                     break;
                 }
             }
-            // A missing `;` is best shown where it belongs: right after the previous token.
+            // A missing `;` at the end of a line is best shown where it belongs: right after the previous token.
             if words.first().is_some_and(|w| w == "`;`")
-                && let Some(prev_end) = prev_token_end(lexed, start)
+                && let Some(prev_end) = prev_end
                 && src.get(prev_end..start).is_some_and(|gap| gap.contains('\n'))
             {
                 e = e.with_related(Span::new(prev_end, prev_end), "help: add `;` here");
@@ -289,6 +337,33 @@ fn convert(error: ParseError<usize, Token<'_>, Infallible>, lexed: &Lexed<'_>, s
         )),
         ParseError::User { error } => match error {},
     }
+}
+
+/// Whether the `:` at `start` comes after a complete layout `shape:stride` of the same expression: a `:` at the
+/// same bracket depth earlier in the expression, which is not the `:` of a binding (`let x: T`).
+fn follows_layout(lexed: &Lexed<'_>, start: usize) -> bool {
+    let tokens = &lexed.tokens;
+    let mut depth = 0usize;
+    let mut k = tokens.partition_point(|t| t.0 < start);
+    while k > 0 {
+        k -= 1;
+        match tokens[k].1 {
+            Token::RParen | Token::RBracket | Token::GenericClose => depth += 1,
+            Token::LParen | Token::LBracket | Token::GenericOpen => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            Token::Colon if depth == 0 => {
+                let binder = k >= 2
+                    && matches!(tokens[k - 1].1, Token::Ident(_))
+                    && matches!(tokens[k - 2].1, Token::Let | Token::Mut | Token::Const | Token::LParen | Token::Comma);
+                return !binder;
+            }
+            Token::Semi | Token::LBrace | Token::RBrace | Token::Comma | Token::Eq if depth == 0 => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 fn prev_token_end(lexed: &Lexed<'_>, start: usize) -> Option<usize> {
