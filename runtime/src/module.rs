@@ -1,0 +1,396 @@
+//! Modules, kernels, checked launches and event timing.
+
+use std::ffi::{CString, c_void};
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use cudarc::driver::sys::{self, CUfunction_attribute, CUjit_option};
+use cudarc::driver::{CudaContext, CudaStream, result};
+use cutec_manifest::Manifest;
+
+use crate::ScalarValue;
+use crate::args::{ArgDesc, LaunchPlan, check_launch};
+use crate::device::{Context, DeviceTensor};
+use crate::error::{CudaError, RuntimeError, cuda};
+
+/// A loaded `CUmodule`, unloaded on drop.
+#[derive(Debug)]
+struct RawModule {
+    module: sys::CUmodule,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: driver API handles may be used from any thread; every use binds the owning context first.
+unsafe impl Send for RawModule {}
+// SAFETY: as above; the handle is never mutated after loading.
+unsafe impl Sync for RawModule {}
+
+impl Drop for RawModule {
+    fn drop(&mut self) {
+        self.ctx.record_err(self.ctx.bind_to_thread());
+        // SAFETY: the module was loaded by `load_image` and is unloaded exactly once; every `Kernel` holds an `Arc`
+        // to this value, so none outlives it.
+        self.ctx.record_err(unsafe { sys::cuModuleUnload(self.module) }.result());
+    }
+}
+
+/// Whether a module built for `target` (`sm_90a`, `sm_90`, `sm_100f`) runs on a device of compute capability
+/// `(major, minor)`. Arch-specific targets (`a`) need the exact capability; family targets (`f`) the same major
+/// and at least the minor; plain PTX targets any device at least as new (the driver JIT-compiles forward), plain
+/// cubins the same major and at least the minor. An unparsable target is left to the driver.
+pub fn target_runs_on(target: &str, cubin: bool, (major, minor): (i32, i32)) -> bool {
+    let Some(arch) = target.strip_prefix("sm_") else { return true };
+    let (digits, suffix) = match arch.strip_suffix(['a', 'f']) {
+        Some(d) => (d, arch.chars().last()),
+        None => (arch, None),
+    };
+    let Ok(number) = digits.parse::<i32>() else { return true };
+    let (t_major, t_minor) = (number / 10, number % 10);
+    match suffix {
+        Some('a') => (major, minor) == (t_major, t_minor),
+        Some(_) => major == t_major && minor >= t_minor,
+        None if cubin => major == t_major && minor >= t_minor,
+        None => (major, minor) >= (t_major, t_minor),
+    }
+}
+
+/// A module (PTX or cubin) loaded into a context, with its manifest.
+#[derive(Debug, Clone)]
+pub struct Module {
+    raw: Arc<RawModule>,
+    manifest: Arc<Manifest>,
+    ctx: Context,
+}
+
+impl Module {
+    /// Loads PTX text: the driver compiles it for the device (`cuModuleLoadDataEx`; NVRTC is not involved). A
+    /// compilation failure carries the driver's JIT error log.
+    pub fn load_ptx(ctx: &Context, ptx: &str, manifest: Manifest) -> Result<Module, RuntimeError> {
+        let text = CString::new(ptx).map_err(|e| RuntimeError::PtxNul { offset: e.nul_position() })?;
+        Self::load(ctx, text.as_ptr().cast(), false, manifest)
+    }
+
+    /// Loads a cubin (ELF) or fatbin image. The image must start with the ELF or fatbin magic number: the driver
+    /// finds the end of the image from its headers, so anything else (such as PTX text without a NUL) is refused.
+    pub fn load_cubin(ctx: &Context, cubin: &[u8], manifest: Manifest) -> Result<Module, RuntimeError> {
+        const ELF: [u8; 4] = [0x7f, b'E', b'L', b'F'];
+        const FATBIN: [u8; 4] = 0xba55_ed50u32.to_le_bytes();
+        if !(cubin.starts_with(&ELF) || cubin.starts_with(&FATBIN)) {
+            return Err(RuntimeError::NotABinary { len: cubin.len() });
+        }
+        Self::load(ctx, cubin.as_ptr().cast(), true, manifest)
+    }
+
+    fn load(ctx: &Context, image: *const c_void, cubin: bool, manifest: Manifest) -> Result<Module, RuntimeError> {
+        manifest.validate()?;
+        let (major, minor) = ctx.compute_capability()?;
+        if !target_runs_on(&manifest.target, cubin, (major, minor)) {
+            return Err(RuntimeError::TargetMismatch {
+                target: manifest.target.clone(),
+                ordinal: ctx.ordinal(),
+                device: ctx.device_name().unwrap_or_else(|_| "unknown device".into()),
+                major,
+                minor,
+            });
+        }
+        ctx.ctx.bind_to_thread().map_err(cuda("cuCtxSetCurrent"))?;
+        let mut error_log = vec![0u8; 1 << 16];
+        let mut options = [CUjit_option::CU_JIT_ERROR_LOG_BUFFER, CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+        let mut values = [error_log.as_mut_ptr().cast::<c_void>(), std::ptr::without_provenance_mut(error_log.len())];
+        let mut module = MaybeUninit::uninit();
+        // SAFETY: `image` is a NUL-terminated PTX string or a cubin that outlives the call; the option arrays have
+        // two entries each, and the log buffer is as large as its declared size.
+        let status = unsafe {
+            sys::cuModuleLoadDataEx(module.as_mut_ptr(), image, 2, options.as_mut_ptr(), values.as_mut_ptr())
+        };
+        if let Err(e) = status.result() {
+            let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
+            let log = String::from_utf8_lossy(&error_log[..end]).trim_end().to_owned();
+            return Err(RuntimeError::ModuleLoad { source: CudaError::new("cuModuleLoadDataEx", e), log });
+        }
+        // SAFETY: the call succeeded, so it wrote the module handle.
+        let module = unsafe { module.assume_init() };
+        let raw = Arc::new(RawModule { module, ctx: ctx.ctx.clone() });
+        Ok(Module { raw, manifest: Arc::new(manifest), ctx: ctx.clone() })
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The kernel whose PTX entry is `name`, which the manifest must describe.
+    pub fn kernel(&self, name: &str) -> Result<Kernel, RuntimeError> {
+        let Some(manifest) = self.manifest.kernel(name) else {
+            let available = self.manifest.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ");
+            return Err(RuntimeError::UnknownKernel { name: name.to_owned(), available });
+        };
+        // Manifest validation guarantees a PTX identifier, so there is no NUL.
+        let c_name = CString::new(name)
+            .map_err(|_| RuntimeError::UnknownKernel { name: name.to_owned(), available: String::new() })?;
+        self.ctx.ctx.bind_to_thread().map_err(cuda("cuCtxSetCurrent"))?;
+        // SAFETY: the module is loaded and kept alive by `self.raw`.
+        let func = unsafe { result::module::get_function(self.raw.module, c_name) }.map_err(|e| {
+            RuntimeError::KernelNotInModule { name: name.to_owned(), source: CudaError::new("cuModuleGetFunction", e) }
+        })?;
+        Ok(Kernel {
+            func,
+            _module: self.raw.clone(),
+            manifest: manifest.clone(),
+            ctx: self.ctx.ctx.clone(),
+            stream: self.ctx.stream.clone(),
+            ordinal: self.ctx.ordinal(),
+            smem_allowed: AtomicU32::new(48 * 1024),
+            non_portable_cluster: AtomicBool::new(false),
+        })
+    }
+}
+
+/// An argument of a launch.
+#[derive(Debug, Clone, Copy)]
+pub enum KernelArg<'a> {
+    Tensor(&'a DeviceTensor),
+    Scalar(ScalarValue),
+}
+
+impl KernelArg<'_> {
+    pub fn desc(&self) -> ArgDesc {
+        match self {
+            KernelArg::Tensor(t) => ArgDesc::Tensor(t.desc()),
+            KernelArg::Scalar(v) => ArgDesc::Scalar(*v),
+        }
+    }
+}
+
+/// Attributes the driver reports for a loaded kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelInfo {
+    pub num_regs: i32,
+    pub static_smem_bytes: i32,
+    /// Local memory per thread: non-zero means register spills or stack.
+    pub local_bytes: i32,
+    pub max_threads_per_block: i32,
+    pub ptx_version: i32,
+    pub binary_version: i32,
+}
+
+/// A kernel of a loaded module and its manifest entry.
+#[derive(Debug)]
+pub struct Kernel {
+    func: sys::CUfunction,
+    _module: Arc<RawModule>,
+    manifest: cutec_manifest::Kernel,
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    ordinal: usize,
+    /// The dynamic shared memory the function is currently allowed (the driver's default is 48 KiB).
+    smem_allowed: AtomicU32,
+    non_portable_cluster: AtomicBool,
+}
+
+// SAFETY: `CUfunction` is a driver handle usable from any thread once the context is bound (done before each use);
+// the mutable state is atomic.
+unsafe impl Send for Kernel {}
+// SAFETY: as above.
+unsafe impl Sync for Kernel {}
+
+/// One 8-byte, 8-aligned slot holding a PTX parameter's bytes.
+#[repr(C, align(8))]
+struct Slot([u8; 8]);
+
+impl Kernel {
+    pub fn name(&self) -> &str {
+        &self.manifest.name
+    }
+
+    pub fn manifest(&self) -> &cutec_manifest::Kernel {
+        &self.manifest
+    }
+
+    /// Checks `args` against the manifest and computes the launch, without launching.
+    pub fn plan(&self, args: &[KernelArg<'_>]) -> Result<LaunchPlan, RuntimeError> {
+        let descs: Vec<ArgDesc> = args.iter().map(KernelArg::desc).collect();
+        check_launch(&self.manifest, self.ordinal, &descs)
+            .map_err(|source| RuntimeError::Argument { kernel: self.manifest.name.clone(), source: Box::new(source) })
+    }
+
+    /// Checks the arguments once for any number of launches; the tensors stay borrowed meanwhile.
+    pub fn prepare<'a>(&'a self, args: &[KernelArg<'a>]) -> Result<PreparedLaunch<'a>, RuntimeError> {
+        Ok(PreparedLaunch { kernel: self, plan: self.plan(args)?, _tensors: PhantomData })
+    }
+
+    /// Checks the arguments and launches (asynchronously: a fault inside the kernel is reported by the next
+    /// synchronizing call, e.g. [`Context::synchronize`]).
+    pub fn launch(&self, args: &[KernelArg<'_>]) -> Result<(), RuntimeError> {
+        self.prepare(args)?.launch()
+    }
+
+    /// The driver's attributes of the function.
+    pub fn info(&self) -> Result<KernelInfo, RuntimeError> {
+        use CUfunction_attribute::*;
+        let get = |attr, call| {
+            let mut v = 0i32;
+            // SAFETY: `func` is a live function of a loaded module; `v` is a valid out-pointer.
+            unsafe { sys::cuFuncGetAttribute(&mut v, attr, self.func) }.result().map(|()| v).map_err(cuda(call))
+        };
+        self.ctx.bind_to_thread().map_err(cuda("cuCtxSetCurrent"))?;
+        Ok(KernelInfo {
+            num_regs: get(CU_FUNC_ATTRIBUTE_NUM_REGS, "cuFuncGetAttribute(NUM_REGS)")?,
+            static_smem_bytes: get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "cuFuncGetAttribute(SHARED_SIZE_BYTES)")?,
+            local_bytes: get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "cuFuncGetAttribute(LOCAL_SIZE_BYTES)")?,
+            max_threads_per_block: get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "cuFuncGetAttribute(MAX_THREADS)")?,
+            ptx_version: get(CU_FUNC_ATTRIBUTE_PTX_VERSION, "cuFuncGetAttribute(PTX_VERSION)")?,
+            binary_version: get(CU_FUNC_ATTRIBUTE_BINARY_VERSION, "cuFuncGetAttribute(BINARY_VERSION)")?,
+        })
+    }
+
+    fn set_attribute(&self, attr: CUfunction_attribute, value: i32, call: &'static str) -> Result<(), CudaError> {
+        // SAFETY: `func` is a live function of a loaded module.
+        unsafe { sys::cuFuncSetAttribute(self.func, attr, value) }.result().map_err(|e| CudaError::new(call, e))
+    }
+
+    fn launch_plan(&self, plan: &LaunchPlan) -> Result<(), RuntimeError> {
+        self.ctx.bind_to_thread().map_err(cuda("cuCtxSetCurrent"))?;
+        if plan.smem_bytes > self.smem_allowed.load(Ordering::Relaxed) {
+            let bytes = i32::try_from(plan.smem_bytes).unwrap_or(i32::MAX);
+            let attr = CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+            self.set_attribute(attr, bytes, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)").map_err(|source| {
+                RuntimeError::SharedMemory { kernel: self.manifest.name.clone(), bytes: plan.smem_bytes, source }
+            })?;
+            self.smem_allowed.store(plan.smem_bytes, Ordering::Relaxed);
+        }
+        let mut slots: Vec<Slot> = plan.params.iter().map(|p| Slot(p.to_le_bytes())).collect();
+        let mut ptrs: Vec<*mut c_void> = slots.iter_mut().map(|s| s.0.as_mut_ptr().cast()).collect();
+        let stream = self.stream.cu_stream();
+        let [gx, gy, gz] = plan.grid;
+        let [bx, by, bz] = plan.block;
+        let Some([cx, cy, cz]) = plan.cluster else {
+            // SAFETY: the arguments were checked against the manifest: one pointer per slot, each slot holding
+            // the parameter's bytes; every pointer argument addresses a live allocation borrowed by the caller.
+            return unsafe {
+                result::launch_kernel(self.func, (gx, gy, gz), (bx, by, bz), plan.smem_bytes, stream, &mut ptrs)
+            }
+            .map_err(cuda("cuLaunchKernel"));
+        };
+        if cx * cy * cz > 8 && !self.non_portable_cluster.load(Ordering::Relaxed) {
+            let attr = CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
+            self.set_attribute(attr, 1, "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)")?;
+            self.non_portable_cluster.store(true, Ordering::Relaxed);
+        }
+        // SAFETY: an all-zero launch attribute is a valid plain-data value.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: cx, y: cy, z: cz };
+        let config = sys::CUlaunchConfig {
+            gridDimX: gx,
+            gridDimY: gy,
+            gridDimZ: gz,
+            blockDimX: bx,
+            blockDimY: by,
+            blockDimZ: bz,
+            sharedMemBytes: plan.smem_bytes,
+            hStream: stream,
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        // SAFETY: as for `launch_kernel` above; `config` and `attr` outlive the call.
+        unsafe { sys::cuLaunchKernelEx(&config, self.func, ptrs.as_mut_ptr(), std::ptr::null_mut()) }
+            .result()
+            .map_err(cuda("cuLaunchKernelEx"))
+    }
+}
+
+/// A checked launch, ready to be issued any number of times; borrows the argument tensors.
+#[derive(Debug)]
+pub struct PreparedLaunch<'a> {
+    kernel: &'a Kernel,
+    plan: LaunchPlan,
+    _tensors: PhantomData<&'a DeviceTensor>,
+}
+
+impl PreparedLaunch<'_> {
+    pub fn plan(&self) -> &LaunchPlan {
+        &self.plan
+    }
+
+    /// Issues the launch (asynchronously).
+    pub fn launch(&self) -> Result<(), RuntimeError> {
+        self.kernel.launch_plan(&self.plan)
+    }
+}
+
+/// Launches `kernel` `warmup` times untimed, then `iters` times back to back with a CUDA event recorded between
+/// consecutive launches; returns each launch's GPU time in milliseconds (the interval between its two events).
+pub fn time_launches(
+    kernel: &Kernel,
+    args: &[KernelArg<'_>],
+    warmup: usize,
+    iters: usize,
+) -> Result<Vec<f32>, RuntimeError> {
+    let prepared = kernel.prepare(args)?;
+    for _ in 0..warmup {
+        prepared.launch()?;
+    }
+    let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let events = (0..=iters)
+        .map(|_| kernel.ctx.new_event(timing))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(cuda("cuEventCreate"))?;
+    let record = |i: usize| events[i].record(&kernel.stream).map_err(cuda("cuEventRecord"));
+    record(0)?;
+    for i in 1..=iters {
+        prepared.launch()?;
+        record(i)?;
+    }
+    kernel.stream.synchronize().map_err(cuda("cuStreamSynchronize"))?;
+    events.windows(2).map(|w| w[0].elapsed_ms(&w[1]).map_err(cuda("cuEventElapsedTime"))).collect()
+}
+
+/// The median of `samples` (the mean of the middle two for an even count); `None` when empty. NaNs sort last.
+pub fn median(samples: &[f32]) -> Option<f32> {
+    let mut v = samples.to_vec();
+    v.sort_by(f32::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets() {
+        assert!(target_runs_on("sm_90a", false, (9, 0)));
+        assert!(!target_runs_on("sm_90a", false, (10, 0)));
+        assert!(!target_runs_on("sm_90a", false, (8, 9)));
+        assert!(target_runs_on("sm_90", false, (10, 0)));
+        assert!(!target_runs_on("sm_90", true, (10, 0)));
+        assert!(target_runs_on("sm_100f", true, (10, 3)));
+        assert!(!target_runs_on("sm_100f", true, (12, 0)));
+        assert!(target_runs_on("sm_80", true, (8, 6)));
+        assert!(target_runs_on("compute_90", false, (9, 0)));
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[f32::NAN, 1.0, 2.0]), Some(2.0));
+    }
+
+    #[test]
+    fn no_driver_is_an_error_not_a_panic() {
+        // SAFETY: only attempts to dlopen the driver library.
+        if unsafe { sys::is_culib_present() } {
+            return; // a machine with a driver: nothing to check here
+        }
+        assert!(matches!(Context::new(0), Err(RuntimeError::DriverNotFound)));
+        assert!(matches!(Context::device_count(), Err(RuntimeError::DriverNotFound)));
+    }
+}
