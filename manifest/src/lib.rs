@@ -13,9 +13,9 @@
 //!       "name": "softmax",
 //!       "params": [
 //!         { "kind": "tensor", "name": "x", "dtype": "f32", "space": "gmem",
-//!           "layout": { "shape": ["M", 4096], "stride": [4096, 1] }, "align_bytes": 16 },
+//!           "layout": { "shape": ["M", 4096], "stride": [4096, 1] }, "align_bytes": 16, "access": "read" },
 //!         { "kind": "tensor", "name": "y", "dtype": "f32", "space": "gmem",
-//!           "layout": { "shape": ["M", 4096], "stride": [4096, 1] }, "align_bytes": 16 },
+//!           "layout": { "shape": ["M", 4096], "stride": [4096, 1] }, "align_bytes": 16, "access": "write" },
 //!         { "kind": "scalar", "name": "scale", "dtype": "f32" }
 //!       ],
 //!       "dims": [ { "name": "M", "type": "i32", "from": { "param": "x", "mode": 0 } } ],
@@ -39,7 +39,8 @@
 //!   i64 u32 bool`), a memory `space` (`"gmem"` only in v1), a `layout` — CuTe `shape` and `stride` (in elements)
 //!   as congruent, possibly nested JSON tuples whose leaves are integers (static) or strings naming a dynamic
 //!   dimension — and `align_bytes`, the alignment the kernel requires of the base pointer (a power of two, at
-//!   least the element size; e.g. 16 for 128-bit vector accesses). A **scalar** has a `dtype`.
+//!   least the element size; e.g. 16 for 128-bit vector accesses), and optionally `access` (`read`, `write` or
+//!   `read_write`, the default): how the kernel uses it. A **scalar** has a `dtype`.
 //! * `dims`: the dynamic dimensions, in order. Each has a `type` (`i32` or `i64`: the PTX parameter type) and
 //!   `from`: the tensor parameter, the top-level `mode` and the component (`"of": "shape"`, the default, or
 //!   `"stride"`) that binds it. That leaf must be exactly the dimension's name. At launch the runtime binds every
@@ -121,6 +122,20 @@ pub struct TensorParam {
     pub space: MemorySpace,
     pub layout: Layout,
     pub align_bytes: u32,
+    /// How the kernel uses the tensor; `read_write` when absent.
+    #[serde(default)]
+    pub access: Access,
+}
+
+/// How a kernel uses a tensor parameter. Tools use it (e.g. `cutec run` poisons write-only tensors before a launch
+/// and fills the others with data); the runtime does not enforce it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    Read,
+    Write,
+    #[default]
+    ReadWrite,
 }
 
 /// A scalar passed by value.

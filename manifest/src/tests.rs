@@ -11,7 +11,7 @@ pub(crate) const SOFTMAX: &str = r#"{
       "name": "softmax",
       "params": [
         { "kind": "tensor", "name": "x", "dtype": "f32", "space": "gmem",
-          "layout": { "shape": ["M", 4096], "stride": [4096, 1] }, "align_bytes": 16 },
+          "layout": { "shape": ["M", 4096], "stride": [4096, 1] }, "align_bytes": 16, "access": "read" },
         { "kind": "tensor", "name": "y", "dtype": "f32", "space": "gmem",
           "layout": { "shape": ["M", 4096], "stride": [4096, 1] }, "align_bytes": 16 },
         { "kind": "scalar", "name": "scale", "dtype": "f32" }
@@ -44,6 +44,8 @@ fn parses_the_documented_example() {
     let k = m.kernel("softmax").unwrap();
     assert_eq!(k.params.len(), 3);
     assert_eq!(k.param("y").unwrap().dtype(), DType::F32);
+    let access: Vec<Access> = k.tensors().map(|t| t.access).collect();
+    assert_eq!(access, [Access::Read, Access::ReadWrite]); // y: the default
     assert_eq!(k.dim("M").unwrap().ty, IntType::I32);
     assert_eq!(k.dim("M").unwrap().from.of, DimComponent::Shape);
     assert_eq!(k.launch.grid[0].to_string(), "ceil_div(M, 4)");
