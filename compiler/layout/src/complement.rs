@@ -1,0 +1,171 @@
+//! `complement`, the inverses, `nullspace` and the common-vector queries.
+
+use crate::coalesce::{coalesce, filter};
+use crate::composition::{composition, pair};
+use crate::error::{LayoutError, Result, invalid};
+use crate::int_tuple::{Int, IntTuple, ceil_div_tuple, coalesce_shape, compact_col_major, mul};
+use crate::layout::Layout;
+
+/// `complement(A, M)`: the layout `R` of the "rest" of `A` within the cotarget `M` (a shape; only its size
+/// and the staticness of its modes matter).
+/// @post R is ordered: its strides are positive and increasing, so R is unique;
+/// @post R(i) != A(j) for all 1 <= i < size(R), 0 <= j < size(A): the images are disjoint;
+/// @post cosize(make_layout(A, R)) >= size(M).
+///
+/// After `filter(A)`, the modes are taken in increasing stride order; each gap `d_next / (s*d)` becomes a mode
+/// of `R`, and the remainder up to `M` is `ceil_div(M, s_last*d_last)` modes. CuTe requires the sorted strides
+/// to nest (`s*d` divides the next stride); a layout whose gap is 0 is reported as not injective.
+pub fn complement(a: &Layout, cotarget: &IntTuple) -> Result<Layout> {
+    const OP: &str = "complement";
+    let f = filter(a)?;
+    if let Some(d) = f.stride().as_int()
+        && d.is(0)
+    {
+        return Layout::compact(coalesce_shape(OP, cotarget)?);
+    }
+    let mut modes: Vec<(Int, Int)> = f.leaves();
+    let r = modes.len();
+    if r > 1
+        && let Some((_, d)) = modes.iter().find(|(_, d)| !d.is_static())
+    {
+        return Err(LayoutError::NeedsStatic { op: OP, name: d.to_string() });
+    }
+    if let Some((_, d)) = modes.iter().find(|(_, d)| d.value().is_some_and(|v| v < 0)) {
+        return Err(invalid(OP, format!("negative stride {d} in {a} is not supported")));
+    }
+    let mut result_shape: Vec<Int> = Vec::with_capacity(r + 1);
+    let mut result_stride: Vec<Int> = vec![Int::Static(1)];
+    for _ in 1..r {
+        let (k, _) = modes
+            .iter()
+            .enumerate()
+            .min_by_key(|(k, (_, d))| (d.value().unwrap_or(i64::MAX), *k))
+            .expect("r > 1 modes");
+        let (s, d) = modes.remove(k);
+        let last = result_stride.last().expect("non-empty").clone();
+        let gap = gap(OP, &d, &last, a)?;
+        result_shape.push(gap);
+        result_stride.push(mul(OP, &d, &s)?);
+    }
+    let (s, d) = modes.remove(0);
+    let last = result_stride.last().expect("non-empty").clone();
+    result_shape.push(gap(OP, &d, &last, a)?);
+    let new_stride = mul(OP, &d, &s)?;
+    let rest_shape = coalesce_shape(OP, &ceil_div_tuple(OP, cotarget, &IntTuple::Int(new_stride.clone()))?)?;
+    let (rest_stride, _) = compact_col_major(OP, &rest_shape, &new_stride)?;
+    let mut shapes: Vec<IntTuple> = result_shape.into_iter().map(IntTuple::Int).collect();
+    let mut strides: Vec<IntTuple> = result_stride.into_iter().map(IntTuple::Int).collect();
+    shapes.push(rest_shape);
+    strides.push(rest_stride);
+    coalesce(&Layout::from_parts(IntTuple::Tuple(shapes), IntTuple::Tuple(strides)))
+}
+
+/// `min_stride / last_stride`, the size of a hole; 0 means the modes overlap.
+fn gap(op: &'static str, d: &Int, last: &Int, a: &Layout) -> Result<Int> {
+    match (d, last) {
+        (_, Int::Static(1)) => Ok(d.clone()),
+        (Int::Static(x), Int::Static(y)) if *y != 0 && x / y != 0 => Ok(Int::Static(x / y)),
+        (Int::Static(_), Int::Static(_)) => Err(LayoutError::NotInjective { op, layout: a.to_string() }),
+        _ => Err(LayoutError::NeedsStatic { op, name: d.to_string() }),
+    }
+}
+
+/// `complement(A)`: the complement within `cosize(filter(A))`.
+pub fn complement_default(a: &Layout) -> Result<Layout> {
+    let cosize = filter(a)?.cosize()?;
+    complement(a, &IntTuple::Int(cosize))
+}
+
+/// `right_inverse(A)`: a layout `R` with `A(R(i)) == i` for all `0 <= i < size(R)`, as large as the strides of
+/// `coalesce(A)` allow: follow the chain of strides `1, s*d, ...` (in absolute value) through the modes.
+/// @post composition(A, R) is identical to make_layout(shape(R)).
+pub fn right_inverse(a: &Layout) -> Result<Layout> {
+    const OP: &str = "right_inverse";
+    let flat = coalesce(a)?;
+    let leaves = flat.leaves();
+    let shapes: Vec<Int> = leaves.iter().map(|(s, _)| s.clone()).collect();
+    let (rstride, _) =
+        compact_col_major(OP, &IntTuple::Tuple(shapes.into_iter().map(IntTuple::Int).collect()), &Int::Static(1))?;
+    let rstride = rstride.flatten();
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut next = 1i64;
+    while chosen.len() < leaves.len() {
+        let found = leaves.iter().position(|(_, d)| d.static_value().and_then(i64::checked_abs) == Some(next));
+        let Some(k) = found else { break };
+        chosen.push(k);
+        let (s, d) = &leaves[k];
+        match (s.static_value(), d.static_value().and_then(i64::checked_abs)) {
+            (Some(s), Some(d)) if s.checked_mul(d).is_some_and(|n| n != next) => next = s * d,
+            _ => break,
+        }
+    }
+    if chosen.is_empty() {
+        return Ok(Layout::trivial());
+    }
+    let mut shape = Vec::new();
+    let mut stride = Vec::new();
+    for &k in &chosen {
+        let (s, d) = &leaves[k];
+        shape.push(IntTuple::Int(s.clone()));
+        let sign = d.static_value().map_or(1, i64::signum);
+        stride.push(IntTuple::Int(mul(OP, &Int::Static(sign), &rstride[k])?));
+    }
+    Ok(Layout::from_parts(IntTuple::Tuple(shape).unwrap_single(), IntTuple::Tuple(stride).unwrap_single()))
+}
+
+/// `left_inverse(A)`: a layout `R` with `R(A(i)) == i` for all `0 <= i < size(A)`, namely
+/// `right_inverse(make_layout(A, complement(A)))`.
+/// @pre A is injective.
+pub fn left_inverse(a: &Layout) -> Result<Layout> {
+    right_inverse(&pair(a.clone(), complement_default(a)?))
+}
+
+/// `nullspace(A)`: the layout of the coordinates that `A` maps to 0: the static stride-0 modes of `flatten(A)`
+/// with the column-major strides of their positions.
+/// @post size(R) == size(A) / size(filter(A)), A(R(i)) == 0 for all i < size(R).
+pub fn nullspace(a: &Layout) -> Result<Layout> {
+    const OP: &str = "nullspace";
+    let flat = a.flatten();
+    let (rstride, _) = compact_col_major(OP, &IntTuple::Tuple(flat.shape().modes()), &Int::Static(1))?;
+    let rstride = rstride.flatten();
+    let (shape, stride): (Vec<IntTuple>, Vec<IntTuple>) = flat
+        .leaves()
+        .into_iter()
+        .enumerate()
+        .filter(|(_, (_, d))| d.is(0))
+        .map(|(k, (s, _))| (IntTuple::Int(s), IntTuple::Int(rstride[k].clone())))
+        .unzip();
+    if shape.is_empty() {
+        return Ok(Layout::trivial());
+    }
+    Ok(Layout::from_parts(IntTuple::Tuple(shape).unwrap_single(), IntTuple::Tuple(stride).unwrap_single()))
+}
+
+/// The first mode of `coalesce(A o right_inverse(B))` when it is a static stride-1 mode.
+fn common_vector_mode(a: &Layout, b: &Layout) -> Result<(Layout, Option<Layout>)> {
+    let inv_b = right_inverse(b)?;
+    let common = coalesce(&composition(a, &inv_b)?)?;
+    let first = common.mode(0)?;
+    let contiguous =
+        first.shape().as_int().is_some_and(Int::is_static) && first.stride().as_int().is_some_and(|d| d.is(1));
+    Ok((inv_b, contiguous.then_some(first)))
+}
+
+/// `max_common_layout(A, B)`: a layout `R` pointing to the largest number of contiguous elements that
+/// logically correspond in `A` and `B`.
+/// @post A(R(i)) == i and B(R(i)) == i for all 0 <= i < size(R).
+pub fn max_common_layout(a: &Layout, b: &Layout) -> Result<Layout> {
+    match common_vector_mode(a, b)? {
+        (inv_b, Some(first)) => composition(&inv_b, &first),
+        (_, None) => Ok(Layout::trivial()),
+    }
+}
+
+/// `max_common_vector(A, B)`: the number `N >= 1` of contiguous elements that logically correspond in `A` and
+/// `B`. @post A(B.get_1d_coord(n)) == n for all 0 <= n < N.
+pub fn max_common_vector(a: &Layout, b: &Layout) -> Result<Int> {
+    match common_vector_mode(a, b)? {
+        (_, Some(first)) => first.size(),
+        (_, None) => Ok(Int::Static(1)),
+    }
+}

@@ -1,0 +1,439 @@
+//! The table of layout operations, in one place: names (CuTe's), arities, and [`apply`], the dispatch used
+//! by the evaluator and by the type checker to fold calls whose arguments are already values.
+
+use crate::coalesce::{coalesce, coalesce_by, filter, filter_by};
+use crate::complement::{
+    complement, complement_default, left_inverse, max_common_layout, max_common_vector, nullspace, right_inverse,
+};
+use crate::composition::{Tiler, composition_tiler};
+use crate::divide::{flat_divide, local_partition, local_tile, logical_divide, tiled_divide, zipped_divide};
+use crate::error::{LayoutError, Result, invalid};
+use crate::eval::value::{Value, wrong_kind};
+use crate::int_tuple::{self, Int, ceil_div_tuple, compact_col_major, product_each, shape_div_tuple};
+use crate::layout::Layout;
+use crate::picture::print_layout;
+use crate::product::{
+    blocked_product, flat_product, logical_product, make_layout_tv, make_ordered_layout, raked_product, tile_to_shape,
+    tiled_product, zipped_product,
+};
+use crate::swizzle::ComposedLayout;
+
+/// How an operation is called: `name<generics>(args)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpInfo {
+    pub name: &'static str,
+    /// Fewest and most arguments.
+    pub args: (usize, usize),
+    /// Fewest and most integer generic arguments (`get<1,0>`).
+    pub generics: (usize, usize),
+    /// The call as documented, e.g. `complement(L, M)`.
+    pub signature: &'static str,
+    /// One line on what it computes.
+    pub summary: &'static str,
+}
+
+const fn op(
+    name: &'static str,
+    args: (usize, usize),
+    generics: (usize, usize),
+    signature: &'static str,
+    summary: &'static str,
+) -> OpInfo {
+    OpInfo { name, args, generics, signature, summary }
+}
+
+const ANY: usize = usize::MAX;
+
+/// Every operation of the algebra that expressions may call.
+pub static OPS: &[OpInfo] = &[
+    op(
+        "make_layout",
+        (1, ANY),
+        (0, 0),
+        "make_layout(shape[, stride]) | make_layout(L0, L1, ...)",
+        "a layout from a shape and stride, or the concatenation of layouts",
+    ),
+    op(
+        "make_ordered_layout",
+        (2, 2),
+        (0, 0),
+        "make_ordered_layout(shape, order)",
+        "compact strides in the given mode order",
+    ),
+    op("size", (1, 1), (0, ANY), "size<I...>(x)", "the number of elements (of a mode)"),
+    op("cosize", (1, 1), (0, ANY), "cosize<I...>(L)", "the size of the codomain, L(size-1)+1"),
+    op("rank", (1, 1), (0, ANY), "rank<I...>(x)", "the number of top-level modes"),
+    op("depth", (1, 1), (0, ANY), "depth<I...>(x)", "the nesting depth"),
+    op("shape", (1, 1), (0, ANY), "shape<I...>(L)", "the shape (of a mode)"),
+    op("stride", (1, 1), (0, ANY), "stride<I...>(L)", "the stride (of a mode)"),
+    op("get", (1, 1), (1, ANY), "get<I...>(x)", "the mode at a path"),
+    op("select", (1, 1), (1, ANY), "select<I...>(L)", "the chosen modes"),
+    op("take", (1, 1), (2, 2), "take<B,E>(L)", "modes [B,E)"),
+    op("flatten", (1, 1), (0, 0), "flatten(L)", "the leaves as modes"),
+    op("crd2idx", (2, 3), (0, 0), "crd2idx(coord, L) | crd2idx(coord, shape[, stride])", "the index of a coordinate"),
+    op("idx2crd", (2, 3), (0, 0), "idx2crd(idx, shape[, stride])", "the coordinate of an index (colexicographic)"),
+    op("slice", (2, 2), (0, 0), "slice(coord, L)", "the sub-layout where coord is `_`"),
+    op("slice_and_offset", (2, 2), (0, 0), "slice_and_offset(coord, L)", "the slice and the offset L(coord)"),
+    op("coalesce", (1, 2), (0, 0), "coalesce(L[, profile])", "merge modes without changing the function"),
+    op("filter", (1, 2), (0, 0), "filter(L[, profile])", "remove stride-0 and size-1 modes, then coalesce"),
+    op("composition", (2, 2), (0, 0), "composition(A, B)", "the layout of A(B(c)); B may be a tiler"),
+    op("complement", (1, 2), (0, 0), "complement(L[, M])", "the layout of the rest of L's image within M"),
+    op("right_inverse", (1, 1), (0, 0), "right_inverse(L)", "R with L(R(i)) == i"),
+    op("left_inverse", (1, 1), (0, 0), "left_inverse(L)", "R with R(L(i)) == i"),
+    op("nullspace", (1, 1), (0, 0), "nullspace(L)", "the coordinates that L maps to 0"),
+    op("max_common_vector", (2, 2), (0, 0), "max_common_vector(A, B)", "how many contiguous elements A and B share"),
+    op("max_common_layout", (2, 2), (0, 0), "max_common_layout(A, B)", "the layout of the elements A and B share"),
+    op("logical_divide", (2, 2), (0, 0), "logical_divide(A, tiler)", "((tile, rest), ...) mode by mode"),
+    op("zipped_divide", (2, 2), (0, 0), "zipped_divide(A, tiler)", "((tiles...), (rests...))"),
+    op("tiled_divide", (2, 2), (0, 0), "tiled_divide(A, tiler)", "((tiles...), rests...)"),
+    op("flat_divide", (2, 2), (0, 0), "flat_divide(A, tiler)", "(tiles..., rests...)"),
+    op("logical_product", (2, 2), (0, 0), "logical_product(A, tiler)", "(A, complement(A) o B)"),
+    op("zipped_product", (2, 2), (0, 0), "zipped_product(A, tiler)", "((A...), (B...))"),
+    op("tiled_product", (2, 2), (0, 0), "tiled_product(A, tiler)", "((A...), B...)"),
+    op("flat_product", (2, 2), (0, 0), "flat_product(A, tiler)", "(A..., B...)"),
+    op("blocked_product", (2, 2), (0, 0), "blocked_product(A, B)", "A repeated over B, blocks contiguous"),
+    op("raked_product", (2, 2), (0, 0), "raked_product(A, B)", "A repeated over B, interleaved"),
+    op("tile_to_shape", (2, 3), (0, 0), "tile_to_shape(L, shape[, order])", "L repeated to fill a shape"),
+    op("upcast", (1, 1), (1, 1), "upcast<N>(L)", "the layout of elements N times wider"),
+    op("downcast", (1, 1), (1, 1), "downcast<N>(L)", "the layout of elements N times narrower"),
+    op("make_layout_tv", (2, 2), (0, 0), "make_layout_tv(thr, val)", "(tile shape, (thread,value) -> index)"),
+    op("local_tile", (3, 3), (0, 0), "local_tile(L, tiler, coord)", "(the tile at coord, its offset)"),
+    op("local_partition", (3, 3), (0, 0), "local_partition(L, threads, index)", "(thread index's part, its offset)"),
+    op("product", (1, 1), (0, 0), "product(shape)", "the product of the leaves"),
+    op("product_each", (1, 1), (0, 0), "product_each(shape)", "the size of each mode"),
+    op("ceil_div", (2, 2), (0, 0), "ceil_div(a, b)", "ceiling division of shapes"),
+    op("shape_div", (2, 2), (0, 0), "shape_div(a, b)", "CuTe's shape division"),
+    op("print_layout", (1, 1), (0, 0), "print_layout(L)", "CuTe's text picture of a rank-2 layout"),
+];
+
+/// The table entry of an operation.
+pub fn op_info(name: &str) -> Option<&'static OpInfo> {
+    OPS.iter().find(|o| o.name == name)
+}
+
+/// Whether `name` is an operation of the layout algebra.
+pub fn is_layout_op(name: &str) -> bool {
+    op_info(name).is_some()
+}
+
+fn count(n: usize) -> String {
+    if n == ANY { "any number of".to_string() } else { n.to_string() }
+}
+
+/// Apply an operation to values: `apply("get", &[1], &[layout])` is `get<1>(layout)`.
+pub fn apply(name: &str, generics: &[i64], args: &[Value]) -> Result<Value> {
+    let info = op_info(name).ok_or_else(|| invalid("eval", format!("unknown operation `{name}`")))?;
+    let op = info.name;
+    if args.len() < info.args.0 || args.len() > info.args.1 {
+        let (lo, hi) = info.args;
+        let want = if lo == hi { count(lo) } else { format!("{} to {}", count(lo), count(hi)) };
+        return Err(invalid(op, format!("takes {want} arguments, found {} ({})", args.len(), info.signature)));
+    }
+    if generics.len() < info.generics.0 || generics.len() > info.generics.1 {
+        return Err(invalid(
+            op,
+            format!(
+                "takes {} generic arguments, found {} ({})",
+                info.generics.0.max(info.generics.1.min(9)),
+                generics.len(),
+                info.signature
+            ),
+        ));
+    }
+    let path = || -> Result<Vec<usize>> {
+        generics
+            .iter()
+            .map(|&g| usize::try_from(g).map_err(|_| LayoutError::IndexOutOfRange { op, index: g, rank: 0 }))
+            .collect()
+    };
+    let a = &args[0];
+    match op {
+        "make_layout" => make_layout(op, args),
+        "make_ordered_layout" => Ok(make_ordered_layout(&args[0].int_tuple(op)?, &args[1].int_tuple(op)?)?.into()),
+        "size" | "cosize" | "rank" | "depth" | "shape" | "stride" => measure(op, &get_path(op, a, &path()?)?),
+        "get" => get_path(op, a, &path()?),
+        "select" => map_layout(op, a, |l| l.select(&path()?)),
+        "take" => {
+            let p = path()?;
+            map_layout(op, a, |l| l.take(p[0], p[1]))
+        }
+        "flatten" => match a.to_int_tuple() {
+            Some(t) => Ok(t.flattened().into()),
+            None => map_layout(op, a, |l| Ok(l.flatten())),
+        },
+        "crd2idx" => crd2idx(op, args),
+        "idx2crd" => idx2crd(op, args),
+        "slice" | "slice_and_offset" => {
+            let coord = args[0].coord(op)?;
+            let (sliced, offset) = match &args[1] {
+                Value::Composed(c) => {
+                    let (s, o) = c.slice_and_offset(&coord)?;
+                    (Value::Composed(s), o)
+                }
+                v => {
+                    let (s, o) = v.layout(op)?.slice_and_offset(&coord)?;
+                    (Value::Layout(s), o)
+                }
+            };
+            Ok(if op == "slice" { sliced } else { Value::Tuple(vec![sliced, Value::Int(offset)]) })
+        }
+        "coalesce" => match args.get(1) {
+            Some(p) => {
+                let p = p.int_tuple(op)?;
+                map_layout(op, a, |l| coalesce_by(l, &p))
+            }
+            None => map_layout(op, a, coalesce),
+        },
+        "filter" => match args.get(1) {
+            Some(p) => {
+                let p = p.int_tuple(op)?;
+                map_layout(op, a, |l| filter_by(l, &p))
+            }
+            None => map_layout(op, a, filter),
+        },
+        "composition" => compose(op, a, &args[1]),
+        "complement" => {
+            let l = plain_or_inner(op, a)?;
+            Ok(match args.get(1) {
+                Some(m) => complement(&l, &m.int_tuple(op)?)?,
+                None => complement_default(&l)?,
+            }
+            .into())
+        }
+        "right_inverse" => Ok(right_inverse(&plain(op, a)?)?.into()),
+        "left_inverse" => Ok(left_inverse(&plain(op, a)?)?.into()),
+        "nullspace" => Ok(nullspace(&plain(op, a)?)?.into()),
+        "max_common_vector" => max_common(op, a, &args[1]),
+        "max_common_layout" => Ok(max_common_layout(&plain(op, a)?, &plain(op, &args[1])?)?.into()),
+        "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "logical_product" | "zipped_product"
+        | "tiled_product" | "flat_product" => {
+            let tiler = args[1].tiler(op)?;
+            let f: fn(&Layout, &Tiler) -> Result<Layout> = match op {
+                "logical_divide" => logical_divide,
+                "zipped_divide" => zipped_divide,
+                "tiled_divide" => tiled_divide,
+                "flat_divide" => flat_divide,
+                "logical_product" => logical_product,
+                "zipped_product" => zipped_product,
+                "tiled_product" => tiled_product,
+                _ => flat_product,
+            };
+            map_layout(op, a, |l| f(l, &tiler))
+        }
+        "blocked_product" | "raked_product" => {
+            let b = args[1].layout(op)?;
+            let f = if op == "blocked_product" { blocked_product } else { raked_product };
+            map_layout(op, a, |l| f(l, &b))
+        }
+        "tile_to_shape" => {
+            let shape = args[1].int_tuple(op)?;
+            let order = args.get(2).map(|o| o.int_tuple(op)).transpose()?;
+            map_layout(op, a, |l| tile_to_shape(l, &shape, order.as_ref()))
+        }
+        "upcast" | "downcast" => {
+            let n = generics[0];
+            let up = op == "upcast";
+            match a {
+                Value::Swizzle(s) => Ok(Value::Swizzle(if up { s.upcast(n)? } else { s.downcast(n)? })),
+                Value::Composed(c) => Ok(Value::Composed(if up { c.upcast(n)? } else { c.downcast(n)? })),
+                v => {
+                    let l = v.layout(op)?;
+                    Ok(Value::Layout(if up { l.upcast(n)? } else { l.downcast(n)? }))
+                }
+            }
+        }
+        "make_layout_tv" => {
+            let (tiler, tv) = make_layout_tv(&args[0].layout(op)?, &args[1].layout(op)?)?;
+            Ok(Value::Tuple(vec![tiler.into(), tv.into()]))
+        }
+        "local_tile" => {
+            let tiler = args[1].tiler(op)?;
+            let coord = args[2].coord(op)?;
+            with_offset(op, a, |l| local_tile(l, &tiler, &coord))
+        }
+        "local_partition" => {
+            let threads = args[1].layout(op)?;
+            let index = args[2].dyn_int(op)?;
+            with_offset(op, a, |l| local_partition(l, &threads, &index))
+        }
+        "product" => Ok(a.int_tuple(op)?.product(op)?.into()),
+        "product_each" => Ok(product_each(op, &a.int_tuple(op)?)?.into()),
+        "ceil_div" => Ok(ceil_div_tuple(op, &a.int_tuple(op)?, &args[1].int_tuple(op)?)?.into()),
+        "shape_div" => Ok(shape_div_tuple(op, &a.int_tuple(op)?, &args[1].int_tuple(op)?)?.into()),
+        "print_layout" => match a {
+            Value::Composed(c) => Ok(Value::Text(print_layout(c)?)),
+            v => Ok(Value::Text(print_layout(&v.layout(op)?)?)),
+        },
+        _ => Err(invalid(op, "is listed but not implemented")),
+    }
+}
+
+/// `make_layout(shape)`, `make_layout(shape, stride)`, or `make_layout(L0, L1, ...)`.
+fn make_layout(op: &'static str, args: &[Value]) -> Result<Value> {
+    if args.iter().all(|v| matches!(v, Value::Layout(_))) {
+        return Ok(Layout::from_modes(args.iter().map(|v| v.layout(op)).collect::<Result<_>>()?).into());
+    }
+    match args {
+        [shape] => Ok(Layout::compact(shape.int_tuple(op)?)?.into()),
+        [shape, stride] => Ok(Layout::new(shape.int_tuple(op)?, stride.int_tuple(op)?)?.into()),
+        _ => Err(invalid(op, "expects a shape and a stride, or layouts to concatenate")),
+    }
+}
+
+/// A plain layout (a shape counts as its compact layout).
+fn plain(op: &'static str, v: &Value) -> Result<Layout> {
+    match v {
+        Value::Composed(_) | Value::Swizzle(_) => Err(invalid(op, format!("is not defined for {} {v}", v.kind()))),
+        _ => v.layout(op),
+    }
+}
+
+/// The layout, or the inner layout of a swizzled one (as CuTe's complement of a `ComposedLayout`).
+fn plain_or_inner(op: &'static str, v: &Value) -> Result<Layout> {
+    match v {
+        Value::Composed(c) => Ok(c.layout.clone()),
+        _ => plain(op, v),
+    }
+}
+
+/// Apply a shape operation to a layout, or to the inner layout of a swizzled one.
+fn map_layout(op: &'static str, v: &Value, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Value> {
+    match v {
+        Value::Composed(c) => Ok(Value::Composed(c.map(f)?)),
+        Value::Swizzle(_) | Value::Text(_) | Value::Underscore => Err(wrong_kind(op, "a layout", v)),
+        _ => Ok(Value::Layout(f(&v.layout(op)?)?)),
+    }
+}
+
+/// Like [`map_layout`] for operations that also return an offset (`local_tile`, `local_partition`); for a
+/// swizzled layout the offset moves inside it, as CuTe does.
+fn with_offset(op: &'static str, v: &Value, f: impl FnOnce(&Layout) -> Result<(Layout, Int)>) -> Result<Value> {
+    match v {
+        Value::Composed(c) => {
+            let (l, off) = f(&c.layout)?;
+            let offset = int_tuple::add(op, &c.offset, &off)?;
+            let inner = ComposedLayout { swizzle: c.swizzle, offset, layout: l };
+            Ok(Value::Tuple(vec![Value::Composed(inner), Value::Int(Int::Static(0))]))
+        }
+        _ => {
+            let (l, off) = f(&v.layout(op)?)?;
+            Ok(Value::Tuple(vec![l.into(), off.into()]))
+        }
+    }
+}
+
+/// `get<I...>` on a layout, a swizzled layout or a tuple.
+fn get_path(op: &'static str, v: &Value, path: &[usize]) -> Result<Value> {
+    let mut cur = v.clone();
+    for &i in path {
+        cur = match cur {
+            Value::Layout(l) => Value::Layout(l.mode(i)?),
+            Value::Composed(c) => Value::Composed(c.map(|l| l.mode(i))?),
+            Value::Tuple(t) => {
+                let rank = t.len();
+                t.into_iter().nth(i).ok_or(LayoutError::IndexOutOfRange { op, index: i as i64, rank })?
+            }
+            Value::Int(_) if i == 0 => cur,
+            other => return Err(LayoutError::IndexOutOfRange { op, index: i as i64, rank: rank_of(&other) }),
+        };
+    }
+    Ok(cur)
+}
+
+fn rank_of(v: &Value) -> usize {
+    match v {
+        Value::Tuple(t) => t.len(),
+        _ => 1,
+    }
+}
+
+/// `size`, `cosize`, `rank`, `depth`, `shape`, `stride` of a value.
+fn measure(op: &'static str, v: &Value) -> Result<Value> {
+    let layout = match v {
+        Value::Composed(c) => c.layout.clone(),
+        Value::Layout(l) => l.clone(),
+        _ => {
+            let t = v.int_tuple(op)?;
+            return match op {
+                "size" => Ok(t.product(op)?.into()),
+                "rank" => Ok(Value::Int(Int::Static(t.rank() as i64))),
+                "depth" => Ok(Value::Int(Int::Static(t.depth() as i64))),
+                "shape" => Ok(t.into()),
+                _ => Layout::compact(t).and_then(|l| measure(op, &Value::Layout(l))),
+            };
+        }
+    };
+    Ok(match op {
+        "size" => layout.size()?.into(),
+        "cosize" => layout.cosize()?.into(),
+        "rank" => Value::Int(Int::Static(layout.rank() as i64)),
+        "depth" => Value::Int(Int::Static(layout.depth() as i64)),
+        "shape" => layout.shape().clone().into(),
+        _ => match v {
+            Value::Composed(_) => return Err(invalid(op, "a swizzled layout has no strides")),
+            _ => layout.stride().clone().into(),
+        },
+    })
+}
+
+/// `crd2idx(coord, L)` or `crd2idx(coord, shape[, stride])` (compact column-major without a stride).
+fn crd2idx(op: &'static str, args: &[Value]) -> Result<Value> {
+    let coord = args[0].coord(op)?;
+    match &args[1..] {
+        [Value::Composed(c)] => Ok(Value::Int(Int::Static(c.call(&coord)?))),
+        [Value::Layout(l)] => Ok(l.call(&coord)?.into()),
+        [shape] => Ok(Layout::compact(shape.int_tuple(op)?)?.call(&coord)?.into()),
+        [shape, stride] => Ok(Layout::new(shape.int_tuple(op)?, stride.int_tuple(op)?)?.call(&coord)?.into()),
+        _ => Err(invalid(op, "expects a coordinate and a layout or a shape")),
+    }
+}
+
+/// `idx2crd(idx, shape[, stride])` or `idx2crd(idx, L)`.
+fn idx2crd(op: &'static str, args: &[Value]) -> Result<Value> {
+    let idx = args[0].int_tuple(op)?;
+    let (shape, stride) = match &args[1..] {
+        [Value::Layout(l)] => (l.shape().clone(), l.stride().clone()),
+        [shape] => {
+            let shape = shape.int_tuple(op)?;
+            let (stride, _) = compact_col_major(op, &shape, &Int::Static(1))?;
+            (shape, stride)
+        }
+        [shape, stride] => (shape.int_tuple(op)?, stride.int_tuple(op)?),
+        _ => return Err(invalid(op, "expects an index and a shape")),
+    };
+    Ok(int_tuple::idx2crd(op, &idx, &shape, &stride)?.into())
+}
+
+/// `composition(A, B)` for layouts, tilers and swizzles.
+fn compose(op: &'static str, a: &Value, b: &Value) -> Result<Value> {
+    match (a, b) {
+        (Value::Swizzle(s), Value::Layout(_) | Value::Int(_) | Value::Tuple(_)) => {
+            Ok(Value::Composed(ComposedLayout::new(*s, b.layout(op)?)))
+        }
+        (Value::Composed(c), _) => {
+            let tiler = b.tiler(op)?;
+            Ok(Value::Composed(c.map(|l| composition_tiler(l, &tiler))?))
+        }
+        (_, Value::Swizzle(_) | Value::Composed(_)) => {
+            Err(invalid(op, format!("composing a layout with {} is not supported", b.kind())))
+        }
+        _ => Ok(composition_tiler(&plain(op, a)?, &b.tiler(op)?)?.into()),
+    }
+}
+
+/// `max_common_vector(A, B)`, with CuTe's bounds for swizzled layouts (`2^M` elements stay contiguous).
+fn max_common(op: &'static str, a: &Value, b: &Value) -> Result<Value> {
+    let vector = |x: &Layout, y: &Layout| max_common_vector(x, y);
+    let bound = |m: i64| Int::Static(1i64 << m.min(62));
+    let min = |x: Int, y: Int| int_tuple::shape_min(op, &x, &y);
+    Ok(Value::Int(match (a, b) {
+        (Value::Composed(x), Value::Composed(y)) => {
+            let v = vector(&x.layout, &y.layout)?;
+            if x.swizzle == y.swizzle { v } else { min(min(v, bound(x.swizzle.base()))?, bound(y.swizzle.base()))? }
+        }
+        (Value::Composed(x), y) | (y, Value::Composed(x)) => {
+            min(vector(&x.layout, &plain(op, y)?)?, bound(x.swizzle.base()))?
+        }
+        _ => vector(&plain(op, a)?, &plain(op, b)?)?,
+    }))
+}

@@ -1,0 +1,626 @@
+//! Hierarchical integer tuples: CuTe's `IntTuple` (an integer or a tuple of `IntTuple`s) and the arithmetic of
+//! shapes on them (`product`, `shape_div`, `ceil_div`, `elem_scale`, compact strides, `crd2idx`, `idx2crd`).
+//!
+//! An integer is [`Int::Static`] (known to the compiler) or [`Int::Dynamic`] (a run-time value with a name and,
+//! where the caller knows it, a value). Dynamic integers behave like CuTe's run-time integers: they never take
+//! part in static simplifications (coalescing, `is_constant<1>` tests), products and quotients of them are formed
+//! symbolically (`128*K`), and an operation that must compare or branch on an unknown value fails with
+//! [`LayoutError::NeedsStatic`].
+
+use std::fmt;
+
+use crate::error::{LayoutError, Result, invalid, rank_mismatch};
+
+/// An integer of a shape, stride or coordinate.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Int {
+    /// A compile-time integer (CuTe's `Int<N>`).
+    Static(i64),
+    /// A run-time integer: `name` prints where the value is unknown; `value` is known in some contexts (tests,
+    /// a specialisation), and then prints instead of the name.
+    Dynamic { name: String, value: Option<i64> },
+}
+
+impl Int {
+    /// A dynamic integer with unknown value.
+    pub fn named(name: impl Into<String>) -> Int {
+        Int::Dynamic { name: name.into(), value: None }
+    }
+
+    /// The value, when it is known (static, or dynamic with a known value).
+    pub fn value(&self) -> Option<i64> {
+        match self {
+            Int::Static(v) => Some(*v),
+            Int::Dynamic { value, .. } => *value,
+        }
+    }
+
+    pub fn is_static(&self) -> bool {
+        matches!(self, Int::Static(_))
+    }
+
+    /// The value of a static integer.
+    pub fn static_value(&self) -> Option<i64> {
+        match self {
+            Int::Static(v) => Some(*v),
+            Int::Dynamic { .. } => None,
+        }
+    }
+
+    /// CuTe's `is_constant<v, T>`: a static integer equal to `v`.
+    pub fn is(&self, v: i64) -> bool {
+        matches!(self, Int::Static(x) if *x == v)
+    }
+
+    /// The value, or [`LayoutError::NeedsStatic`] naming this integer.
+    pub fn need(&self, op: &'static str) -> Result<i64> {
+        match self {
+            Int::Static(v) => Ok(*v),
+            Int::Dynamic { value: Some(v), .. } => Ok(*v),
+            Int::Dynamic { name, value: None } => Err(LayoutError::NeedsStatic { op, name: name.clone() }),
+        }
+    }
+
+    /// The symbolic text of this integer inside a derived name: the number, or the dynamic name.
+    fn symbol(&self) -> String {
+        match self {
+            Int::Static(v) => v.to_string(),
+            Int::Dynamic { name, .. } => name.clone(),
+        }
+    }
+
+    /// The symbol, in parentheses when it is a compound expression.
+    fn operand(&self) -> String {
+        let s = self.symbol();
+        if s.contains(['+', '-', '/']) && !s.starts_with('-') { format!("({s})") } else { s }
+    }
+}
+
+impl From<i64> for Int {
+    fn from(v: i64) -> Int {
+        Int::Static(v)
+    }
+}
+
+impl fmt::Display for Int {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Int::Static(v) | Int::Dynamic { value: Some(v), .. } => write!(f, "{v}"),
+            Int::Dynamic { name, value: None } => f.write_str(name),
+        }
+    }
+}
+
+fn overflow(op: &'static str, what: String) -> LayoutError {
+    LayoutError::Overflow { op, what }
+}
+
+/// A dynamic result `name` whose value is `f(a, b)` when both values are known.
+fn derived(op: &'static str, name: String, a: &Int, b: &Int, f: impl Fn(i64, i64) -> Result<i64>) -> Result<Int> {
+    let value = match (a.value(), b.value()) {
+        (Some(x), Some(y)) => Some(f(x, y)?),
+        _ => None,
+    };
+    let _ = op;
+    Ok(Int::Dynamic { name, value })
+}
+
+/// `a * b`, static when both are; `0 * x = 0` and `1 * x = x` keep static zeros and dynamic names.
+pub fn mul(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+    let checked = |x: i64, y: i64| x.checked_mul(y).ok_or_else(|| overflow(op, format!("{x}*{y}")));
+    match (a, b) {
+        (Int::Static(x), Int::Static(y)) => Ok(Int::Static(checked(*x, *y)?)),
+        (Int::Static(0), _) | (_, Int::Static(0)) => Ok(Int::Static(0)),
+        (Int::Static(1), x) | (x, Int::Static(1)) => Ok(x.clone()),
+        _ => derived(op, format!("{}*{}", a.operand(), b.operand()), a, b, checked),
+    }
+}
+
+/// `a + b`, static when both are; `0 + x = x`.
+pub fn add(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+    let checked = |x: i64, y: i64| x.checked_add(y).ok_or_else(|| overflow(op, format!("{x}+{y}")));
+    match (a, b) {
+        (Int::Static(x), Int::Static(y)) => Ok(Int::Static(checked(*x, *y)?)),
+        (Int::Static(0), x) | (x, Int::Static(0)) => Ok(x.clone()),
+        _ => derived(op, format!("{}+{}", a.symbol(), b.symbol()), a, b, checked),
+    }
+}
+
+/// `|a|`.
+pub fn abs(op: &'static str, a: &Int) -> Result<Int> {
+    match a {
+        Int::Static(x) => x.checked_abs().map(Int::Static).ok_or_else(|| overflow(op, format!("|{x}|"))),
+        Int::Dynamic { value: Some(v), name } if *v >= 0 => Ok(Int::Dynamic { name: name.clone(), value: Some(*v) }),
+        Int::Dynamic { .. } => {
+            let v = a.need(op)?;
+            Ok(Int::Dynamic { name: format!("abs({})", a.symbol()), value: Some(v.abs()) })
+        }
+    }
+}
+
+fn signum(x: i64) -> i64 {
+    x.signum()
+}
+
+/// CuTe's `shape_div` on integers: `a / b` rounded away from zero (`1` or `-1` when `|a| < |b|`), under the
+/// divisibility condition `a % b == 0 || b % a == 0`, checked when both are static (CuTe waives it for dynamic
+/// integers). `what` describes the operands for the error message.
+pub fn shape_div(op: &'static str, a: &Int, b: &Int, what: &dyn Fn() -> String) -> Result<Int> {
+    let div = |x: i64, y: i64| -> Result<i64> {
+        if y == 0 {
+            return Err(invalid(op, format!("division by zero: {}", what())));
+        }
+        let q = x.checked_div(y).ok_or_else(|| overflow(op, format!("{x}/{y}")))?;
+        Ok(if q != 0 { q } else { signum(x) * signum(y) })
+    };
+    match (a, b) {
+        (_, Int::Static(1)) => Ok(a.clone()),
+        (Int::Static(x), Int::Static(y)) => {
+            let divides = |p: i64, q: i64| p != 0 && q.checked_rem(p) == Some(0);
+            if *y == 0 || !(divides(*y, *x) || divides(*x, *y) || *x == 0) {
+                return Err(LayoutError::NotDivisible { op, what: what() });
+            }
+            Ok(Int::Static(div(*x, *y)?))
+        }
+        _ => derived(op, format!("{}/{}", a.operand(), b.operand()), a, b, div),
+    }
+}
+
+/// Exact division `a / b` (CuTe's `safe_div`), checked when both are static.
+pub fn safe_div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+    let div = |x: i64, y: i64| -> Result<i64> {
+        if y == 0 || x.checked_rem(y) != Some(0) {
+            return Err(LayoutError::NotDivisible { op, what: format!("{y} does not divide {x}") });
+        }
+        x.checked_div(y).ok_or_else(|| overflow(op, format!("{x}/{y}")))
+    };
+    match (a, b) {
+        (_, Int::Static(1)) => Ok(a.clone()),
+        (Int::Static(x), Int::Static(y)) => Ok(Int::Static(div(*x, *y)?)),
+        _ => derived(op, format!("{}/{}", a.operand(), b.operand()), a, b, div),
+    }
+}
+
+/// `ceil(a / b)` for positive integers, as CuTe computes it: `(a + b - 1) / b`.
+pub fn ceil_div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+    let div = |x: i64, y: i64| -> Result<i64> {
+        if y == 0 {
+            return Err(invalid(op, format!("ceil_div({x},0)")));
+        }
+        let n = x.checked_add(y - 1).ok_or_else(|| overflow(op, format!("ceil_div({x},{y})")))?;
+        n.checked_div(y).ok_or_else(|| overflow(op, format!("ceil_div({x},{y})")))
+    };
+    match (a, b) {
+        (_, Int::Static(1)) => Ok(a.clone()),
+        (Int::Static(x), Int::Static(y)) => Ok(Int::Static(div(*x, *y)?)),
+        _ => derived(op, format!("ceil_div({},{})", a.symbol(), b.symbol()), a, b, div),
+    }
+}
+
+/// CuTe's `shape_min`: a static `1` is smaller than every shape; otherwise `min(a, b)`.
+pub fn shape_min(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+    match (a, b) {
+        (Int::Static(1), _) | (_, Int::Static(1)) => Ok(Int::Static(1)),
+        (Int::Static(x), Int::Static(y)) => Ok(Int::Static(*x.min(y))),
+        _ => derived(op, format!("min({},{})", a.symbol(), b.symbol()), a, b, |x, y| Ok(x.min(y))),
+    }
+}
+
+/// An integer or a tuple of `IntTuple`s: shapes, strides, coordinates and profiles.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum IntTuple {
+    Int(Int),
+    Tuple(Vec<IntTuple>),
+}
+
+impl From<i64> for IntTuple {
+    fn from(v: i64) -> IntTuple {
+        IntTuple::Int(Int::Static(v))
+    }
+}
+
+impl From<Int> for IntTuple {
+    fn from(v: Int) -> IntTuple {
+        IntTuple::Int(v)
+    }
+}
+
+impl IntTuple {
+    /// A static integer.
+    pub fn int(v: i64) -> IntTuple {
+        IntTuple::Int(Int::Static(v))
+    }
+
+    /// A tuple of static integers.
+    pub fn ints(vs: &[i64]) -> IntTuple {
+        IntTuple::Tuple(vs.iter().map(|&v| IntTuple::int(v)).collect())
+    }
+
+    pub fn is_tuple(&self) -> bool {
+        matches!(self, IntTuple::Tuple(_))
+    }
+
+    /// The integer of a leaf.
+    pub fn as_int(&self) -> Option<&Int> {
+        match self {
+            IntTuple::Int(i) => Some(i),
+            IntTuple::Tuple(_) => None,
+        }
+    }
+
+    /// CuTe's `rank`: the number of top-level modes; an integer has rank 1.
+    pub fn rank(&self) -> usize {
+        match self {
+            IntTuple::Int(_) => 1,
+            IntTuple::Tuple(v) => v.len(),
+        }
+    }
+
+    /// CuTe's `depth`: 0 for an integer, 1 + the deepest mode for a tuple.
+    pub fn depth(&self) -> usize {
+        match self {
+            IntTuple::Int(_) => 0,
+            IntTuple::Tuple(v) => 1 + v.iter().map(IntTuple::depth).max().unwrap_or(0),
+        }
+    }
+
+    /// CuTe's `get<i>`: mode `i` of a tuple; `get<0>` of an integer is the integer.
+    pub fn mode(&self, i: usize) -> Option<&IntTuple> {
+        match self {
+            IntTuple::Int(_) if i == 0 => Some(self),
+            IntTuple::Int(_) => None,
+            IntTuple::Tuple(v) => v.get(i),
+        }
+    }
+
+    /// The top-level modes (an integer is its own single mode).
+    pub fn modes(&self) -> Vec<IntTuple> {
+        match self {
+            IntTuple::Int(_) => vec![self.clone()],
+            IntTuple::Tuple(v) => v.clone(),
+        }
+    }
+
+    /// The leaves, left to right (CuTe's `flatten` as a list).
+    pub fn flatten(&self) -> Vec<Int> {
+        let mut out = Vec::new();
+        self.collect_leaves(&mut out);
+        out
+    }
+
+    fn collect_leaves(&self, out: &mut Vec<Int>) {
+        match self {
+            IntTuple::Int(i) => out.push(i.clone()),
+            IntTuple::Tuple(v) => v.iter().for_each(|t| t.collect_leaves(out)),
+        }
+    }
+
+    /// CuTe's `flatten`: an integer stays an integer, a tuple becomes the tuple of its leaves.
+    pub fn flattened(&self) -> IntTuple {
+        match self {
+            IntTuple::Int(_) => self.clone(),
+            IntTuple::Tuple(_) => IntTuple::Tuple(self.flatten().into_iter().map(IntTuple::Int).collect()),
+        }
+    }
+
+    /// CuTe's `congruent`: the same hierarchical profile.
+    pub fn congruent(&self, other: &IntTuple) -> bool {
+        match (self, other) {
+            (IntTuple::Int(_), IntTuple::Int(_)) => true,
+            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
+            }
+            _ => false,
+        }
+    }
+
+    /// CuTe's `product` (`size` of a shape): the product of the leaves; `()` has size 1.
+    pub fn product(&self, op: &'static str) -> Result<Int> {
+        match self {
+            IntTuple::Int(i) => Ok(i.clone()),
+            IntTuple::Tuple(v) => v.iter().try_fold(Int::Static(1), |acc, t| mul(op, &acc, &t.product(op)?)),
+        }
+    }
+
+    /// The values of all leaves, when all are known.
+    pub fn values(&self) -> Option<Vec<i64>> {
+        self.flatten().iter().map(Int::value).collect()
+    }
+
+    /// Whether every leaf is static.
+    pub fn is_static(&self) -> bool {
+        self.flatten().iter().all(Int::is_static)
+    }
+
+    /// Apply `f` to every leaf, keeping the profile.
+    pub fn try_map(&self, f: &mut dyn FnMut(&Int) -> Result<Int>) -> Result<IntTuple> {
+        Ok(match self {
+            IntTuple::Int(i) => IntTuple::Int(f(i)?),
+            IntTuple::Tuple(v) => IntTuple::Tuple(v.iter().map(|t| t.try_map(f)).collect::<Result<_>>()?),
+        })
+    }
+
+    /// CuTe's `unwrap`: a one-element tuple becomes its element.
+    pub fn unwrap_single(self) -> IntTuple {
+        match self {
+            IntTuple::Tuple(mut v) if v.len() == 1 => v.remove(0).unwrap_single(),
+            other => other,
+        }
+    }
+}
+
+impl fmt::Display for IntTuple {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IntTuple::Int(i) => write!(f, "{i}"),
+            IntTuple::Tuple(v) => {
+                f.write_str("(")?;
+                for (k, t) in v.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+/// CuTe's `product_each`: the size of each top-level mode.
+pub fn product_each(op: &'static str, t: &IntTuple) -> Result<IntTuple> {
+    match t {
+        IntTuple::Int(_) => Ok(t.clone()),
+        IntTuple::Tuple(v) => {
+            Ok(IntTuple::Tuple(v.iter().map(|m| m.product(op).map(IntTuple::Int)).collect::<Result<_>>()?))
+        }
+    }
+}
+
+/// CuTe's `compact_major<LayoutLeft>(shape, current)`: column-major strides starting at `current`; a static
+/// shape 1 gets stride 0. Returns the strides and `current * size(shape)`.
+pub fn compact_col_major(op: &'static str, shape: &IntTuple, current: &Int) -> Result<(IntTuple, Int)> {
+    match shape {
+        IntTuple::Int(s) if s.is(1) => Ok((IntTuple::int(0), current.clone())),
+        IntTuple::Int(s) => Ok((IntTuple::Int(current.clone()), mul(op, current, s)?)),
+        IntTuple::Tuple(v) => {
+            let mut cur = current.clone();
+            let mut out = Vec::with_capacity(v.len());
+            for m in v {
+                let (d, next) = compact_col_major(op, m, &cur)?;
+                out.push(d);
+                cur = next;
+            }
+            Ok((IntTuple::Tuple(out), cur))
+        }
+    }
+}
+
+/// CuTe's `compact_major<LayoutRight>(shape)`: row-major strides (the last mode is contiguous).
+pub fn compact_row_major(op: &'static str, shape: &IntTuple, current: &Int) -> Result<(IntTuple, Int)> {
+    match shape {
+        IntTuple::Int(_) => compact_col_major(op, shape, current),
+        IntTuple::Tuple(v) => {
+            let mut cur = current.clone();
+            let mut out = vec![IntTuple::int(0); v.len()];
+            for (k, m) in v.iter().enumerate().rev() {
+                let (d, next) = compact_row_major(op, m, &cur)?;
+                out[k] = d;
+                cur = next;
+            }
+            Ok((IntTuple::Tuple(out), cur))
+        }
+    }
+}
+
+/// CuTe's `shape_div` on tuples: element-wise for tuple/tuple, a fold of the divisor through the modes for
+/// tuple/int (`shape_div((4,5,6),40) = (1,1,3)`), and by the product for int/tuple.
+pub fn shape_div_tuple(op: &'static str, a: &IntTuple, b: &IntTuple) -> Result<IntTuple> {
+    match (a, b) {
+        (IntTuple::Tuple(x), IntTuple::Tuple(y)) => {
+            if x.len() != y.len() {
+                return Err(rank_mismatch(op, format!("shape_div of {a} by {b}")));
+            }
+            Ok(IntTuple::Tuple(x.iter().zip(y).map(|(p, q)| shape_div_tuple(op, p, q)).collect::<Result<_>>()?))
+        }
+        (IntTuple::Tuple(x), IntTuple::Int(d)) => {
+            let mut rest = d.clone();
+            let mut out = Vec::with_capacity(x.len());
+            for m in x {
+                out.push(shape_div_tuple(op, m, &IntTuple::Int(rest.clone()))?);
+                let size = m.product(op)?;
+                rest = shape_div(op, &rest, &size, &|| format!("{rest} and {size} in shape_div of {a} by {b}"))?;
+            }
+            Ok(IntTuple::Tuple(out))
+        }
+        (IntTuple::Int(_), IntTuple::Tuple(_)) => shape_div_tuple(op, a, &IntTuple::Int(b.product(op)?)),
+        (IntTuple::Int(x), IntTuple::Int(y)) => {
+            Ok(IntTuple::Int(shape_div(op, x, y, &|| format!("{x} and {y} do not divide each other"))?))
+        }
+    }
+}
+
+/// CuTe's `ceil_div` on tuples: element-wise (missing modes of `b` are 1), a fold for tuple/int, by the product
+/// for int/tuple.
+pub fn ceil_div_tuple(op: &'static str, a: &IntTuple, b: &IntTuple) -> Result<IntTuple> {
+    match (a, b) {
+        (IntTuple::Tuple(x), IntTuple::Tuple(y)) => {
+            if x.len() < y.len() {
+                return Err(rank_mismatch(op, format!("ceil_div of {a} by {b}")));
+            }
+            let one = IntTuple::int(1);
+            Ok(IntTuple::Tuple(
+                x.iter()
+                    .enumerate()
+                    .map(|(k, p)| ceil_div_tuple(op, p, y.get(k).unwrap_or(&one)))
+                    .collect::<Result<_>>()?,
+            ))
+        }
+        (IntTuple::Tuple(x), IntTuple::Int(d)) => {
+            let mut rest = d.clone();
+            let mut out = Vec::with_capacity(x.len());
+            for m in x {
+                out.push(ceil_div_tuple(op, m, &IntTuple::Int(rest.clone()))?);
+                rest = ceil_div(op, &rest, &m.product(op)?)?;
+            }
+            Ok(IntTuple::Tuple(out))
+        }
+        (IntTuple::Int(_), IntTuple::Tuple(_)) => ceil_div_tuple(op, a, &IntTuple::Int(b.product(op)?)),
+        (IntTuple::Int(x), IntTuple::Int(y)) => Ok(IntTuple::Int(ceil_div(op, x, y)?)),
+    }
+}
+
+/// CuTe's `coalesce` of a shape: adjacent leaves of the same staticness multiply together.
+/// @post size(result) == size(shape), depth(result) <= 1.
+pub fn coalesce_shape(op: &'static str, shape: &IntTuple) -> Result<IntTuple> {
+    let leaves = shape.flatten();
+    let mut out: Vec<Int> = Vec::new();
+    for l in leaves {
+        match out.last_mut() {
+            Some(back) if back.is_static() == l.is_static() => *back = mul(op, back, &l)?,
+            _ => out.push(l),
+        }
+    }
+    Ok(match out.len() {
+        0 => IntTuple::int(1),
+        1 => IntTuple::Int(out.remove(0)),
+        _ => IntTuple::Tuple(out.into_iter().map(IntTuple::Int).collect()),
+    })
+}
+
+/// A coordinate: an integer, CuTe's `_` (keep this mode when slicing), or a tuple of coordinates.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Coord {
+    Int(Int),
+    Underscore,
+    Tuple(Vec<Coord>),
+}
+
+impl From<&IntTuple> for Coord {
+    fn from(t: &IntTuple) -> Coord {
+        match t {
+            IntTuple::Int(i) => Coord::Int(i.clone()),
+            IntTuple::Tuple(v) => Coord::Tuple(v.iter().map(Coord::from).collect()),
+        }
+    }
+}
+
+impl From<i64> for Coord {
+    fn from(v: i64) -> Coord {
+        Coord::Int(Int::Static(v))
+    }
+}
+
+impl Coord {
+    /// Whether some leaf is `_`.
+    pub fn has_underscore(&self) -> bool {
+        match self {
+            Coord::Int(_) => false,
+            Coord::Underscore => true,
+            Coord::Tuple(v) => v.iter().any(Coord::has_underscore),
+        }
+    }
+}
+
+impl fmt::Display for Coord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Coord::Int(i) => write!(f, "{i}"),
+            Coord::Underscore => f.write_str("_"),
+            Coord::Tuple(v) => {
+                f.write_str("(")?;
+                for (k, c) in v.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{c}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+/// CuTe's `crd2idx(coord, shape, stride)`; `_` counts as 0 (the offset of a slice).
+///  * int coordinate, int shape: `c * d`;
+///  * int coordinate, tuple shape: colexicographic split, `c % size(s0)` into mode 0 and `c / size(s0)` onward
+///    (the last mode takes the rest unreduced);
+///  * tuple coordinate: the sum over modes.
+pub fn crd2idx(op: &'static str, coord: &Coord, shape: &IntTuple, stride: &IntTuple) -> Result<Int> {
+    match (coord, shape, stride) {
+        (Coord::Underscore, _, _) => Ok(Int::Static(0)),
+        (Coord::Tuple(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
+            if c.len() != s.len() || s.len() != d.len() {
+                return Err(rank_mismatch(op, format!("coordinate {coord} for shape {shape}")));
+            }
+            let mut sum = Int::Static(0);
+            for ((ci, si), di) in c.iter().zip(s).zip(d) {
+                sum = add(op, &sum, &crd2idx(op, ci, si, di)?)?;
+            }
+            Ok(sum)
+        }
+        (Coord::Tuple(c), IntTuple::Int(_), IntTuple::Int(_)) if c.len() == 1 => crd2idx(op, &c[0], shape, stride),
+        (Coord::Tuple(_), _, _) => Err(rank_mismatch(op, format!("coordinate {coord} for shape {shape}"))),
+        (Coord::Int(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
+            if s.len() != d.len() {
+                return Err(rank_mismatch(op, format!("shape {shape} and stride {stride}")));
+            }
+            if s.is_empty() {
+                return Ok(Int::Static(0));
+            }
+            if c.is(0) {
+                return Ok(Int::Static(0));
+            }
+            let mut rest = c.clone();
+            let mut sum = Int::Static(0);
+            for (k, (si, di)) in s.iter().zip(d).enumerate() {
+                if k + 1 == s.len() {
+                    sum = add(op, &sum, &crd2idx(op, &Coord::Int(rest.clone()), si, di)?)?;
+                    break;
+                }
+                let size = si.product(op)?.need(op)?;
+                let r = rest.need(op)?;
+                if size <= 0 {
+                    return Err(invalid(op, format!("shape {shape} has a non-positive mode")));
+                }
+                sum = add(op, &sum, &crd2idx(op, &Coord::Int(Int::Static(r.rem_euclid(size))), si, di)?)?;
+                rest = Int::Static(r.div_euclid(size));
+            }
+            Ok(sum)
+        }
+        (Coord::Int(c), IntTuple::Int(_), IntTuple::Int(d)) => mul(op, c, d),
+        _ => Err(rank_mismatch(op, format!("shape {shape} and stride {stride} are not congruent"))),
+    }
+}
+
+/// CuTe's `idx2crd(idx, shape, stride)`: the coordinate of `idx` in a compact layout, `(idx / d) % s` per leaf
+/// (a static shape 1 gives 0).
+/// @post crd2idx(result, shape, stride) == idx for compact (shape, stride) and idx < size(shape).
+pub fn idx2crd(op: &'static str, idx: &IntTuple, shape: &IntTuple, stride: &IntTuple) -> Result<IntTuple> {
+    match (idx, shape, stride) {
+        (IntTuple::Tuple(i), IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
+            if i.len() != s.len() || s.len() != d.len() {
+                return Err(rank_mismatch(op, format!("index {idx} for shape {shape}")));
+            }
+            Ok(IntTuple::Tuple(i.iter().zip(s).zip(d).map(|((a, b), c)| idx2crd(op, a, b, c)).collect::<Result<_>>()?))
+        }
+        (IntTuple::Int(_), IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
+            if s.len() != d.len() {
+                return Err(rank_mismatch(op, format!("shape {shape} and stride {stride}")));
+            }
+            Ok(IntTuple::Tuple(s.iter().zip(d).map(|(b, c)| idx2crd(op, idx, b, c)).collect::<Result<_>>()?))
+        }
+        (IntTuple::Int(i), IntTuple::Int(s), IntTuple::Int(d)) => {
+            if s.is(1) {
+                return Ok(IntTuple::int(0));
+            }
+            let (iv, sv, dv) = (i.need(op)?, s.need(op)?, d.need(op)?);
+            if dv == 0 || sv == 0 {
+                return Err(invalid(op, format!("idx2crd of {iv} with shape {sv} and stride {dv}")));
+            }
+            let q = iv.checked_div(dv).ok_or_else(|| overflow(op, format!("{iv}/{dv}")))?;
+            Ok(IntTuple::int(q.checked_rem_euclid(sv).ok_or_else(|| overflow(op, format!("{q}%{sv}")))?))
+        }
+        _ => Err(rank_mismatch(op, format!("index {idx} for shape {shape} and stride {stride}"))),
+    }
+}
