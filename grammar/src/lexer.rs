@@ -23,8 +23,6 @@ pub struct Lexed<'src> {
     pub errors: Vec<SyntaxError>,
     /// Openers never closed, innermost last.
     pub unclosed: Vec<(Span, char)>,
-    /// Byte offsets of tokens already reported (stray closers): the parser's complaint there is redundant.
-    pub reported: Vec<usize>,
     /// Ends of lexer errors that dropped or cut short some text (a stray character, an unterminated string): a
     /// parser complaint right after one is a consequence, not a new problem.
     pub suspects: Vec<usize>,
@@ -34,14 +32,8 @@ pub struct Lexed<'src> {
 }
 
 pub fn lex(src: &str) -> Lexed<'_> {
-    let mut lexed = Lexed {
-        tokens: Vec::new(),
-        errors: Vec::new(),
-        unclosed: Vec::new(),
-        reported: Vec::new(),
-        suspects: Vec::new(),
-        truncated: false,
-    };
+    let mut lexed =
+        Lexed { tokens: Vec::new(), errors: Vec::new(), unclosed: Vec::new(), suspects: Vec::new(), truncated: false };
     raw_tokens(src, &mut lexed);
     mark_generics(&mut lexed);
     merge_shifts(&mut lexed.tokens);
@@ -254,6 +246,8 @@ fn generic_close(tokens: &[Spanned<'_>], open: usize) -> Option<usize> {
                                 | Token::Eq
                                 | Token::LBrace
                                 | Token::Gt
+                                // An enclosing list already decided: `A<B<C>>`.
+                                | Token::GenericClose
                         ),
                     };
                     return ok.then_some(j);
@@ -322,7 +316,7 @@ fn check_delimiters(lexed: &mut Lexed<'_>) {
                     stack.pop();
                 }
                 None if delim != '<' => {
-                    lexed.reported.push(start);
+                    lexed.suspects.push(end);
                     let text = crate::error::closer(delim);
                     lexed.errors.push(SyntaxError::new(SyntaxErrorKind::UnexpectedCloser { delim: text }, span));
                     // Dropped: the parser would only report it again.

@@ -1,7 +1,7 @@
 //! Drives the lalrpop parser over the adapter's tokens and turns its errors into [`SyntaxError`]s.
 
 use crate::MAX_NESTING;
-use crate::ast::{Arg, Expr, ExprKind, Module, NodeId, Span, TypeExpr, TypeExprKind};
+use crate::ast::{Arg, Block, Expr, ExprKind, Module, NodeId, Span, Stmt, StmtKind, TypeExpr, TypeExprKind};
 use crate::error::{SyntaxError, SyntaxErrorKind};
 use crate::lexer::{self, Lexed};
 use crate::token::Token;
@@ -94,7 +94,7 @@ impl<'src> Ctx<'src> {
     fn children_depth(&self, kind: &ExprKind) -> u16 {
         let d = |e: &Expr| self.depth_of(e);
         let max = |it: &mut dyn Iterator<Item = u16>| it.max().unwrap_or(0);
-        let depth = match kind {
+        match kind {
             ExprKind::Int(_)
             | ExprKind::Float(_)
             | ExprKind::Bool(_)
@@ -113,8 +113,7 @@ impl<'src> Ctx<'src> {
             ExprKind::Field { base, .. } => d(base),
             ExprKind::Index { base, indices } => d(base).max(max(&mut indices.iter().map(d))),
             ExprKind::Cast { value, ty } => d(value).max(self.type_depth(ty)),
-        };
-        depth
+        }
     }
 
     /// `callee(args)`; a call of a field, `a.f(x)`, is the method call `a.f(x)`.
@@ -139,6 +138,33 @@ impl<'src> Ctx<'src> {
 
     pub fn error_expr(&self, l: usize, r: usize) -> Expr {
         self.expr(ExprKind::Error, l, r)
+    }
+
+    /// Folds `if c {..} else if d {..} ... else {..}` into nested `If` statements: each `else if` is an `If`
+    /// alone in the else block, spanning from its `if` to the end of the chain. A chain longer than
+    /// [`MAX_NESTING`] is cut there and reported.
+    pub fn if_chain(
+        &self,
+        cond: Expr,
+        then_block: Block,
+        mut elifs: Vec<(usize, Expr, Block)>,
+        els: Option<Block>,
+    ) -> StmtKind {
+        let mut els = els;
+        if elifs.len() > MAX_NESTING {
+            let cut = &elifs[MAX_NESTING];
+            self.too_deep.borrow_mut().push(self.span(cut.0, cut.2.span.end as usize));
+            elifs.truncate(MAX_NESTING);
+            els = None;
+        }
+        let chain_end = |els: &Option<Block>, last: &Block| els.as_ref().map_or(last.span.end, |b| b.span.end);
+        let mut tail = els;
+        while let Some((start, c, block)) = elifs.pop() {
+            let span = Span { start: start as u32, end: chain_end(&tail, &block) };
+            let stmt = Stmt { kind: StmtKind::If { cond: c, then_block: block, else_block: tail }, span };
+            tail = Some(Block { stmts: vec![stmt], span });
+        }
+        StmtKind::If { cond, then_block, else_block: tail }
     }
 
     pub fn recover(&self, e: Recovery<'src>) {
@@ -272,9 +298,6 @@ fn expected_words(expected: &[String]) -> Vec<String> {
 fn convert(error: ParseError<usize, Token<'_>, Infallible>, lexed: &Lexed<'_>, src: &str) -> Option<SyntaxError> {
     match error {
         ParseError::UnrecognizedToken { token: (start, token, end), expected } => {
-            if lexed.reported.contains(&start) {
-                return None;
-            }
             let prev_end = prev_token_end(lexed, start);
             // Right after a dropped character or a cut-short string, the parser's complaint is a consequence.
             let gap_start = prev_end.unwrap_or(0);
