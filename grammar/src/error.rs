@@ -35,8 +35,9 @@ pub enum SyntaxErrorKind {
     UnexpectedEof { expected: Vec<String> },
     /// E0022: an opening delimiter that is never closed (span: the opener).
     UnclosedDelimiter { delim: char },
-    /// E0023: a closing delimiter that closes nothing, or the wrong thing.
-    UnexpectedCloser { delim: char },
+    /// E0023: a closing delimiter that closes nothing (`open == None`), or that does not match the innermost
+    /// open delimiter `open` (which is then a secondary label).
+    UnexpectedCloser { delim: char, open: Option<char> },
     /// E0024: a keyword where a name was expected.
     KeywordAsName { keyword: String },
     /// E0025: brackets or an expression nested deeper than [`crate::MAX_NESTING`].
@@ -47,6 +48,8 @@ pub enum SyntaxErrorKind {
     UnclosedGenerics { found: String },
     /// E0028: a layout whose stride is followed by another `:`: `8:1:2`.
     ChainedLayout,
+    /// E0029: `///` at the end of the file, documenting nothing.
+    DanglingDocComment,
 }
 
 impl SyntaxError {
@@ -79,6 +82,7 @@ impl SyntaxError {
             ChainedComparison => "E0026",
             UnclosedGenerics { .. } => "E0027",
             ChainedLayout => "E0028",
+            DanglingDocComment => "E0029",
         }
     }
 
@@ -99,12 +103,14 @@ impl SyntaxError {
             UnexpectedToken { found, expected } => format!("expected {}, found {found}", expected_list(expected)),
             UnexpectedEof { expected } => format!("expected {}, found end of file", expected_list(expected)),
             UnclosedDelimiter { delim } => format!("unclosed delimiter `{delim}`"),
-            UnexpectedCloser { delim } => format!("unexpected closing delimiter: `{delim}`"),
+            UnexpectedCloser { delim, open: None } => format!("unexpected closing delimiter: `{delim}`"),
+            UnexpectedCloser { delim, open: Some(_) } => format!("mismatched closing delimiter: `{delim}`"),
             KeywordAsName { keyword } => format!("expected a name, found keyword `{keyword}`"),
             NestingTooDeep => format!("nesting is deeper than {} levels", crate::MAX_NESTING),
             ChainedComparison => "comparison operators cannot be chained".into(),
             UnclosedGenerics { found } => format!("expected `>` to close the generic arguments, found {found}"),
             ChainedLayout => "layout literals cannot be chained".into(),
+            DanglingDocComment => "expected an item after this doc comment".into(),
         }
     }
 
@@ -133,6 +139,10 @@ impl SyntaxError {
                 "`//!` documents the whole file".into(),
                 Some("move it to the top of the file, or use `///` to document the next item".into()),
             ),
+            UnexpectedToken { expected, .. } if expected.iter().any(|e| e == "`const`") => (
+                format!("expected {}", expected_list(expected)),
+                Some("generic parameters are compile-time constants: `<const N: int, const T: int = 256>`".into()),
+            ),
             UnexpectedToken { expected, .. } => (
                 format!("expected {}", expected_list(expected)),
                 if expected.iter().any(|e| e == "`;`") && expected.len() <= 3 {
@@ -145,7 +155,11 @@ impl SyntaxError {
             UnclosedDelimiter { delim } => {
                 (format!("this `{delim}` is never closed"), Some(format!("add the matching `{}`", closer(*delim))))
             }
-            UnexpectedCloser { .. } => ("this closes nothing".into(), None),
+            UnexpectedCloser { open: None, .. } => ("this closes nothing".into(), Some("delete it".into())),
+            UnexpectedCloser { open: Some(open), .. } => (
+                "mismatched closing delimiter".into(),
+                Some(format!("close the `{open}` with `{}` first", closer(*open))),
+            ),
             KeywordAsName { keyword } => (
                 "expected a name".into(),
                 Some(format!("`{keyword}` is a keyword; choose another name, such as `{keyword}_`")),
@@ -161,6 +175,10 @@ impl SyntaxError {
             UnclosedGenerics { .. } => {
                 ("expected `>`".into(), Some("generic arguments end with `>`, as in `Tensor<f32, N:1, gmem>`".into()))
             }
+            DanglingDocComment => (
+                "this doc comment documents nothing".into(),
+                Some("doc comments (`///`) document the item after them; use `//` for a plain comment".into()),
+            ),
             ChainedLayout => (
                 "a second `:` after a complete layout".into(),
                 Some(
@@ -316,5 +334,12 @@ x: Tensor<f32, N:1, gmem,    // error: expected `>`\n    x: Tensor<f32, N:1, gme
         explanation: "A layout literal is `shape:stride`, and `:` is not associative: `8:1:2` has no meaning. \
 `:` binds more loosely than every other operator, so `THREADS * VEC:1` is the layout `(THREADS * VEC):1`.\n\n    \
 let l = 8:1:2;            // error\n    let l = (4, 2):(1, 4);    // ok: a rank-2 layout",
+    },
+    CodeInfo {
+        code: "E0029",
+        title: "doc comment documents nothing",
+        explanation: "A `///` doc comment documents the item that follows it, but the file ends after it.\n\n    \
+const N: int = 4;\n    /// The tile size.   // error: no item follows\n\nAdd the item, delete the comment, or make it a \
+plain comment with `//`.",
     },
 ];

@@ -318,7 +318,14 @@ fn check_delimiters(lexed: &mut Lexed<'_>) {
                 None if delim != '<' => {
                     lexed.suspects.push(end);
                     let text = crate::error::closer(delim);
-                    lexed.errors.push(SyntaxError::new(SyntaxErrorKind::UnexpectedCloser { delim: text }, span));
+                    let mut error =
+                        SyntaxError::new(SyntaxErrorKind::UnexpectedCloser { delim: text, open: None }, span);
+                    // With another delimiter open, this is most likely a typo for its closer: `g(a]`.
+                    if let Some(&(open_span, open)) = stack.last().filter(|(_, d)| *d != '<') {
+                        error.kind = SyntaxErrorKind::UnexpectedCloser { delim: text, open: Some(open) };
+                        error = error.with_related(open_span, "unclosed delimiter");
+                    }
+                    lexed.errors.push(error);
                     // Dropped: the parser would only report it again.
                     continue;
                 }

@@ -252,6 +252,11 @@ const CONTINUATIONS: &[&str] = &[
 /// Tokens that start an expression.
 const STARTERS: &[&str] = &["Int", "Float", "Ident", "Str", "Bool", "_", "(", "-", "!", "~"];
 
+/// Tokens that start a statement but not an expression.
+const STATEMENT_KEYWORDS: &[&str] = &["let", "for", "while", "if", "return", "break", "continue", "{"];
+/// Tokens that start an item.
+const ITEM_STARTERS: &[&str] = &["kernel", "fn", "const", "use", "DocComment"];
+
 /// Expected-token names as lalrpop writes them (`"\"(\""`, `"Ident"`), turned into diagnostic words and
 /// summarised: the tokens that would continue an expression are left out (or become "an operator" when nothing
 /// else was possible), the tokens that start one become "an expression", and `{name, (}` is "a type".
@@ -264,13 +269,25 @@ fn expected_words(expected: &[String]) -> Vec<String> {
     if raw.len() == 2 && has("Ident") && has("(") {
         return vec!["a type".to_string()];
     }
+    // Where a statement may start, the statement keywords come with the expression starters.
+    let statement = starting && has("let") && has("for");
+    let item = has("kernel") && has("fn") && has("const") && has("use");
     let mut words = Vec::new();
-    if starting {
+    if statement {
+        words.push("a statement".to_string());
+    } else if starting {
         words.push("an expression".to_string());
+    }
+    if item {
+        words.push("an item".to_string());
     }
     for r in &raw {
         let r = r.as_str();
-        if (continuing && CONTINUATIONS.contains(&r)) || (starting && STARTERS.contains(&r)) {
+        if (continuing && CONTINUATIONS.contains(&r))
+            || (starting && STARTERS.contains(&r))
+            || (statement && STATEMENT_KEYWORDS.contains(&r))
+            || (item && ITEM_STARTERS.contains(&r))
+        {
             continue;
         }
         let word = match r {
@@ -306,7 +323,8 @@ fn convert(error: ParseError<usize, Token<'_>, Infallible>, lexed: &Lexed<'_>, s
             }
             let span = Span::new(start, end);
             let has = |name: &str| expected.iter().any(|e| e.trim_matches('"') == name);
-            if token.is_keyword() && has("Ident") {
+            // A keyword where a name is wanted; where an expression could start, the keyword is rather misplaced.
+            if token.is_keyword() && has("Ident") && !has("Int") {
                 let keyword = token.text().unwrap_or("?").to_string();
                 return Some(SyntaxError::new(SyntaxErrorKind::KeywordAsName { keyword }, span));
             }
@@ -345,6 +363,9 @@ fn convert(error: ParseError<usize, Token<'_>, Infallible>, lexed: &Lexed<'_>, s
                 return None;
             }
             let at = location.min(src.len());
+            if let Some(&(start, Token::DocComment(_), end)) = lexed.tokens.last() {
+                return Some(SyntaxError::new(SyntaxErrorKind::DanglingDocComment, Span::new(start, end)));
+            }
             Some(SyntaxError::new(
                 SyntaxErrorKind::UnexpectedEof { expected: expected_words(&expected) },
                 Span::new(at, at),

@@ -41,3 +41,22 @@ fn each_syntax_ui_file_reports_its_errors() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn every_code_is_explained_once() {
+    let mut seen = std::collections::HashSet::new();
+    for info in cutec_grammar::CODES {
+        assert!(seen.insert(info.code), "{} listed twice", info.code);
+        let n: u32 = info.code.strip_prefix('E').and_then(|n| n.parse().ok()).unwrap_or(0);
+        assert!((1..=99).contains(&n), "{} outside E0001..E0099", info.code);
+        assert!(!info.title.is_empty() && info.explanation.len() > 80, "{}: explanation too short", info.code);
+        assert!(info.explanation.contains("\n    "), "{}: no indented example", info.code);
+    }
+    // Every code the ui programs produce is in the table.
+    for path in cute_files("tests/ui") {
+        let src = std::fs::read_to_string(&path).unwrap_or_default();
+        for e in parse(&src).1 {
+            assert!(seen.contains(e.code()), "{}: {} is not in CODES", path.display(), e.code());
+        }
+    }
+}
