@@ -1,1 +1,101 @@
-//! placeholder
+//! cutec-codegen: LLVM NVPTX code generation from the typed IR (inkwell, LLVM 22), PTX through LLVM's NVPTX back
+//! end, and cubin through `ptxas`.
+//!
+//! # Entry points
+//!
+//! - [`compile`]: a validated [`cutec_ir::Module`] → optimized LLVM IR text, PTX text and the kernel manifest.
+//! - [`assemble_with_ptxas`]: PTX → cubin and `ptxas -v`'s per-kernel report (registers, spills), so tests can
+//!   assert that kernels do not spill.
+//!
+//! # Shape
+//!
+//! [`compile`] validates the module (the analysis it returns is what code generation trusts: every expression's
+//! type), then one [`kernel::KernelCodegen`] per kernel owns the inkwell builder, the function and the maps from
+//! IR handles to LLVM values, and walks the body with a `match` over node kinds. NVVM intrinsics are named in one
+//! place ([`intrinsics`]); inline PTX, when an instruction has no intrinsic, lives in [`inline_ptx`] only.
+//!
+//! # Invariants
+//!
+//! - **Code generation never panics** on a module the validator accepts; a module it rejects is an error.
+//! - Target: triple `nvptx64-nvidia-cuda`, CPU `sm_90a`, features `+ptxNN`; kernels use the `ptx_kernel` calling
+//!   convention (71), which is how LLVM 22 marks entries (no `nvvm.annotations`).
+//! - The PTX parameter ABI is the manifest's: declared parameters in order (a tensor's base pointer, a scalar's
+//!   value), then the dynamic dimensions as `i32`.
+//! - LLVM is linked here and nowhere else.
+
+pub mod inline_ptx;
+mod intrinsics;
+pub mod kernel;
+mod manifest;
+mod metadata;
+mod ptxas;
+mod target;
+
+pub use ptxas::parse_report as ptxas_parse_report;
+pub use ptxas::{KernelReport, PtxasError, PtxasReport, assemble, assemble_with_ptxas, find_ptxas};
+pub use target::{OptLevel, TRIPLE};
+
+use cutec_ir::KernelError;
+
+/// How to compile.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub opt_level: OptLevel,
+    /// The GPU architecture, `sm_90a` for Hopper with its architecture-specific instructions (wgmma, setmaxnreg).
+    pub cpu: String,
+    /// The PTX ISA version times ten (`88` is PTX 8.8); ptxas 13.0 accepts up to 9.0.
+    pub ptx_version: u32,
+    /// The name of the PTX/cubin file the manifest points to.
+    pub module_file: String,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { opt_level: OptLevel::O3, cpu: "sm_90a".into(), ptx_version: 88, module_file: "module.ptx".into() }
+    }
+}
+
+/// What [`compile`] produces.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// The LLVM module after optimization (what the PTX is generated from).
+    pub llvm_ir: String,
+    pub ptx: String,
+    /// The kernels that carry an interface (those lowered from source), with static shared memory filled in.
+    pub manifest: cutec_manifest::Manifest,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CodegenError {
+    /// The module failed validation (a compiler bug upstream).
+    #[error(transparent)]
+    Invalid(#[from] KernelError),
+    /// LLVM refused something: the target, a builder call, the verifier or the optimizer. A bug in this crate.
+    #[error("LLVM error in {context}: {message}")]
+    Llvm { context: String, message: String },
+}
+
+impl CodegenError {
+    pub(crate) fn llvm(context: impl Into<String>, message: impl ToString) -> CodegenError {
+        CodegenError::Llvm { context: context.into(), message: message.to_string() }
+    }
+}
+
+/// Compiles a module to LLVM IR and PTX, and builds its manifest.
+pub fn compile(module: &cutec_ir::Module, options: &Options) -> Result<Output, CodegenError> {
+    let info = cutec_ir::validate(module)?;
+    let machine = target::machine(options)?;
+    let context = inkwell::context::Context::create();
+    let llvm = context.create_module("cutec");
+    llvm.set_triple(&machine.get_triple());
+    llvm.set_data_layout(&machine.get_target_data().get_data_layout());
+    for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
+        kernel::KernelCodegen::new(&context, &llvm, kernel, kinfo).emit()?;
+    }
+    llvm.verify().map_err(|e| CodegenError::llvm("the LLVM verifier", e.to_string()))?;
+    target::optimize(&llvm, &machine, options.opt_level)?;
+    let llvm_ir = llvm.print_to_string().to_string();
+    let ptx = target::emit_ptx(&llvm, &machine)?;
+    let manifest = manifest::build(module, &info, options);
+    Ok(Output { llvm_ir, ptx, manifest })
+}

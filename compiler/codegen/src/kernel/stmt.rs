@@ -1,0 +1,132 @@
+//! Statements: structured control flow into basic blocks.
+
+use super::{KernelCodegen, LoopTargets, ll};
+use crate::CodegenError;
+use crate::intrinsics as nv;
+use crate::metadata;
+use cutec_ir::{Barrier, Block, Stmt, Unroll};
+use inkwell::IntPredicate;
+use inkwell::values::BasicValueEnum;
+
+impl<'ctx> KernelCodegen<'_, 'ctx> {
+    pub(super) fn block(&mut self, block: &Block) -> Result<(), CodegenError> {
+        for stmt in block.stmts() {
+            if self.terminated() {
+                // Statements after a jump are unreachable; give them a block of their own.
+                let dead = self.context.append_basic_block(self.function()?, "dead");
+                self.builder.position_at_end(dead);
+            }
+            self.stmt(stmt)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) -> Result<(), CodegenError> {
+        let b = &self.builder;
+        match *stmt {
+            Stmt::Emit(h) => self.emit_expr(h)?,
+            Stmt::WriteVar { var, value } => {
+                let ptr = *self.vars.get(var.index()).ok_or_else(|| CodegenError::llvm("variables", "unknown"))?;
+                ll(b.build_store(ptr, self.value(value)?))?;
+            }
+            Stmt::Store { ptr, value, align } => {
+                let store = ll(b.build_store(self.value(ptr)?.into_pointer_value(), self.value(value)?))?;
+                store.set_alignment(align).map_err(|e| CodegenError::llvm("store", e))?;
+            }
+            Stmt::If { cond, ref accept, ref reject } => self.if_(self.value(cond)?, accept, reject)?,
+            Stmt::For { var, start, end, step, unroll, ref body } => {
+                let ptr = *self.vars.get(var.index()).ok_or_else(|| CodegenError::llvm("variables", "unknown"))?;
+                self.for_(ptr, self.value(start)?, self.value(end)?, step, unroll, body)?;
+            }
+            Stmt::Break | Stmt::Continue => {
+                let Some(targets) = self.loops.last().copied() else {
+                    return Err(CodegenError::llvm("loops", "a jump outside a loop"));
+                };
+                let to = if *stmt == Stmt::Break { targets.exit } else { targets.latch };
+                ll(b.build_unconditional_branch(to))?;
+            }
+            Stmt::Return => {
+                ll(b.build_return(None))?;
+            }
+            Stmt::Barrier(Barrier::Cta) => {
+                let zero = self.context.i32_type().const_zero();
+                let f = nv::declare(self.module, nv::BARRIER_CTA, &[])?;
+                ll(b.build_call(f, &[zero.into()], ""))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn if_(&mut self, cond: BasicValueEnum<'ctx>, accept: &Block, reject: &Block) -> Result<(), CodegenError> {
+        let f = self.function()?;
+        let then_bb = self.context.append_basic_block(f, "then");
+        let else_bb = (!reject.is_empty()).then(|| self.context.append_basic_block(f, "else"));
+        let merge = self.context.append_basic_block(f, "endif");
+        ll(self.builder.build_conditional_branch(cond.into_int_value(), then_bb, else_bb.unwrap_or(merge)))?;
+        self.builder.position_at_end(then_bb);
+        self.block(accept)?;
+        self.branch_if_open(merge)?;
+        if let Some(else_bb) = else_bb {
+            self.builder.position_at_end(else_bb);
+            self.block(reject)?;
+            self.branch_if_open(merge)?;
+        }
+        self.builder.position_at_end(merge);
+        Ok(())
+    }
+
+    /// `for (var = start; var < end; var += step)`: header (test), body, latch (increment, back edge), exit.
+    fn for_(
+        &mut self,
+        var: inkwell::values::PointerValue<'ctx>,
+        start: BasicValueEnum<'ctx>,
+        end: BasicValueEnum<'ctx>,
+        step: i64,
+        unroll: Unroll,
+        body: &Block,
+    ) -> Result<(), CodegenError> {
+        let f = self.function()?;
+        let int = start.into_int_value().get_type();
+        let header = self.context.append_basic_block(f, "for.header");
+        let body_bb = self.context.append_basic_block(f, "for.body");
+        let latch = self.context.append_basic_block(f, "for.latch");
+        let exit = self.context.append_basic_block(f, "for.exit");
+        let b = &self.builder;
+        ll(b.build_store(var, start))?;
+        ll(b.build_unconditional_branch(header))?;
+
+        b.position_at_end(header);
+        let i = ll(b.build_load(int, var, "i"))?.into_int_value();
+        let more = ll(b.build_int_compare(IntPredicate::SLT, i, end.into_int_value(), ""))?;
+        ll(b.build_conditional_branch(more, body_bb, exit))?;
+
+        b.position_at_end(body_bb);
+        self.loops.push(LoopTargets { latch, exit });
+        let r = self.block(body);
+        self.loops.pop();
+        r?;
+        self.branch_if_open(latch)?;
+
+        let b = &self.builder;
+        b.position_at_end(latch);
+        let i = ll(b.build_load(int, var, "i"))?.into_int_value();
+        let next = ll(b.build_int_add(i, int.const_int(step as u64, true), "i.next"))?;
+        ll(b.build_store(var, next))?;
+        let back_edge = ll(b.build_unconditional_branch(header))?;
+        match unroll {
+            Unroll::Auto => {}
+            // `unroll(full)` loops the IR's `unroll` pass left alone (bounds not literal): ask LLVM.
+            Unroll::Full => metadata::set_loop_hint(self.context, back_edge, "llvm.loop.unroll.full"),
+            Unroll::Disable => metadata::set_loop_hint(self.context, back_edge, "llvm.loop.unroll.disable"),
+        }
+        b.position_at_end(exit);
+        Ok(())
+    }
+
+    fn branch_if_open(&self, to: inkwell::basic_block::BasicBlock<'ctx>) -> Result<(), CodegenError> {
+        if !self.terminated() {
+            ll(self.builder.build_unconditional_branch(to))?;
+        }
+        Ok(())
+    }
+}

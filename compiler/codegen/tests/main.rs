@@ -1,0 +1,6 @@
+//! The integration tests of cutec-codegen, in one binary because each test binary links LLVM statically.
+
+mod common;
+mod hand_built;
+mod options;
+mod ptxas_report;

@@ -1,0 +1,303 @@
+//! A builder for kernels: appends expressions, emits them where they are built, and nests blocks.
+//!
+//! The builder never fails and never panics: it records what it is told, and the validator judges the result.
+//! It keeps a cache of literal and parameter expressions so each appears once in the arena, and makes variable
+//! and allocation names unique (inlining may declare `r` many times), which the printer relies on.
+
+use crate::arena::{Handle, Loc};
+use crate::expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
+use crate::module::{Alloc, Kernel, Param, Var};
+use crate::stmt::{Barrier, Block, Stmt, Unroll};
+use crate::types::{AddrSpace, Scalar, Type};
+use crate::valid::types::resolve;
+use std::collections::{HashMap, HashSet};
+
+pub struct KernelBuilder {
+    kernel: Kernel,
+    /// The blocks being built, innermost last; the first is the kernel body.
+    blocks: Vec<Block>,
+    loc: Loc,
+    /// Types of the expressions so far (`None` when ill-typed: the validator will say why).
+    types: Vec<Option<Type>>,
+    /// The same with a placeholder for unknown types, in the shape [`resolve`] reads.
+    dense: Vec<Type>,
+    literals: HashMap<(u8, u64, Scalar), Handle<Expr>>,
+    names: HashSet<String>,
+}
+
+impl KernelBuilder {
+    pub fn new(name: impl Into<String>) -> KernelBuilder {
+        KernelBuilder {
+            kernel: Kernel::new(name),
+            blocks: vec![Block::new()],
+            loc: Loc::NONE,
+            types: Vec::new(),
+            dense: Vec::new(),
+            literals: HashMap::new(),
+            names: HashSet::new(),
+        }
+    }
+
+    /// The location given to the nodes built from now on.
+    pub fn set_loc(&mut self, loc: Loc) {
+        self.loc = loc;
+    }
+    pub fn loc(&self) -> Loc {
+        self.loc
+    }
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+    /// The kernel's fields the builder does not manage (block size, interface, location).
+    pub fn kernel_mut(&mut self) -> &mut Kernel {
+        &mut self.kernel
+    }
+
+    /// The finished kernel. Blocks still open are flattened into their parents, so an unbalanced use of
+    /// [`open_block`](Self::open_block) loses no statements.
+    pub fn finish(mut self) -> Kernel {
+        while self.blocks.len() > 1 {
+            let (stmts, locs) = self.close_block().into_parts();
+            if let Some(parent) = self.blocks.last_mut() {
+                stmts.into_iter().zip(locs).for_each(|(s, l)| parent.push(s, l));
+            }
+        }
+        self.kernel.body = self.blocks.pop().unwrap_or_default();
+        self.kernel
+    }
+
+    /// The type of an expression built so far, `None` if it is ill-typed.
+    pub fn ty(&self, h: Handle<Expr>) -> Option<Type> {
+        self.types.get(h.index()).copied().flatten()
+    }
+
+    // ---- declarations ----
+
+    /// A kernel parameter; gives the expression that reads it.
+    pub fn param(&mut self, param: Param) -> Handle<Expr> {
+        let index = self.kernel.params.len() as u32;
+        self.kernel.params.push(param);
+        self.expr(Expr::Param(index))
+    }
+    /// A global pointer parameter, `noalias`, aligned to `align` bytes.
+    pub fn ptr_param(&mut self, name: &str, align: u32) -> Handle<Expr> {
+        let ty = Type::Ptr(AddrSpace::Global);
+        self.param(Param { name: name.into(), ty, align, noalias: true, readonly: false })
+    }
+    pub fn scalar_param(&mut self, name: &str, ty: Scalar) -> Handle<Expr> {
+        self.param(Param { name: name.into(), ty: Type::Scalar(ty), align: 1, noalias: false, readonly: false })
+    }
+
+    pub fn var(&mut self, name: &str, ty: Type) -> Handle<Var> {
+        let name = self.unique(name);
+        self.kernel.vars.append(Var { name, ty }, self.loc)
+    }
+
+    /// A static allocation; gives its base address.
+    pub fn alloc(&mut self, name: &str, space: AddrSpace, elem: Scalar, len: u32, align: u32) -> Handle<Expr> {
+        let name = self.unique(name);
+        let a = self.kernel.allocs.append(Alloc { name, space, elem, len, align }, self.loc);
+        self.expr(Expr::AllocPtr(a))
+    }
+
+    fn unique(&mut self, name: &str) -> String {
+        let mut candidate = name.to_string();
+        let mut n = 1;
+        while !self.names.insert(candidate.clone()) {
+            candidate = format!("{name}.{n}");
+            n += 1;
+        }
+        candidate
+    }
+
+    // ---- expressions ----
+
+    /// Appends an expression and, unless it is global, emits it in the current block.
+    pub fn expr(&mut self, e: Expr) -> Handle<Expr> {
+        if let Expr::Literal(l) = e {
+            let key = match l {
+                Literal::Bool(b) => (0, b as u64, Scalar::I1),
+                Literal::Int { value, ty } => (1, value as u64, ty),
+                Literal::Float { value, ty } => (2, value.to_bits(), ty),
+            };
+            if let Some(&h) = self.literals.get(&key) {
+                return h;
+            }
+            let h = self.append(e);
+            self.literals.insert(key, h);
+            return h;
+        }
+        let global = e.is_global();
+        let h = self.append(e);
+        if !global {
+            self.push(Stmt::Emit(h));
+        }
+        h
+    }
+
+    fn append(&mut self, e: Expr) -> Handle<Expr> {
+        let h = Handle::from_index(self.kernel.exprs.len());
+        // An ill-typed operand makes its users unknown too; the validator reports the first culprit.
+        let mut ok = true;
+        e.for_each_operand(|op| ok &= op < h && self.ty(op).is_some());
+        let ty = if ok { resolve(&self.kernel, h, &e, &self.dense).ok() } else { None };
+        self.dense.push(ty.unwrap_or(Type::I1));
+        self.types.push(ty);
+        self.kernel.exprs.append(e, self.loc)
+    }
+
+    pub fn lit(&mut self, l: Literal) -> Handle<Expr> {
+        self.expr(Expr::Literal(l))
+    }
+    pub fn i32(&mut self, v: i32) -> Handle<Expr> {
+        self.lit(Literal::i32(v))
+    }
+    pub fn i64(&mut self, v: i64) -> Handle<Expr> {
+        self.lit(Literal::i64(v))
+    }
+    pub fn f32(&mut self, v: f32) -> Handle<Expr> {
+        self.lit(Literal::f32(v))
+    }
+    pub fn bool(&mut self, v: bool) -> Handle<Expr> {
+        self.lit(Literal::Bool(v))
+    }
+    pub fn special(&mut self, reg: SpecialReg) -> Handle<Expr> {
+        self.expr(Expr::Special(reg))
+    }
+    pub fn thread_idx_x(&mut self) -> Handle<Expr> {
+        self.special(SpecialReg::ThreadIdx(Dim::X))
+    }
+    pub fn block_idx_x(&mut self) -> Handle<Expr> {
+        self.special(SpecialReg::BlockIdx(Dim::X))
+    }
+    pub fn read(&mut self, var: Handle<Var>) -> Handle<Expr> {
+        self.expr(Expr::ReadVar(var))
+    }
+    pub fn unary(&mut self, op: UnaryOp, value: Handle<Expr>) -> Handle<Expr> {
+        self.expr(Expr::Unary { op, value })
+    }
+    pub fn binary(&mut self, op: BinaryOp, lhs: Handle<Expr>, rhs: Handle<Expr>) -> Handle<Expr> {
+        self.expr(Expr::Binary { op, lhs, rhs })
+    }
+    pub fn add(&mut self, lhs: Handle<Expr>, rhs: Handle<Expr>) -> Handle<Expr> {
+        self.binary(BinaryOp::Add, lhs, rhs)
+    }
+    pub fn sub(&mut self, lhs: Handle<Expr>, rhs: Handle<Expr>) -> Handle<Expr> {
+        self.binary(BinaryOp::Sub, lhs, rhs)
+    }
+    pub fn mul(&mut self, lhs: Handle<Expr>, rhs: Handle<Expr>) -> Handle<Expr> {
+        self.binary(BinaryOp::Mul, lhs, rhs)
+    }
+    pub fn div(&mut self, lhs: Handle<Expr>, rhs: Handle<Expr>) -> Handle<Expr> {
+        self.binary(BinaryOp::Div, lhs, rhs)
+    }
+    pub fn rem(&mut self, lhs: Handle<Expr>, rhs: Handle<Expr>) -> Handle<Expr> {
+        self.binary(BinaryOp::Rem, lhs, rhs)
+    }
+    pub fn compare(&mut self, op: CompareOp, lhs: Handle<Expr>, rhs: Handle<Expr>) -> Handle<Expr> {
+        self.expr(Expr::Compare { op, lhs, rhs })
+    }
+    pub fn select(&mut self, cond: Handle<Expr>, accept: Handle<Expr>, reject: Handle<Expr>) -> Handle<Expr> {
+        self.expr(Expr::Select { cond, accept, reject })
+    }
+    pub fn convert(&mut self, value: Handle<Expr>, to: Scalar) -> Handle<Expr> {
+        self.expr(Expr::Convert { value, to })
+    }
+    pub fn math(&mut self, fun: MathFn, args: &[Handle<Expr>]) -> Handle<Expr> {
+        let Some(&arg) = args.first() else {
+            // No argument: an ill-formed node the validator reports (arity), never a panic here.
+            let zero = self.i32(0);
+            return self.expr(Expr::Math { fun, arg: zero, arg1: Some(zero), arg2: Some(zero) });
+        };
+        self.expr(Expr::Math { fun, arg, arg1: args.get(1).copied(), arg2: args.get(2).copied() })
+    }
+    pub fn offset(&mut self, base: Handle<Expr>, index: Handle<Expr>, elem: Type) -> Handle<Expr> {
+        self.expr(Expr::Offset { base, index, elem })
+    }
+    pub fn load(&mut self, ptr: Handle<Expr>, ty: Type, align: u32) -> Handle<Expr> {
+        self.expr(Expr::Load { ptr, ty, align })
+    }
+    pub fn shuffle(&mut self, mode: ShuffleMode, value: Handle<Expr>, lane: Handle<Expr>) -> Handle<Expr> {
+        self.expr(Expr::Shuffle { mode, value, lane })
+    }
+    pub fn extract(&mut self, vector: Handle<Expr>, lane: u32) -> Handle<Expr> {
+        self.expr(Expr::Extract { vector, lane })
+    }
+    pub fn compose(&mut self, ty: Type, parts: Vec<Handle<Expr>>) -> Handle<Expr> {
+        self.expr(Expr::Compose { ty, parts })
+    }
+
+    // ---- statements ----
+
+    /// Appends a statement to the current block.
+    pub fn push(&mut self, stmt: Stmt) {
+        let loc = self.loc;
+        if let Some(b) = self.blocks.last_mut() {
+            b.push(stmt, loc);
+        }
+    }
+    pub fn write(&mut self, var: Handle<Var>, value: Handle<Expr>) {
+        self.push(Stmt::WriteVar { var, value });
+    }
+    pub fn store(&mut self, ptr: Handle<Expr>, value: Handle<Expr>, align: u32) {
+        self.push(Stmt::Store { ptr, value, align });
+    }
+    pub fn barrier(&mut self) {
+        self.push(Stmt::Barrier(Barrier::Cta));
+    }
+    pub fn ret(&mut self) {
+        self.push(Stmt::Return);
+    }
+    pub fn break_(&mut self) {
+        self.push(Stmt::Break);
+    }
+    pub fn continue_(&mut self) {
+        self.push(Stmt::Continue);
+    }
+
+    /// Starts a nested block; statements go there until [`close_block`](Self::close_block).
+    pub fn open_block(&mut self) {
+        self.blocks.push(Block::new());
+    }
+    /// Ends the innermost nested block and gives it back (an empty block if none is open).
+    pub fn close_block(&mut self) -> Block {
+        if self.blocks.len() > 1 { self.blocks.pop().unwrap_or_default() } else { Block::new() }
+    }
+
+    pub fn if_else(&mut self, cond: Handle<Expr>, accept: impl FnOnce(&mut Self), reject: impl FnOnce(&mut Self)) {
+        let loc = self.loc;
+        self.open_block();
+        accept(self);
+        let a = self.close_block();
+        self.open_block();
+        reject(self);
+        let r = self.close_block();
+        self.loc = loc;
+        self.push(Stmt::If { cond, accept: a, reject: r });
+    }
+    pub fn if_then(&mut self, cond: Handle<Expr>, accept: impl FnOnce(&mut Self)) {
+        self.if_else(cond, accept, |_| {});
+    }
+
+    /// `for var in start..end step step { body(var's value) }`; declares the variable (`i32` or `i64`, the
+    /// type of `start`).
+    pub fn for_range(
+        &mut self,
+        name: &str,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        step: i64,
+        unroll: Unroll,
+        body: impl FnOnce(&mut Self, Handle<Expr>),
+    ) {
+        let loc = self.loc;
+        let ty = self.ty(start).unwrap_or(Type::I32);
+        let var = self.var(name, ty);
+        self.open_block();
+        let i = self.read(var);
+        body(self, i);
+        let b = self.close_block();
+        self.loc = loc;
+        self.push(Stmt::For { var, start, end, step, unroll, body: b });
+    }
+}

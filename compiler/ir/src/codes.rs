@@ -1,0 +1,69 @@
+//! The error codes of the lowering and the IR (`E0300`..`E0399`), with what `cutec explain` prints.
+
+use cutec_diagnostics::CodeInfo;
+
+/// A construct the checker accepts but code generation v0 cannot compile yet.
+pub const UNSUPPORTED: &str = "E0300";
+/// A register tensor (a fragment) indexed by a value not known at compile time.
+pub const DYNAMIC_FRAGMENT_INDEX: &str = "E0301";
+/// A layout the lowering cannot turn into address arithmetic (a dynamic stride where a static one is needed...).
+pub const UNSUPPORTED_LAYOUT: &str = "E0302";
+/// A device function that cannot be inlined (recursion, a `return` before the end).
+pub const NOT_INLINABLE: &str = "E0303";
+/// `copy` between tensors of different sizes.
+pub const COPY_SIZE_MISMATCH: &str = "E0304";
+/// A value the lowering needs at compile time is only known at run time.
+pub const NOT_CONSTANT: &str = "E0305";
+/// The IR failed validation: a compiler bug.
+pub const INTERNAL: &str = "E0399";
+
+pub const CODES: &[CodeInfo] = &[
+    CodeInfo {
+        code: UNSUPPORTED,
+        title: "not supported yet by codegen v0",
+        explanation: "The program is valid, but this construct cannot be compiled to PTX yet: code generation v0 \
+covers the slice of the language the first examples need (global tensors, tiling and slicing, register \
+fragments, static shared memory, copies, loops, branches, warp shuffles and barriers). Rewrite the code with \
+those, or wait for a later version.",
+    },
+    CodeInfo {
+        code: DYNAMIC_FRAGMENT_INDEX,
+        title: "register tensor indexed at run time",
+        explanation: "A register tensor (made by `make_fragment_like` or `make_tensor<_, rmem>`) lives in registers \
+only if every index into it is known at compile time; a run-time index would move it to slow local memory. \
+Index it with constants or with the variable of a loop whose bounds are constants:\n\n    for i in 0..size(frag) { frag[i] = 0.0; }",
+    },
+    CodeInfo {
+        code: UNSUPPORTED_LAYOUT,
+        title: "layout not supported by codegen v0",
+        explanation: "The layout of this tensor cannot be turned into address arithmetic yet. v0 supports layouts \
+whose strides are static except in the modes of kernel parameters (dynamic dimensions), and slices or tiles of \
+them. Make the offending shape or stride a compile-time constant.",
+    },
+    CodeInfo {
+        code: NOT_INLINABLE,
+        title: "device function cannot be inlined",
+        explanation: "Device functions are inlined into the kernel that calls them. A function that calls itself, \
+directly or not, cannot be inlined, and v0 requires `return` to be the last statement of a function. Restructure \
+the function so that it returns at its end, for example by assigning to a `let mut` result.",
+    },
+    CodeInfo {
+        code: COPY_SIZE_MISMATCH,
+        title: "copy between tensors of different sizes",
+        explanation: "`copy(src, dst)` copies element i of `src` to element i of `dst` for every i: both tensors \
+must have the same number of elements. Slice or tile them so their sizes agree.",
+    },
+    CodeInfo {
+        code: NOT_CONSTANT,
+        title: "value must be known at compile time",
+        explanation: "This value decides the shape of the generated code (a tile size, a layout, the size of a \
+register or shared-memory tensor), so it must be a compile-time constant: a literal, a `const`, a const \
+generic parameter, or arithmetic on them.",
+    },
+    CodeInfo {
+        code: INTERNAL,
+        title: "internal compiler error: invalid IR",
+        explanation: "The compiler produced intermediate code that its own validator rejects. This is a bug in \
+cutec; please report it with the program that triggers it.",
+    },
+];

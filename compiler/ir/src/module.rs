@@ -1,0 +1,93 @@
+//! Modules and kernels: the arenas, the parameters, and what the runtime needs to know about each kernel.
+
+use crate::arena::{Arena, Loc};
+use crate::expr::Expr;
+use crate::stmt::Block;
+use crate::types::{AddrSpace, Scalar, Type};
+
+/// One compilation unit: kernels with everything they call inlined.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub kernels: Vec<Kernel>,
+}
+
+/// A kernel parameter as passed at launch: a pointer (one per tensor) or a scalar (a dynamic dimension).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+    /// For pointers: the alignment in bytes the runtime checks before launch (vector accesses rely on it).
+    pub align: u32,
+    /// For pointers: no other pointer parameter aliases the memory this one reaches.
+    pub noalias: bool,
+    /// For pointers: the kernel never stores through it (lets loads use the read-only path).
+    pub readonly: bool,
+}
+
+/// A mutable local variable of scalar or vector type (`let mut`, loop counters). Back ends keep it in a register.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Var {
+    pub name: String,
+    pub ty: Type,
+}
+
+/// A static allocation of `len` elements of type `elem`: shared memory for the CTA, or a per-thread register
+/// array (address space `Local`, promoted to registers when every access has a constant offset).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alloc {
+    pub name: String,
+    pub space: AddrSpace,
+    pub elem: Scalar,
+    pub len: u32,
+    pub align: u32,
+}
+
+impl Alloc {
+    pub fn size_bytes(&self) -> u64 {
+        self.elem.size_bytes() as u64 * self.len as u64
+    }
+}
+
+/// A kernel: parameters, arenas and a body.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub name: String,
+    pub params: Vec<Param>,
+    pub vars: Arena<Var>,
+    pub allocs: Arena<Alloc>,
+    pub exprs: Arena<Expr>,
+    pub body: Block,
+    /// The CTA size when it is known at compile time: back ends emit it as `.reqntid` and fold `ntid` reads.
+    pub block_size: Option<[u32; 3]>,
+    /// What the runtime needs to launch the kernel: its manifest entry (tensors with their layouts, dynamic
+    /// dimensions, launch configuration, const values), filled in by the lowering. Back ends complete it (static
+    /// shared memory) and write it out; no pass reads it. `None` for kernels built by hand.
+    pub interface: Option<cutec_manifest::Kernel>,
+    pub loc: Loc,
+}
+
+impl Kernel {
+    pub fn new(name: impl Into<String>) -> Kernel {
+        Kernel {
+            name: name.into(),
+            params: Vec::new(),
+            vars: Arena::new(),
+            allocs: Arena::new(),
+            exprs: Arena::new(),
+            body: Block::new(),
+            block_size: None,
+            interface: None,
+            loc: Loc::NONE,
+        }
+    }
+
+    /// Bytes of static shared memory, each allocation aligned as it asks.
+    pub fn shared_bytes(&self) -> u64 {
+        let mut total = 0u64;
+        for (_, a) in self.allocs.iter().filter(|(_, a)| a.space == AddrSpace::Shared) {
+            let align = a.align.max(1) as u64;
+            total = total.div_ceil(align) * align + a.size_bytes();
+        }
+        total
+    }
+}

@@ -1,0 +1,260 @@
+//! The IR's text form (`--emit ir`): stable, one statement a line, for snapshots and `--dump-after`.
+//!
+//! It prints any kernel, valid or not (a dump after a broken pass must still be readable): a type that cannot be
+//! resolved prints as `?`, a handle out of range as `%?N`. Expressions are numbered by their arena index, so
+//! numbers have gaps where passes left dead expressions; global expressions (literals, parameters, allocation
+//! addresses) are written inline at their uses.
+
+use crate::arena::Handle;
+use crate::expr::{BinaryOp, CompareOp, Expr, Literal, UnaryOp};
+use crate::module::{Kernel, Module, Var};
+use crate::stmt::{Block, Stmt, Unroll};
+use crate::types::{Scalar, Type};
+use crate::valid::types::resolve;
+use std::fmt::Write;
+
+/// The text of a module.
+pub fn print(module: &Module) -> String {
+    let mut out = String::new();
+    for (i, k) in module.kernels.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&print_kernel(k));
+    }
+    out
+}
+
+/// The text of one kernel.
+pub fn print_kernel(kernel: &Kernel) -> String {
+    let mut types = Vec::with_capacity(kernel.exprs.len());
+    let mut known = Vec::with_capacity(kernel.exprs.len());
+    for (h, e) in kernel.exprs.iter() {
+        let mut ok = true;
+        e.for_each_operand(|op| ok &= op < h && known.get(op.index()).copied().unwrap_or(false));
+        let t = if ok { resolve(kernel, h, e, &types).ok() } else { None };
+        known.push(t.is_some());
+        types.push(t.unwrap_or(Type::I1));
+    }
+    let mut p = Printer { kernel, types, known, out: String::new(), indent: 1 };
+    p.header();
+    p.block(&kernel.body);
+    p.out.push_str("}\n");
+    p.out
+}
+
+struct Printer<'a> {
+    kernel: &'a Kernel,
+    types: Vec<Type>,
+    known: Vec<bool>,
+    out: String,
+    indent: usize,
+}
+
+impl Printer<'_> {
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn header(&mut self) {
+        let k = self.kernel;
+        let params: Vec<String> = k
+            .params
+            .iter()
+            .map(|p| {
+                let mut s = format!("%{}: {}", p.name, p.ty);
+                if let Type::Ptr(_) = p.ty {
+                    let _ = write!(s, " align({})", p.align);
+                    if p.noalias {
+                        s.push_str(" noalias");
+                    }
+                    if p.readonly {
+                        s.push_str(" readonly");
+                    }
+                }
+                s
+            })
+            .collect();
+        let _ = write!(self.out, "kernel @{}({})", k.name, params.join(", "));
+        if let Some([x, y, z]) = k.block_size {
+            let _ = write!(self.out, " block({x}, {y}, {z})");
+        }
+        self.out.push_str(" {\n");
+        for (_, a) in k.allocs.iter() {
+            self.line(&format!("{} @{}: [{} x {}] align({})", a.space.name(), a.name, a.len, a.elem, a.align));
+        }
+        for (_, v) in k.vars.iter() {
+            self.line(&format!("var ${}: {}", v.name, v.ty));
+        }
+    }
+
+    fn block(&mut self, block: &Block) {
+        for (stmt, _) in block.iter() {
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match *stmt {
+            Stmt::Emit(h) => {
+                let ty = self.ty_name(h);
+                let text = match self.kernel.exprs.get(h) {
+                    Some(e) => self.expr(e),
+                    None => "?".to_string(),
+                };
+                self.line(&format!("%{}: {ty} = {text}", h.index()));
+            }
+            Stmt::WriteVar { var, value } => {
+                let v = self.var(var);
+                let value = self.operand(value);
+                self.line(&format!("{v} = {value}"));
+            }
+            Stmt::Store { ptr, value, align } => {
+                let (v, p) = (self.operand(value), self.operand(ptr));
+                self.line(&format!("store {v}, {p} align({align})"));
+            }
+            Stmt::If { cond, ref accept, ref reject } => {
+                let c = self.operand(cond);
+                self.line(&format!("if {c} {{"));
+                self.nested(accept);
+                if !reject.is_empty() {
+                    self.line("} else {");
+                    self.nested(reject);
+                }
+                self.line("}");
+            }
+            Stmt::For { var, start, end, step, unroll, ref body } => {
+                let (v, s, e) = (self.var(var), self.operand(start), self.operand(end));
+                let unroll = match unroll {
+                    Unroll::Auto => "",
+                    Unroll::Full => " unroll(full)",
+                    Unroll::Disable => " unroll(disable)",
+                };
+                self.line(&format!("for {v} in {s}..{e} step {step}{unroll} {{"));
+                self.nested(body);
+                self.line("}");
+            }
+            Stmt::Break => self.line("break"),
+            Stmt::Continue => self.line("continue"),
+            Stmt::Return => self.line("return"),
+            Stmt::Barrier(_) => self.line("barrier.cta"),
+        }
+    }
+
+    fn nested(&mut self, block: &Block) {
+        self.indent += 1;
+        self.block(block);
+        self.indent -= 1;
+    }
+
+    fn ty_name(&self, h: Handle<Expr>) -> String {
+        match self.known.get(h.index()) {
+            Some(true) => self.types[h.index()].to_string(),
+            _ => "?".to_string(),
+        }
+    }
+
+    fn var(&self, h: Handle<Var>) -> String {
+        self.kernel.vars.get(h).map_or(format!("$?{}", h.index()), |v| format!("${}", v.name))
+    }
+
+    /// An operand: global expressions inline, others by number.
+    fn operand(&self, h: Handle<Expr>) -> String {
+        match self.kernel.exprs.get(h) {
+            None => format!("%?{}", h.index()),
+            Some(Expr::Literal(l)) => literal(*l),
+            Some(Expr::Param(i)) => {
+                self.kernel.params.get(*i as usize).map_or(format!("%?param{i}"), |p| format!("%{}", p.name))
+            }
+            Some(Expr::AllocPtr(a)) => {
+                self.kernel.allocs.get(*a).map_or(format!("@?{}", a.index()), |a| format!("@{}", a.name))
+            }
+            Some(_) => format!("%{}", h.index()),
+        }
+    }
+
+    fn expr(&self, e: &Expr) -> String {
+        let o = |h| self.operand(h);
+        match *e {
+            Expr::Literal(_) | Expr::Param(_) | Expr::AllocPtr(_) => "?global".to_string(),
+            Expr::Special(r) => format!("sreg {}", r.name()),
+            Expr::ReadVar(v) => format!("read {}", self.var(v)),
+            Expr::Unary { op, value } => {
+                let name = match op {
+                    UnaryOp::Neg => "neg",
+                    UnaryOp::Not => "not",
+                };
+                format!("{name} {}", o(value))
+            }
+            Expr::Binary { op, lhs, rhs } => format!("{} {}, {}", binary_name(op), o(lhs), o(rhs)),
+            Expr::Compare { op, lhs, rhs } => format!("cmp.{} {}, {}", compare_name(op), o(lhs), o(rhs)),
+            Expr::Select { cond, accept, reject } => format!("select {}, {}, {}", o(cond), o(accept), o(reject)),
+            Expr::Convert { value, to } => format!("convert {} to {to}", o(value)),
+            Expr::Math { fun, arg, arg1, arg2 } => {
+                let args: Vec<String> = std::iter::once(arg).chain(arg1).chain(arg2).map(o).collect();
+                format!("{} {}", fun.name(), args.join(", "))
+            }
+            Expr::Offset { base, index, elem } => format!("offset {}, {} x {elem}", o(base), o(index)),
+            Expr::Load { ptr, ty, align } => format!("load {ty}, {} align({align})", o(ptr)),
+            Expr::Shuffle { mode, value, lane } => format!("shfl.{} {}, {}", mode.name(), o(value), o(lane)),
+            Expr::Extract { vector, lane } => format!("extract {}, {lane}", o(vector)),
+            Expr::Compose { ty, ref parts } => {
+                let parts: Vec<String> = parts.iter().map(|&p| o(p)).collect();
+                format!("compose {ty} [{}]", parts.join(", "))
+            }
+        }
+    }
+}
+
+fn binary_name(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Add => "add",
+        BinaryOp::Sub => "sub",
+        BinaryOp::Mul => "mul",
+        BinaryOp::Div => "div",
+        BinaryOp::Rem => "rem",
+        BinaryOp::And => "and",
+        BinaryOp::Or => "or",
+        BinaryOp::Xor => "xor",
+        BinaryOp::Shl => "shl",
+        BinaryOp::Shr => "shr",
+    }
+}
+
+fn compare_name(op: CompareOp) -> &'static str {
+    match op {
+        CompareOp::Eq => "eq",
+        CompareOp::Ne => "ne",
+        CompareOp::Lt => "lt",
+        CompareOp::Le => "le",
+        CompareOp::Gt => "gt",
+        CompareOp::Ge => "ge",
+    }
+}
+
+/// A literal as written in the text form: `i32` and `f32` bare (`4`, `1.0`), other types suffixed (`4i64`).
+pub fn literal(l: Literal) -> String {
+    match l {
+        Literal::Bool(b) => b.to_string(),
+        Literal::Int { value, ty: Scalar::I32 } => value.to_string(),
+        Literal::Int { value, ty } => format!("{value}{ty}"),
+        // f32 prints through f32's own shortest form (0.1, not 0.10000000149011612).
+        Literal::Float { value, ty: Scalar::F32 } => float(value, format!("{:?}", value as f32)),
+        Literal::Float { value, ty } => format!("{}{ty}", float(value, format!("{value:?}"))),
+    }
+}
+
+/// Shortest text that reads back as the same value, always with a `.` or an exponent so it is not an integer.
+fn float(v: f64, s: String) -> String {
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if s.contains(['.', 'e', 'E']) { s } else { format!("{s}.0") }
+}

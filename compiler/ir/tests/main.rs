@@ -1,0 +1,5 @@
+//! The integration tests of cutec-ir.
+
+mod passes;
+mod printer;
+mod validator;
