@@ -1,1 +1,801 @@
-//! `cutec run` (being written).
+//! `cutec run`: load a compiled module and its manifest, make the arguments, launch a kernel once, write the
+//! outputs, and optionally benchmark it.
+//!
+//! Arguments of the kernel named in the manifest:
+//! - a tensor named in [`RunOptions::inputs`] is read from a `.npy` file (C order; see [`npy_to_elements`] for the
+//!   accepted numpy dtypes);
+//! - a tensor named in [`RunOptions::outputs`] without an input, or whose manifest access is `write`, is
+//!   **poisoned** with `0xff` bytes before the launch (NaN in every float format), so elements the kernel fails
+//!   to write show up;
+//! - any other tensor is filled with seeded random data: floats uniform in `[-1, 1)` (drawn as `f32`, rounded to
+//!   nearest-even for `f16`, `bf16`, `e4m3`, `e5m2`; 53 random bits for `f64`), signed integers uniform in
+//!   `[-64, 64)`, unsigned in `[0, 64)`, `bool` 0 or 1. The same seed gives the same bytes on every machine;
+//!   each tensor has its own stream (seed and parameter index), so adding an input changes no other tensor.
+//! - the shape of a tensor without an input file comes from its layout, with dynamic dimensions from
+//!   [`RunOptions::dims`] or, failing that, from the input file of the dimension's source tensor;
+//! - scalars come from [`RunOptions::scalars`] (parsed by [`ScalarValue::parse`]).
+//!
+//! Outputs are written as `.npy` with the dtype preserved where numpy has it (`f32 f64 f16 i8 u8 i32 i64 u32
+//! bool`); **`bf16`, `e4m3` and `e5m2` are written as `float32`** (exact: every value of these formats is an
+//! `f32`), so numpy and torch read them without extensions.
+//!
+//! The kernel is launched once and synchronized (a fault is reported with the driver's error name); the outputs
+//! are read and written then, before any benchmark launch. Printed lines (stable, parsed by
+//! `scripts/gpu/compare.py`): `module ...`, `launch ...`, `nan <param> <count>`, `wrote ...`, and with `--bench`:
+//! `bench kernel=<name> median_ms=<f> min_ms=<f> max_ms=<f> iters=<n> bytes=<n> gbps=<f>`, where `bytes` is the
+//! size of all tensor arguments and `gbps` is `bytes / median` in 10^9 bytes per second.
+
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use cutec_manifest::{Access, DType, DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param};
+use cutec_runtime::floats::{
+    bf16_to_f32, e4m3_to_f32, e5m2_to_f32, f16_to_f32, f32_to_bf16, f32_to_e4m3, f32_to_e5m2, f32_to_f16,
+};
+use cutec_runtime::{Context, DeviceTensor, KernelArg, Module, RuntimeError, ScalarValue, median, time_launches};
+use npyz::{Endianness, TypeChar, TypeStr, WriterBuilder};
+
+/// What `cutec run` does. Names refer to the manifest's parameters and dimensions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOptions {
+    /// The module: PTX text, or a cubin/fatbin (recognized by its ELF/fatbin magic number).
+    pub ptx_path: PathBuf,
+    pub manifest_path: PathBuf,
+    pub kernel: String,
+    /// Values of dynamic dimensions (`--dim M=32768`).
+    pub dims: Vec<(String, i64)>,
+    /// Tensors read from `.npy` files (`--input x=x.npy`).
+    pub inputs: Vec<(String, PathBuf)>,
+    /// Tensors written to `.npy` files after the launch (`--output y=y.npy`).
+    pub outputs: Vec<(String, PathBuf)>,
+    /// Scalar arguments (`--scalar eps=1e-5`).
+    pub scalars: Vec<(String, String)>,
+    /// Seed of the random inputs.
+    pub seed: u64,
+    /// CUDA device ordinal.
+    pub device: usize,
+    /// Time `iters` launches after `warmup` untimed ones and print the median.
+    pub bench: bool,
+    pub warmup: usize,
+    pub iters: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            ptx_path: PathBuf::new(),
+            manifest_path: PathBuf::new(),
+            kernel: String::new(),
+            dims: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            scalars: Vec::new(),
+            seed: 0,
+            device: 0,
+            bench: false,
+            warmup: 10,
+            iters: 100,
+        }
+    }
+}
+
+/// Why `cutec run` failed.
+#[derive(Debug)]
+pub enum RunError {
+    /// A file could not be read or written.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    Manifest {
+        path: PathBuf,
+        source: Box<ManifestError>,
+    },
+    /// A `.npy` file is malformed or does not fit the parameter.
+    Npy {
+        path: PathBuf,
+        message: String,
+    },
+    /// The options do not fit the kernel (unknown names, missing values).
+    Usage(String),
+    Runtime(RuntimeError),
+    /// Writing the report failed.
+    Report(std::io::Error),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            RunError::Manifest { path, source } => write!(f, "{}: {source}", path.display()),
+            RunError::Npy { path, message } => write!(f, "{}: {message}", path.display()),
+            RunError::Usage(message) => f.write_str(message),
+            RunError::Runtime(e) => write!(f, "{e}"),
+            RunError::Report(e) => write!(f, "writing the report: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::Io { source, .. } => Some(source),
+            RunError::Manifest { source, .. } => Some(source.as_ref()),
+            RunError::Runtime(e) => Some(e),
+            RunError::Report(e) => Some(e),
+            RunError::Npy { .. } | RunError::Usage(_) => None,
+        }
+    }
+}
+
+impl From<RuntimeError> for RunError {
+    fn from(e: RuntimeError) -> Self {
+        RunError::Runtime(e)
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io { path: path.to_owned(), source }
+}
+
+fn report(e: std::io::Error) -> RunError {
+    RunError::Report(e)
+}
+
+/// How one tensor argument is made.
+#[derive(Debug, Clone, PartialEq)]
+enum Source {
+    /// Elements (in the parameter's dtype, little-endian) read from a file.
+    File {
+        shape: Vec<usize>,
+        bytes: Vec<u8>,
+    },
+    Random {
+        shape: Vec<usize>,
+    },
+    Poison {
+        shape: Vec<usize>,
+    },
+}
+
+/// Runs the kernel as described by `opts`, reporting on `out`.
+pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
+    let manifest_text = std::fs::read_to_string(&opts.manifest_path).map_err(io(&opts.manifest_path))?;
+    let manifest = Manifest::from_json(&manifest_text)
+        .map_err(|source| RunError::Manifest { path: opts.manifest_path.clone(), source: Box::new(source) })?;
+    let kernel_manifest = manifest.kernel(&opts.kernel).cloned().ok_or_else(|| {
+        let names: Vec<&str> = manifest.kernels.iter().map(|k| k.name.as_str()).collect();
+        RunError::Usage(format!("the manifest has no kernel `{}` (it has: {})", opts.kernel, names.join(", ")))
+    })?;
+    let sources = plan_arguments(&kernel_manifest, opts)?;
+    let scalars = parse_scalars(&kernel_manifest, &opts.scalars)?;
+    let image = std::fs::read(&opts.ptx_path).map_err(io(&opts.ptx_path))?;
+
+    let ctx = Context::new(opts.device)?;
+    let started = Instant::now();
+    let is_binary = image.starts_with(b"\x7fELF") || image.starts_with(&0xba55_ed50u32.to_le_bytes());
+    let module = if is_binary {
+        Module::load_cubin(&ctx, &image, manifest)?
+    } else {
+        let text = String::from_utf8(image)
+            .map_err(|e| RunError::Usage(format!("{}: not UTF-8 PTX text: {e}", opts.ptx_path.display())))?;
+        Module::load_ptx(&ctx, &text, manifest)?
+    };
+    let load_ms = started.elapsed().as_secs_f64() * 1e3;
+    let kernel = module.kernel(&opts.kernel)?;
+    let info = kernel.info()?;
+    writeln!(
+        out,
+        "module {} loaded in {load_ms:.1} ms on {}: {} registers, {} B local memory per thread, {} B static shared",
+        opts.ptx_path.display(),
+        ctx.device_name()?,
+        info.num_regs,
+        info.local_bytes,
+        info.static_smem_bytes
+    )
+    .map_err(report)?;
+
+    // Make the tensors, in parameter order.
+    let mut tensors: Vec<Option<DeviceTensor>> = Vec::new();
+    for (index, (param, source)) in kernel_manifest.params.iter().zip(&sources).enumerate() {
+        let Some(source) = source else {
+            tensors.push(None);
+            continue;
+        };
+        let dtype = param.dtype();
+        let tensor = match source {
+            Source::File { shape, bytes } => DeviceTensor::from_bytes(&ctx, dtype, shape, bytes)?,
+            Source::Random { shape } => {
+                let count = shape.iter().product();
+                DeviceTensor::from_bytes(&ctx, dtype, shape, &random_elements(dtype, count, opts.seed, index))?
+            }
+            Source::Poison { shape } => {
+                let mut t = DeviceTensor::zeros(&ctx, dtype, shape)?;
+                t.fill_bytes(0xff)?;
+                t
+            }
+        };
+        tensors.push(Some(tensor));
+    }
+    let mut scalar_iter = scalars.into_iter();
+    let mut args = Vec::with_capacity(kernel_manifest.params.len());
+    for t in &tensors {
+        args.push(match t {
+            Some(t) => KernelArg::Tensor(t),
+            None => KernelArg::Scalar(
+                scalar_iter.next().ok_or_else(|| RunError::Usage("internal: scalar count mismatch".into()))?,
+            ),
+        });
+    }
+
+    let plan = kernel.plan(&args)?;
+    let dims: Vec<String> = plan.dims.iter().map(|d| format!("{}={}", d.name, d.value)).collect();
+    let [gx, gy, gz] = plan.grid;
+    let [bx, by, bz] = plan.block;
+    let cluster = plan.cluster.map_or_else(|| "none".to_owned(), |[x, y, z]| format!("{x}x{y}x{z}"));
+    writeln!(
+        out,
+        "launch kernel={} grid={gx}x{gy}x{gz} block={bx}x{by}x{bz} cluster={cluster} smem={} dims=[{}]",
+        kernel.name(),
+        plan.smem_bytes,
+        dims.join(" ")
+    )
+    .map_err(report)?;
+    kernel.launch(&args)?;
+    ctx.synchronize()?;
+
+    // Outputs are the result of this first launch (before any benchmark launch runs).
+    for (name, path) in &opts.outputs {
+        let index = kernel_manifest.params.iter().position(|p| p.name() == name);
+        let Some(Some(tensor)) = index.map(|i| &tensors[i]) else { continue };
+        let bytes = tensor.to_bytes()?;
+        let nan = count_nan(tensor.dtype(), &bytes);
+        write_npy(path, tensor.dtype(), tensor.shape(), &bytes)?;
+        writeln!(out, "nan {name} {nan}").map_err(report)?;
+        writeln!(out, "wrote {name} {:?} {} -> {}", tensor.shape(), tensor.dtype(), path.display()).map_err(report)?;
+    }
+    if opts.bench {
+        let times = time_launches(&kernel, &args, opts.warmup, opts.iters)?;
+        let bytes: usize = tensors.iter().flatten().map(DeviceTensor::num_bytes).sum();
+        let med = median(&times).unwrap_or(f32::NAN);
+        let min = times.iter().copied().fold(f32::INFINITY, f32::min);
+        let max = times.iter().copied().fold(0.0f32, f32::max);
+        let gbps = bytes as f64 / (f64::from(med) * 1e-3) / 1e9;
+        writeln!(
+            out,
+            "bench kernel={} median_ms={med:.6} min_ms={min:.6} max_ms={max:.6} iters={} bytes={bytes} gbps={gbps:.1}",
+            kernel.name(),
+            times.len()
+        )
+        .map_err(report)?;
+    }
+
+    Ok(())
+}
+
+/// Decides how each parameter's argument is made (`None` for scalars), reading input files. GPU-free.
+fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<Option<Source>>, RunError> {
+    let tensor_index = |name: &str, what: &str| match kernel.params.iter().position(|p| p.name() == name) {
+        Some(i) if matches!(kernel.params[i], Param::Tensor(_)) => Ok(i),
+        Some(_) => Err(RunError::Usage(format!("{what} `{name}` is a scalar parameter, not a tensor"))),
+        None => Err(RunError::Usage(format!(
+            "kernel `{}` has no parameter `{name}` (its parameters: {})",
+            kernel.name,
+            kernel.params.iter().map(Param::name).collect::<Vec<_>>().join(", ")
+        ))),
+    };
+    for (name, _) in &opts.dims {
+        if kernel.dim(name).is_none() {
+            let names: Vec<&str> = kernel.dims.iter().map(|d| d.name.as_str()).collect();
+            return Err(RunError::Usage(format!(
+                "kernel `{}` has no dimension `{name}` (its dimensions: {})",
+                kernel.name,
+                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+            )));
+        }
+    }
+    let mut files: Vec<Option<(Vec<usize>, Vec<u8>)>> = vec![None; kernel.params.len()];
+    for (name, path) in &opts.inputs {
+        let i = tensor_index(name, "input")?;
+        let array = read_npy(path)?;
+        let bytes = npy_to_elements(kernel.params[i].dtype(), &array)
+            .map_err(|message| RunError::Npy { path: path.clone(), message: format!("input `{name}`: {message}") })?;
+        files[i] = Some((array.shape, bytes));
+    }
+    let mut outputs = vec![false; kernel.params.len()];
+    for (name, _) in &opts.outputs {
+        outputs[tensor_index(name, "output")?] = true;
+    }
+
+    let mut values: Vec<(String, i64, String)> =
+        opts.dims.iter().map(|(n, v)| (n.clone(), *v, format!("--dim {n}={v}"))).collect();
+    for d in &kernel.dims {
+        let Some(i) = kernel.params.iter().position(|p| p.name() == d.from.param) else { continue };
+        let Some((shape, _)) = &files[i] else { continue };
+        let extents: Vec<i64> = shape.iter().map(|&e| e as i64).collect();
+        let from_file = match d.from.of {
+            DimComponent::Shape => extents.get(d.from.mode).copied(),
+            DimComponent::Stride => {
+                cutec_runtime::TensorDesc::row_major_strides(&extents).and_then(|s| s.get(d.from.mode).copied())
+            }
+        };
+        let Some(value) = from_file else { continue }; // a rank mismatch: the launch check reports it
+        let origin = format!("{}.{}[{}] of the input file", d.from.param, d.from.of, d.from.mode);
+        match values.iter().find(|(n, _, _)| *n == d.name) {
+            Some((_, given, _)) if *given != value => {
+                return Err(RunError::Usage(format!("--dim {}={given} contradicts {origin} = {value}", d.name)));
+            }
+            Some(_) => {}
+            None => values.push((d.name.clone(), value, origin)),
+        }
+    }
+
+    let mut sources = Vec::with_capacity(kernel.params.len());
+    for (i, param) in kernel.params.iter().enumerate() {
+        let Param::Tensor(t) = param else {
+            sources.push(None);
+            continue;
+        };
+        if let Some((shape, bytes)) = files[i].take() {
+            sources.push(Some(Source::File { shape, bytes }));
+            continue;
+        }
+        let mut shape = Vec::new();
+        for mode in t.layout.shape.modes() {
+            let mut extent: i64 = 1;
+            for leaf in mode.leaves() {
+                let v = match leaf {
+                    IntTuple::Int(v) => *v,
+                    IntTuple::Dim(name) => match values.iter().find(|(n, _, _)| n == name) {
+                        Some((_, v, _)) => *v,
+                        None => {
+                            let source = kernel.dim(name).map_or(String::new(), |d| d.from.param.clone());
+                            return Err(RunError::Usage(format!(
+                                "dimension `{name}` has no value (needed for the shape of `{}`): \
+                                 give --dim {name}=N or an input file for `{source}`",
+                                t.name
+                            )));
+                        }
+                    },
+                    IntTuple::Tuple(_) => 1,
+                };
+                extent = extent.checked_mul(v).ok_or_else(|| {
+                    RunError::Usage(format!("the shape of `{}` overflows ({})", t.name, t.layout.shape))
+                })?;
+            }
+            let extent = usize::try_from(extent)
+                .map_err(|_| RunError::Usage(format!("`{}` has negative extent {extent}", t.name)))?;
+            shape.push(extent);
+        }
+        sources.push(Some(if outputs[i] || t.access == Access::Write {
+            Source::Poison { shape }
+        } else {
+            Source::Random { shape }
+        }));
+    }
+    Ok(sources)
+}
+
+/// The scalar arguments in parameter order.
+fn parse_scalars(kernel: &Kernel, given: &[(String, String)]) -> Result<Vec<ScalarValue>, RunError> {
+    for (name, _) in given {
+        if !matches!(kernel.param(name), Some(Param::Scalar(_))) {
+            return Err(RunError::Usage(format!("kernel `{}` has no scalar parameter `{name}`", kernel.name)));
+        }
+    }
+    let mut out = Vec::new();
+    for param in &kernel.params {
+        let Param::Scalar(s) = param else { continue };
+        let Some((_, text)) = given.iter().find(|(n, _)| *n == s.name) else {
+            return Err(RunError::Usage(format!(
+                "scalar `{}` ({}) needs a value: --scalar {}=V",
+                s.name, s.dtype, s.name
+            )));
+        };
+        out.push(ScalarValue::parse(s.dtype, text).map_err(|e| RunError::Usage(format!("scalar `{}`: {e}", s.name)))?);
+    }
+    Ok(out)
+}
+
+/// SplitMix64: a tiny, well-distributed generator; fixed forever so that seeds reproduce.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// `count` random elements of `dtype` (little-endian bytes) for parameter number `index`; see the module docs.
+fn random_elements(dtype: DType, count: usize, seed: u64, index: usize) -> Vec<u8> {
+    // Derive the tensor's stream from (seed, index) through one round of the generator, so streams do not overlap
+    // in any practical sense.
+    let mut rng = SplitMix64(SplitMix64(seed ^ (index as u64).wrapping_mul(0xd1b5_4a32_d192_ed03)).next());
+    let mut out = Vec::with_capacity(count * dtype.size_bytes() as usize);
+    for _ in 0..count {
+        match dtype {
+            DType::F32 => out.extend(unit_f32(&mut rng).to_le_bytes()),
+            DType::F64 => {
+                let u = (rng.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+                out.extend((u * 2.0 - 1.0).to_le_bytes());
+            }
+            DType::F16 => out.extend(f32_to_f16(unit_f32(&mut rng)).to_le_bytes()),
+            DType::Bf16 => out.extend(f32_to_bf16(unit_f32(&mut rng)).to_le_bytes()),
+            DType::E4m3 => out.push(f32_to_e4m3(unit_f32(&mut rng))),
+            DType::E5m2 => out.push(f32_to_e5m2(unit_f32(&mut rng))),
+            DType::I8 => out.push(small_signed(&mut rng) as u8),
+            DType::U8 => out.push((rng.next() >> 58) as u8),
+            DType::I32 => out.extend((small_signed(&mut rng) as i32).to_le_bytes()),
+            DType::I64 => out.extend((small_signed(&mut rng) as i64).to_le_bytes()),
+            DType::U32 => out.extend(((rng.next() >> 58) as u32).to_le_bytes()),
+            DType::Bool => out.push((rng.next() >> 63) as u8),
+        }
+    }
+    out
+}
+
+/// Uniform in [-1, 1): 24 random bits, exactly representable.
+fn unit_f32(rng: &mut SplitMix64) -> f32 {
+    (rng.next() >> 40) as f32 * (1.0 / (1u64 << 24) as f32) * 2.0 - 1.0
+}
+
+/// Uniform in [-64, 64).
+fn small_signed(rng: &mut SplitMix64) -> i8 {
+    (rng.next() >> 57) as i8 - 64
+}
+
+/// A `.npy` array as read: shape, numpy type and the element bytes converted to little-endian.
+#[derive(Debug, Clone, PartialEq)]
+struct NpyArray {
+    shape: Vec<usize>,
+    type_char: TypeChar,
+    size: usize,
+    bytes: Vec<u8>,
+}
+
+impl NpyArray {
+    fn descr(&self) -> String {
+        let kind = match self.type_char {
+            TypeChar::Bool => 'b',
+            TypeChar::Int => 'i',
+            TypeChar::Uint => 'u',
+            TypeChar::Float => 'f',
+            TypeChar::RawData => 'V',
+            _ => '?',
+        };
+        format!("{}{kind}{}", if self.size == 1 { '|' } else { '<' }, self.size)
+    }
+}
+
+fn read_npy(path: &Path) -> Result<NpyArray, RunError> {
+    let npy_err = |message: String| RunError::Npy { path: path.to_owned(), message };
+    let mut file = std::io::BufReader::new(std::fs::File::open(path).map_err(io(path))?);
+    let header = npyz::NpyHeader::from_reader(&mut file).map_err(|e| npy_err(format!("not a .npy file: {e}")))?;
+    if header.order() != npyz::Order::C {
+        return Err(npy_err("Fortran-order array; save it in C order (numpy.ascontiguousarray)".into()));
+    }
+    let npyz::DType::Plain(ts) = header.dtype() else {
+        return Err(npy_err(format!("structured dtype {} is not supported", header.dtype().descr())));
+    };
+    let size = usize::try_from(ts.size_field()).map_err(|_| npy_err("absurd element size".into()))?;
+    let shape: Vec<usize> = header.shape().iter().map(|&e| e as usize).collect();
+    let count = shape.iter().try_fold(1usize, |a, &e| a.checked_mul(e));
+    let expected = count.and_then(|c| c.checked_mul(size)).ok_or_else(|| npy_err("the shape overflows".into()))?;
+    let mut bytes = Vec::with_capacity(expected);
+    file.read_to_end(&mut bytes).map_err(io(path))?;
+    if bytes.len() != expected {
+        return Err(npy_err(format!("{} data bytes for shape {shape:?} of {ts}; expected {expected}", bytes.len())));
+    }
+    if ts.endianness() == Endianness::Big && size > 1 {
+        bytes.chunks_exact_mut(size).for_each(<[u8]>::reverse);
+    }
+    Ok(NpyArray { shape, type_char: ts.type_char(), size, bytes })
+}
+
+/// Converts a `.npy` array's elements to `dtype` (little-endian bytes). Accepted: the numpy type of the same name
+/// (`<f4` for `f32`, `<f2` for `f16`, `|b1` for `bool`, ...); for `f16`, `bf16`, `e4m3`, `e5m2` also `<f4`
+/// (rounded to nearest-even); for `bf16` also `<u2` or `|V2` raw bits, for `e4m3`/`e5m2` `|u1` or `|V1` raw bits.
+fn npy_to_elements(dtype: DType, a: &NpyArray) -> Result<Vec<u8>, String> {
+    use TypeChar::{Bool, Float, Int, RawData, Uint};
+    let from_f32 = |convert: &dyn Fn(f32) -> Vec<u8>| -> Vec<u8> {
+        a.bytes.chunks_exact(4).flat_map(|c| convert(f32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect()
+    };
+    let same = match dtype {
+        DType::F32 => (a.type_char, a.size) == (Float, 4),
+        DType::F64 => (a.type_char, a.size) == (Float, 8),
+        DType::F16 => (a.type_char, a.size) == (Float, 2),
+        DType::Bf16 => matches!((a.type_char, a.size), (Uint | RawData, 2)),
+        DType::E4m3 | DType::E5m2 => matches!((a.type_char, a.size), (Uint | RawData, 1)),
+        DType::I8 => (a.type_char, a.size) == (Int, 1),
+        DType::U8 => (a.type_char, a.size) == (Uint, 1),
+        DType::I32 => (a.type_char, a.size) == (Int, 4),
+        DType::I64 => (a.type_char, a.size) == (Int, 8),
+        DType::U32 => (a.type_char, a.size) == (Uint, 4),
+        DType::Bool => (a.type_char, a.size) == (Bool, 1),
+    };
+    if same {
+        return Ok(a.bytes.clone());
+    }
+    if (a.type_char, a.size) == (Float, 4) {
+        match dtype {
+            DType::F16 => return Ok(from_f32(&|x| f32_to_f16(x).to_le_bytes().to_vec())),
+            DType::Bf16 => return Ok(from_f32(&|x| f32_to_bf16(x).to_le_bytes().to_vec())),
+            DType::E4m3 => return Ok(from_f32(&|x| vec![f32_to_e4m3(x)])),
+            DType::E5m2 => return Ok(from_f32(&|x| vec![f32_to_e5m2(x)])),
+            _ => {}
+        }
+    }
+    let expected = match dtype {
+        DType::F32 => "<f4",
+        DType::F64 => "<f8",
+        DType::F16 => "<f2 or <f4",
+        DType::Bf16 => "<f4 or <u2 (raw bits)",
+        DType::E4m3 | DType::E5m2 => "<f4 or |u1 (raw bits)",
+        DType::I8 => "|i1",
+        DType::U8 => "|u1",
+        DType::I32 => "<i4",
+        DType::I64 => "<i8",
+        DType::U32 => "<u4",
+        DType::Bool => "|b1",
+    };
+    Err(format!("numpy dtype {} cannot be used for a {dtype} parameter (expected {expected})", a.descr()))
+}
+
+/// The `.npy` type and little-endian bytes an output of `dtype` is written as (see the module docs).
+fn elements_to_npy(dtype: DType, bytes: &[u8]) -> (&'static str, Vec<u8>) {
+    let widen = |f: &dyn Fn(&[u8]) -> f32, size: usize| -> Vec<u8> {
+        bytes.chunks_exact(size).flat_map(|c| f(c).to_le_bytes()).collect()
+    };
+    match dtype {
+        DType::F32 => ("<f4", bytes.to_vec()),
+        DType::F64 => ("<f8", bytes.to_vec()),
+        DType::F16 => ("<f2", bytes.to_vec()),
+        DType::Bf16 => ("<f4", widen(&|c| bf16_to_f32(u16::from_le_bytes([c[0], c[1]])), 2)),
+        DType::E4m3 => ("<f4", widen(&|c| e4m3_to_f32(c[0]), 1)),
+        DType::E5m2 => ("<f4", widen(&|c| e5m2_to_f32(c[0]), 1)),
+        DType::I8 => ("|i1", bytes.to_vec()),
+        DType::U8 => ("|u1", bytes.to_vec()),
+        DType::I32 => ("<i4", bytes.to_vec()),
+        DType::I64 => ("<i8", bytes.to_vec()),
+        DType::U32 => ("<u4", bytes.to_vec()),
+        DType::Bool => ("|b1", bytes.to_vec()),
+    }
+}
+
+fn write_npy(path: &Path, dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<(), RunError> {
+    let (descr, data) = elements_to_npy(dtype, bytes);
+    let type_str: TypeStr = descr.parse().map_err(|e| RunError::Npy {
+        path: path.to_owned(),
+        message: format!("internal: bad numpy type {descr}: {e}"),
+    })?;
+    let shape: Vec<u64> = shape.iter().map(|&e| e as u64).collect();
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).map_err(io(path))?);
+    npyz::WriteOptions::new_header_only()
+        .dtype(npyz::DType::Plain(type_str))
+        .shape(&shape)
+        .writer(&mut file)
+        .write_header_only()
+        .map_err(io(path))?;
+    file.write_all(&data).map_err(io(path))?;
+    file.flush().map_err(io(path))
+}
+
+/// How many elements of a floating-point tensor are NaN (0 for other types).
+fn count_nan(dtype: DType, bytes: &[u8]) -> usize {
+    match dtype {
+        DType::F32 => bytes.chunks_exact(4).filter(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]).is_nan()).count(),
+        DType::F64 => bytes
+            .chunks_exact(8)
+            .filter(|c| <[u8; 8]>::try_from(*c).is_ok_and(|b| f64::from_le_bytes(b).is_nan()))
+            .count(),
+        DType::F16 => bytes.chunks_exact(2).filter(|c| f16_to_f32(u16::from_le_bytes([c[0], c[1]])).is_nan()).count(),
+        DType::Bf16 => bytes.chunks_exact(2).filter(|c| bf16_to_f32(u16::from_le_bytes([c[0], c[1]])).is_nan()).count(),
+        DType::E4m3 => bytes.iter().filter(|&&b| e4m3_to_f32(b).is_nan()).count(),
+        DType::E5m2 => bytes.iter().filter(|&&b| e5m2_to_f32(b).is_nan()).count(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("cutec-run-test-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        dir.join(name)
+    }
+
+    fn kernel(json: serde_json::Value) -> Kernel {
+        let m = serde_json::json!({ "format_version": 1, "target": "sm_90a", "module": "k.ptx", "kernels": [json] });
+        Manifest::from_json(&m.to_string()).map(|m| m.kernels[0].clone()).expect("test manifest is valid")
+    }
+
+    /// softmax-like: x (read), y (write), scale; M from x.shape[0].
+    fn softmax() -> Kernel {
+        let t = |name: &str, access: &str| {
+            serde_json::json!({ "kind": "tensor", "name": name, "dtype": "bf16", "space": "gmem", "access": access,
+                                "layout": { "shape": ["M", 64], "stride": [64, 1] }, "align_bytes": 16 })
+        };
+        kernel(serde_json::json!({
+            "name": "softmax",
+            "params": [t("x", "read"), t("y", "write"), { "kind": "scalar", "name": "scale", "dtype": "f32" }],
+            "dims": [{ "name": "M", "type": "i32", "from": { "param": "x", "mode": 0 } }],
+            "launch": { "grid": ["M"], "block": [128] }
+        }))
+    }
+
+    fn opts() -> RunOptions {
+        RunOptions { kernel: "softmax".into(), ..RunOptions::default() }
+    }
+
+    #[test]
+    fn npy_round_trip_every_dtype() {
+        for dtype in DType::ALL {
+            let bytes = random_elements(dtype, 6, 7, 0);
+            let path = tmp(&format!("rt-{dtype}.npy"));
+            write_npy(&path, dtype, &[2, 3], &bytes).unwrap();
+            let array = read_npy(&path).unwrap();
+            assert_eq!(array.shape, [2, 3]);
+            let widened = matches!(dtype, DType::Bf16 | DType::E4m3 | DType::E5m2);
+            assert_eq!(
+                array.descr(),
+                if widened { "<f4".to_owned() } else { elements_to_npy(dtype, &[]).0.to_owned() }
+            );
+            assert_eq!(npy_to_elements(dtype, &array).unwrap(), bytes, "{dtype}");
+        }
+    }
+
+    #[test]
+    fn npy_big_endian_and_fortran_order() {
+        let path = tmp("be.npy");
+        let mut file = std::fs::File::create(&path).unwrap();
+        let ts: TypeStr = ">f4".parse().unwrap();
+        npyz::WriteOptions::new_header_only()
+            .dtype(npyz::DType::Plain(ts))
+            .shape(&[2])
+            .writer(&mut file)
+            .write_header_only()
+            .unwrap();
+        file.write_all(&[1.5f32.to_be_bytes(), (-2.0f32).to_be_bytes()].concat()).unwrap();
+        drop(file);
+        let a = read_npy(&path).unwrap();
+        assert_eq!(npy_to_elements(DType::F32, &a).unwrap(), [1.5f32.to_le_bytes(), (-2.0f32).to_le_bytes()].concat());
+
+        let path = tmp("fortran.npy");
+        let mut file = std::fs::File::create(&path).unwrap();
+        let ts: TypeStr = "<f4".parse().unwrap();
+        npyz::WriteOptions::new_header_only()
+            .dtype(npyz::DType::Plain(ts))
+            .order(npyz::Order::Fortran)
+            .shape(&[1, 1])
+            .writer(&mut file)
+            .write_header_only()
+            .unwrap();
+        file.write_all(&[0; 4]).unwrap();
+        drop(file);
+        assert!(read_npy(&path).unwrap_err().to_string().contains("Fortran-order"));
+    }
+
+    #[test]
+    fn npy_dtype_mismatch_and_conversions() {
+        let f64s =
+            NpyArray { shape: vec![1], type_char: TypeChar::Float, size: 8, bytes: 1.0f64.to_le_bytes().to_vec() };
+        assert_eq!(
+            npy_to_elements(DType::F32, &f64s).unwrap_err(),
+            "numpy dtype <f8 cannot be used for a f32 parameter (expected <f4)"
+        );
+        let f32s = NpyArray {
+            shape: vec![2],
+            type_char: TypeChar::Float,
+            size: 4,
+            bytes: [1.0f32, -0.5].map(f32::to_le_bytes).concat(),
+        };
+        assert_eq!(npy_to_elements(DType::Bf16, &f32s).unwrap(), [0x80, 0x3f, 0x00, 0xbf]);
+        assert_eq!(npy_to_elements(DType::E4m3, &f32s).unwrap(), [0x38, 0xb0]);
+        let raw = NpyArray { shape: vec![1], type_char: TypeChar::Uint, size: 2, bytes: vec![0x80, 0x3f] };
+        assert_eq!(npy_to_elements(DType::Bf16, &raw).unwrap(), [0x80, 0x3f]);
+        assert!(npy_to_elements(DType::I32, &f32s).unwrap_err().contains("expected <i4"));
+    }
+
+    #[test]
+    fn random_fill_is_deterministic_and_in_range() {
+        assert_eq!(random_elements(DType::F32, 1000, 42, 0), random_elements(DType::F32, 1000, 42, 0));
+        assert_ne!(random_elements(DType::F32, 1000, 42, 0), random_elements(DType::F32, 1000, 42, 1));
+        assert_ne!(random_elements(DType::F32, 1000, 42, 0), random_elements(DType::F32, 1000, 43, 0));
+        // Pinned: these bytes are part of the contract (the same seed reproduces the same data everywhere).
+        let first: Vec<f32> = random_elements(DType::F32, 3, 0, 0)
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_eq!(first, PINNED_F32_SEED0);
+        let f32s = random_elements(DType::F32, 100_000, 1, 0);
+        let values: Vec<f32> = f32s.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        assert!(values.iter().all(|v| (-1.0..1.0).contains(v)));
+        let mean = values.iter().map(|&v| f64::from(v)).sum::<f64>() / values.len() as f64;
+        assert!(mean.abs() < 0.01, "mean {mean}");
+        for b in random_elements(DType::Bf16, 10_000, 1, 0).chunks_exact(2) {
+            assert!((-1.0..=1.0).contains(&bf16_to_f32(u16::from_le_bytes([b[0], b[1]]))));
+        }
+        assert!(random_elements(DType::E4m3, 10_000, 1, 0).iter().all(|&b| (-1.0..=1.0).contains(&e4m3_to_f32(b))));
+        assert!(random_elements(DType::I8, 10_000, 1, 0).iter().all(|&b| (-64..64).contains(&(b as i8))));
+        assert!(random_elements(DType::Bool, 1000, 1, 0).iter().all(|&b| b <= 1));
+        for dtype in DType::ALL {
+            assert_eq!(random_elements(dtype, 5, 0, 0).len(), 5 * dtype.size_bytes() as usize);
+        }
+    }
+
+    const PINNED_F32_SEED0: [f32; 3] = [0.304_896_95, 0.402_424_22, -0.225_751_76];
+
+    #[test]
+    fn poison_is_nan_in_every_float_format() {
+        for dtype in [DType::F32, DType::F64, DType::F16, DType::Bf16, DType::E4m3, DType::E5m2] {
+            assert_eq!(count_nan(dtype, &vec![0xff; 4 * dtype.size_bytes() as usize]), 4, "{dtype}");
+            assert_eq!(count_nan(dtype, &random_elements(dtype, 100, 0, 0)), 0, "{dtype}");
+        }
+    }
+
+    #[test]
+    fn arguments_from_dims_files_and_access() {
+        let k = softmax();
+        let o = RunOptions { dims: vec![("M".into(), 3)], ..opts() };
+        let sources = plan_arguments(&k, &o).unwrap();
+        assert_eq!(
+            sources,
+            [Some(Source::Random { shape: vec![3, 64] }), Some(Source::Poison { shape: vec![3, 64] }), None]
+        );
+
+        // M from the input file; y follows it.
+        let path = tmp("x.npy");
+        write_npy(&path, DType::F32, &[5, 64], &random_elements(DType::F32, 5 * 64, 0, 0)).unwrap();
+        let o = RunOptions { inputs: vec![("x".into(), path.clone())], ..opts() };
+        let sources = plan_arguments(&k, &o).unwrap();
+        assert!(
+            matches!(&sources[0], Some(Source::File { shape, bytes }) if shape == &[5, 64] && bytes.len() == 5 * 64 * 2)
+        );
+        assert_eq!(sources[1], Some(Source::Poison { shape: vec![5, 64] }));
+
+        let o = RunOptions { inputs: vec![("x".into(), path)], dims: vec![("M".into(), 4)], ..opts() };
+        assert_eq!(
+            plan_arguments(&k, &o).unwrap_err().to_string(),
+            "--dim M=4 contradicts x.shape[0] of the input file = 5"
+        );
+    }
+
+    #[test]
+    fn usage_errors_name_what_is_missing() {
+        let k = softmax();
+        let e = |o: RunOptions| plan_arguments(&k, &o).unwrap_err().to_string();
+        assert_eq!(
+            e(opts()),
+            "dimension `M` has no value (needed for the shape of `x`): give --dim M=N or an input file for `x`"
+        );
+        assert_eq!(
+            e(RunOptions { dims: vec![("N".into(), 1)], ..opts() }),
+            "kernel `softmax` has no dimension `N` (its dimensions: M)"
+        );
+        assert_eq!(
+            e(RunOptions { outputs: vec![("z".into(), "z.npy".into())], ..opts() }),
+            "kernel `softmax` has no parameter `z` (its parameters: x, y, scale)"
+        );
+        assert_eq!(
+            e(RunOptions { inputs: vec![("scale".into(), "s.npy".into())], ..opts() }),
+            "input `scale` is a scalar parameter, not a tensor"
+        );
+        assert_eq!(
+            parse_scalars(&k, &[]).unwrap_err().to_string(),
+            "scalar `scale` (f32) needs a value: --scalar scale=V"
+        );
+        assert_eq!(parse_scalars(&k, &[("scale".into(), "0.5".into())]).unwrap(), [ScalarValue::F32(0.5)]);
+        assert_eq!(
+            parse_scalars(&k, &[("scale".into(), "half".into())]).unwrap_err().to_string(),
+            "scalar `scale`: `half` is not a valid f32 value"
+        );
+    }
+}
