@@ -129,6 +129,9 @@ const MAX_GENERIC_SCAN: usize = 512;
 /// `>` (a nested list closing), or the end of input. Otherwise the `<` is a comparison. So `Swizzle<3, 4, 3>`,
 /// `size<0>(acc)` and `Tensor<f32, N:1, gmem>` are generic, while `a < b`, `a < b && c > d` and
 /// `f(a < b, c > d)` (the `>` is followed by `d`) are comparisons.
+///
+/// Two additions for types, where nothing is ever compared: a `>=` closes the list (`x: Tensor<f32>= v`), and
+/// a list that never closes is closed where it evidently ends, with an error, instead of becoming a comparison.
 fn mark_generics(lexed: &mut Lexed<'_>) {
     let tokens = &mut lexed.tokens;
     // Generic lists in type position that never close: (span of the `<`, index to insert a `>` before).
@@ -138,7 +141,13 @@ fn mark_generics(lexed: &mut Lexed<'_>) {
         if matches!(tokens[i].1, Token::Lt) && matches!(tokens[i - 1].1, Token::Ident(_)) {
             if let Some(close) = generic_close(tokens, i) {
                 tokens[i].1 = Token::GenericOpen;
+                let (start, token, end) = tokens[close];
                 tokens[close].1 = Token::GenericClose;
+                if token == Token::Ge {
+                    // `x: Tensor<f32>= v`: the `>=` is a closer and a `=`.
+                    tokens[close].2 = start + 1;
+                    tokens.insert(close + 1, (start + 1, Token::Eq, end));
+                }
             } else if in_type_position(tokens, i - 1) {
                 tokens[i].1 = Token::GenericOpen;
                 unclosed.push((Span::new(tokens[i].0, tokens[i].2), generic_recovery_point(tokens, i)));
@@ -227,6 +236,8 @@ fn generic_close(tokens: &[Spanned<'_>], open: usize) -> Option<usize> {
             // A nested `Ident <` is counted as a generic opener; if it were a comparison, the list would not
             // balance and the outer `<` would fail too, which is what C#'s rule does.
             Token::Lt if depth == 0 && matches!(tokens[j - 1].1, Token::Ident(_)) => nested += 1,
+            // In a type, a `>=` can only be a closer glued to the `=` of a binding: `x: Tensor<f32>= v`.
+            Token::Ge if depth == 0 && nested == 0 && in_type_position(tokens, open - 1) => return Some(j),
             Token::Gt if depth == 0 => {
                 if nested > 0 {
                     nested -= 1;

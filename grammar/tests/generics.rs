@@ -84,6 +84,12 @@ fn the_token_after_the_closer_decides() {
 }
 
 #[test]
+fn a_closer_glued_to_an_equals_sign() {
+    assert!(errors_of("fn f() { let x: Tensor<f32>= g(); }").is_empty());
+    assert_eq!(expr("f(a < b, c >= d)"), "(call f (< a b) (>= c d))");
+}
+
+#[test]
 fn unclosed_generic_list_in_a_type_is_one_error() {
     let e = errors_of("fn f(x: Tensor<f32, N:1, gmem) {}");
     assert_eq!(e.len(), 1, "{e:?}");
