@@ -291,13 +291,17 @@ fn merge_shifts(tokens: &mut Vec<Spanned<'_>>) {
 }
 
 /// Pass 3: matches `()`, `[]`, `{}` and generic brackets; records unclosed and stray delimiters; drops tokens
-/// nested deeper than [`MAX_NESTING`] (reporting each such region once).
+/// nested deeper than [`MAX_NESTING`] (reporting each such region once) and doc comments inside delimiters.
 fn check_delimiters(lexed: &mut Lexed<'_>) {
     let mut stack: Vec<(Span, char)> = Vec::new();
     let mut kept = Vec::with_capacity(lexed.tokens.len());
     // While skipping an over-deep region: the stack height at which skipping stops.
     let mut skip_until: Option<usize> = None;
     for (start, token, end) in std::mem::take(&mut lexed.tokens) {
+        // `///` documents items; inside a body or a list it is an ordinary comment.
+        if matches!(token, Token::DocComment(_)) && !stack.is_empty() {
+            continue;
+        }
         let span = Span::new(start, end);
         let open = match token {
             Token::LParen => Some('('),

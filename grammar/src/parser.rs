@@ -76,8 +76,8 @@ impl<'src> Ctx<'src> {
     }
 
     /// Builds an expression node, giving it an id and checking its depth: an expression nested deeper than
-    /// [`MAX_NESTING`] becomes `Error` (reported once, at the outermost level that crossed the limit), so that
-    /// no recursive pass over the tree can overflow the stack.
+    /// [`MAX_NESTING`] becomes `Error`, reported once at the node that crossed the limit (its enclosing
+    /// expressions become `Error` silently), so that no recursive pass over the tree can overflow the stack.
     pub fn expr(&self, kind: ExprKind, l: usize, r: usize) -> Expr {
         let span = self.span(l, r);
         let children = self.children_depth(&kind);

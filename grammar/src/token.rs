@@ -69,8 +69,11 @@ pub enum Token<'src> {
     // Names and literals.
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
     Ident(&'src str),
+    /// `_` alone, CuTe's wildcard; the identifier pattern matches it too, hence the priority.
     #[token("_", priority = 10)]
     Underscore,
+    // The radix patterns accept any letter so that `0xfg` or `0b102` is one token with a precise error, not a
+    // number followed by a name.
     #[regex(r"[0-9][0-9_]*", |lex| int_value(lex.slice(), 10))]
     #[regex(r"0[xX][0-9A-Za-z_]*", |lex| int_value(lex.slice(), 16))]
     #[regex(r"0[bB][0-9A-Za-z_]*", |lex| int_value(lex.slice(), 2))]
@@ -300,7 +303,7 @@ fn block_comment<'src>(lex: &mut Lexer<'src, Token<'src>>) -> FilterResult<(), L
             _ => i += 1,
         }
     }
-    // Report the opener only (the adapter knows the token starts at `/*`); the rest of the file is swallowed.
+    // The adapter reports the `/*` itself; the rest of the file is swallowed.
     lex.bump(bytes.len());
     FilterResult::Error(LexError::UnterminatedComment)
 }

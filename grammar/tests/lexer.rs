@@ -68,6 +68,8 @@ fn docs_reach_the_ast() {
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(module.docs, ["Module.", ""]);
     assert_eq!(module.items[0].docs, ["First.", "  Indented."]);
+    // Inside a body, `///` is an ordinary comment.
+    assert!(parse("fn f() {\n    /// a note\n    g();\n}\n").1.is_empty());
 }
 
 #[test]
