@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# First light on the GPU machine: run cutec's copy and softmax kernels against PyTorch and print one table.
+#
+# Run from the repository root on the GPU machine, with .gpu/ carried from the build machine:
+#   .gpu/cutec                          release build of the compiler
+#   .gpu/copy.{ptx,json}                module + manifest per kernel; shape-specialized variants
+#   .gpu/softmax[_1024|_4096].{ptx,json}  (suffix = last extent) take precedence when present
+# Extra arguments go to compare.py (e.g. --only softmax --iters 200 --verbose).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+GPU_DIR=${GPU_DIR:-.gpu}
+
+# --- build step: produce $GPU_DIR/cutec and the modules on the build machine (filled in by the driver owner) ---
+
+if [[ ! -x "$GPU_DIR/cutec" ]]; then
+    echo "first_light: $GPU_DIR/cutec is missing; build it (cargo build --release) and carry $GPU_DIR" >&2
+    exit 2
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,utilization.gpu \
+    --format=csv || true
+"$GPU_DIR/cutec" --version || true
+ls -l "$GPU_DIR"
+python3 scripts/gpu/compare.py --gpu-dir "$GPU_DIR" "$@"
