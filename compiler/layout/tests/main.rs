@@ -1,0 +1,3 @@
+//! The integration tests of cutec-layout, in one binary (modules under `suite/`).
+
+mod suite;

@@ -1,0 +1,2 @@
+mod pycute;
+pub mod rng;
