@@ -1,8 +1,8 @@
 //! The tokens of `.cute`, produced by a `logos` lexer. Tokens borrow the source text.
 //!
-//! A few variants are never produced by logos itself but by the token adapter in [`crate::lexer`]:
+//! A few variants are never produced by logos itself but by the token adapter behind [`crate::lex`]:
 //! [`Token::DocComment`] and [`Token::ModuleDoc`] (classified from line comments), [`Token::GenericOpen`] and
-//! [`Token::GenericClose`] (the C# rule, see `lexer::generics`) and [`Token::Shr`] (two adjacent `>`).
+//! [`Token::GenericClose`] (C#'s rule for `<`, see `lexer::mark_generics`) and [`Token::Shr`] (two adjacent `>`).
 
 use logos::{FilterResult, Lexer, Logos};
 use std::fmt;
