@@ -335,7 +335,10 @@ fn check_layout(p: &TensorParam, t: &TensorDesc, dims: &[BoundDim]) -> Result<()
         of,
         mode,
         got,
-        layout_mode: format!("{}:{}", shape.modes()[mode], stride.modes()[mode]),
+        layout_mode: match (shape.modes().get(mode), stride.modes().get(mode)) {
+            (Some(s), Some(d)) => format!("{s}:{d}"),
+            _ => p.layout.to_string(),
+        },
         detail,
     };
     // Shapes first: a wrong extent is the more fundamental mismatch.

@@ -2,7 +2,7 @@
 //! outputs, and optionally benchmark it.
 //!
 //! Arguments of the kernel named in the manifest:
-//! - a tensor named in [`RunOptions::inputs`] is read from a `.npy` file (C order; see [`npy_to_elements`] for the
+//! - a tensor named in [`RunOptions::inputs`] is read from a `.npy` file (C order; see `npy_to_elements` for the
 //!   accepted numpy dtypes);
 //! - a tensor named in [`RunOptions::outputs`] without an input, or whose manifest access is `write`, is
 //!   **poisoned** with `0xff` bytes before the launch (NaN in every float format), so elements the kernel fails
