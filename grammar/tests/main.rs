@@ -8,5 +8,4 @@ mod lexer;
 mod precedence;
 mod recovery;
 mod robustness;
-mod scratch;
 mod ui;
