@@ -35,7 +35,9 @@ impl fmt::Display for LayoutError {
             LayoutError::NeedsStatic { op, name } => {
                 write!(f, "{op} needs a static value, but `{name}` is only known at run time")
             }
-            LayoutError::NotInjective { op, layout } => write!(f, "{op}: layout {layout} is not injective"),
+            LayoutError::NotInjective { op, layout } => {
+                write!(f, "{op}: layout {layout} is not injective (or its sorted strides do not nest)")
+            }
             LayoutError::IndexOutOfRange { op, index, rank } => {
                 write!(f, "{op}: mode {index} is out of range for rank {rank}")
             }

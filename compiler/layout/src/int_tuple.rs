@@ -624,3 +624,22 @@ pub fn idx2crd(op: &'static str, idx: &IntTuple, shape: &IntTuple, stride: &IntT
         _ => Err(rank_mismatch(op, format!("index {idx} for shape {shape} and stride {stride}"))),
     }
 }
+
+/// CuTe's `idx2crd(idx, shape)` without a stride: a tuple index splits mode by mode, an integer index is split
+/// colexicographically over a tuple shape (compact column-major strides).
+pub fn idx2crd_compact(op: &'static str, idx: &IntTuple, shape: &IntTuple) -> Result<IntTuple> {
+    match (idx, shape) {
+        (IntTuple::Tuple(i), IntTuple::Tuple(s)) => {
+            if i.len() != s.len() {
+                return Err(rank_mismatch(op, format!("index {idx} for shape {shape}")));
+            }
+            Ok(IntTuple::Tuple(i.iter().zip(s).map(|(a, b)| idx2crd_compact(op, a, b)).collect::<Result<_>>()?))
+        }
+        (IntTuple::Int(_), IntTuple::Tuple(_)) => {
+            let (stride, _) = compact_col_major(op, shape, &Int::Static(1))?;
+            idx2crd(op, idx, shape, &stride)
+        }
+        (IntTuple::Int(_), IntTuple::Int(_)) => Ok(idx.clone()),
+        _ => Err(rank_mismatch(op, format!("index {idx} for shape {shape}"))),
+    }
+}

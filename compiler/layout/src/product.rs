@@ -48,7 +48,11 @@ pub fn flat_product(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 }
 
 /// `zip(A, B)` of two layouts of rank `r`: `((A0,B0), (A1,B1), ...)`.
+/// For `r == 1` the single mode is `(A, B)`, whatever the ranks of `A` and `B`.
 fn zip(a: &Layout, b: &Layout, r: usize) -> Layout {
+    if r == 1 {
+        return Layout::from_modes(vec![pair(a.clone(), b.clone())]);
+    }
     let (am, bm) = (a.append_to(r).modes(), b.append_to(r).modes());
     Layout::from_modes(am.into_iter().zip(bm).map(|(x, y)| pair(x, y)).collect())
 }

@@ -38,7 +38,10 @@ def rank_sensitive(a, b, raked):
     r = max(len(a), len(b))
     result = logical_product(append_to(a, r), append_to(b, r))
     x, y = (result[1], result[0]) if raked else (result[0], result[1])
-    zipped = make_layout(*[make_layout(x[i], y[i]) for i in range(r)])
+    if r == 1:  # the single mode is (x, y), whatever their ranks
+        zipped = make_layout(make_layout(x, y))
+    else:
+        zipped = make_layout(*[make_layout(x[i], y[i]) for i in range(r)])
     return coalesce(zipped, (1,) * r)
 
 

@@ -9,7 +9,7 @@ use crate::composition::{Tiler, composition_tiler};
 use crate::divide::{flat_divide, local_partition, local_tile, logical_divide, tiled_divide, zipped_divide};
 use crate::error::{LayoutError, Result, invalid};
 use crate::eval::value::{Value, wrong_kind};
-use crate::int_tuple::{self, Int, ceil_div_tuple, compact_col_major, product_each, shape_div_tuple};
+use crate::int_tuple::{self, Int, ceil_div_tuple, product_each, shape_div_tuple};
 use crate::layout::Layout;
 use crate::picture::print_layout;
 use crate::product::{
@@ -393,11 +393,7 @@ fn idx2crd(op: &'static str, args: &[Value]) -> Result<Value> {
     let idx = args[0].int_tuple(op)?;
     let (shape, stride) = match &args[1..] {
         [Value::Layout(l)] => (l.shape().clone(), l.stride().clone()),
-        [shape] => {
-            let shape = shape.int_tuple(op)?;
-            let (stride, _) = compact_col_major(op, &shape, &Int::Static(1))?;
-            (shape, stride)
-        }
+        [shape] => return Ok(int_tuple::idx2crd_compact(op, &idx, &shape.int_tuple(op)?)?.into()),
         [shape, stride] => (shape.int_tuple(op)?, stride.int_tuple(op)?),
         _ => return Err(invalid(op, "expects an index and a shape")),
     };
