@@ -643,3 +643,58 @@ pub fn idx2crd_compact(op: &'static str, idx: &IntTuple, shape: &IntTuple) -> Re
         _ => Err(rank_mismatch(op, format!("index {idx} for shape {shape}"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> IntTuple {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn shape_div_rounds_away_from_zero_and_checks_divisibility() {
+        let what = || String::new();
+        assert_eq!(shape_div("t", &Int::Static(2), &Int::Static(4), &what).unwrap(), Int::Static(1));
+        assert_eq!(shape_div("t", &Int::Static(-2), &Int::Static(4), &what).unwrap(), Int::Static(-1));
+        assert_eq!(shape_div("t", &Int::Static(12), &Int::Static(4), &what).unwrap(), Int::Static(3));
+        assert!(shape_div("t", &Int::Static(6), &Int::Static(4), &what).is_err());
+        assert!(shape_div("t", &Int::Static(6), &Int::Static(0), &what).is_err());
+        assert_eq!(shape_div_tuple("t", &t("(4,5,6)"), &t("40")).unwrap(), t("(1,1,3)"));
+    }
+
+    #[test]
+    fn ceil_div_folds_through_tuples() {
+        assert_eq!(ceil_div_tuple("t", &t("(3,3,1)"), &t("8")).unwrap(), t("(1,1,1)"));
+        assert_eq!(ceil_div_tuple("t", &t("(6,5)"), &t("2")).unwrap(), t("(3,5)"));
+        assert_eq!(ceil_div_tuple("t", &t("(6,5)"), &t("(4)")).unwrap(), t("(2,5)"));
+    }
+
+    #[test]
+    fn arithmetic_is_checked_and_symbolic() {
+        assert!(mul("t", &Int::Static(i64::MAX), &Int::Static(2)).is_err());
+        assert_eq!(mul("t", &Int::named("M"), &Int::Static(1)).unwrap(), Int::named("M"));
+        assert_eq!(mul("t", &Int::named("M"), &Int::Static(0)).unwrap(), Int::Static(0));
+        assert_eq!(mul("t", &Int::named("M"), &Int::named("K")).unwrap().to_string(), "M*K");
+        let m = Int::Dynamic { name: "M".into(), value: Some(6) };
+        assert_eq!(mul("t", &m, &Int::Static(2)).unwrap().value(), Some(12));
+        assert!(Int::named("M").need("t").is_err());
+    }
+
+    #[test]
+    fn compact_strides_skip_size_one() {
+        let (d, next) = compact_col_major("t", &t("(4,(1,2))"), &Int::Static(1)).unwrap();
+        assert_eq!((d, next), (t("(1,(0,4))"), Int::Static(8)));
+        let (d, _) = compact_row_major("t", &t("(4,8)"), &Int::Static(1)).unwrap();
+        assert_eq!(d, t("(8,1)"));
+        assert_eq!(coalesce_shape("t", &t("(2,(3,M),4)")).unwrap(), t("(6,M,4)"));
+    }
+
+    #[test]
+    fn coordinates() {
+        let (shape, stride) = (t("(3,(2,3))"), t("(3,(12,1))"));
+        assert_eq!(crd2idx("t", &Coord::from(16), &shape, &stride).unwrap(), Int::Static(17));
+        assert_eq!(idx2crd_compact("t", &t("16"), &shape).unwrap(), t("(1,(1,2))"));
+        assert!(crd2idx("t", &Coord::from(&t("(1,2,3)")), &shape, &stride).is_err());
+    }
+}

@@ -47,19 +47,27 @@
 //! 2. **`logical_product` with an integer tiler** is `logical_product(A, n:1)` in C++; pycute calls
 //!    `logical_divide` there (a bug).
 //! 3. **Composition divisibility.** C++ checks both the stride and the shape divisibility conditions for static
-//!    integers; pycute checks only the stride one: `composition((4,5):(1,4), 6:1)` is an error here and
-//!    `(4,2):(1,4)` in pycute.
+//!    integers; pycute checks only the stride one: `composition((4,5):(1,5), 6:1)` is an error here and `4:1`
+//!    in pycute. C++'s `coalesce_x` also keeps a trailing size-1 mode of `A` (as size 2), so the mode before it
+//!    is checked where pycute has merged it away.
 //! 4. **Composition with a tuple tiler** keeps only the modes the tiler names in C++ ("drop any modes of lhs that
 //!    aren't hit by rhs"); pycute keeps the remaining modes of `A`.
-//! 5. **Results' form.** C++ coalesces inside `composition` (`bw_coalesce`) and does not coalesce the result of
-//!    `right_inverse`; pycute differs in both places. The functions are the same; the shapes can differ
-//!    (`composition(A, 1:1)` is `1:0` in C++).
+//! 5. **Results' form, and A outside its domain.** C++ coalesces inside `composition` (`bw_coalesce`) and
+//!    keeps the function of `A` beyond `size(A)` (`coalesce_x`); pycute's `coalesce` forgets the last stride
+//!    of `A` there: `composition((1):(10), (4):(16))` is `(4):(160)` here, `(4):(0)` in pycute. The shapes of
+//!    equal functions can differ (`composition((4,5):(1,5), 1:1)` is `1:0`).
 //! 6. **`_` in zipped/tiled/flat tilers**: C++ requires the mode under `_` to be a (tile, rest) pair; pycute
 //!    makes it `(1:0, mode)`.
 //! 7. **Swizzled layouts** (no pycute counterpart for most operations): slicing keeps the swizzle and moves the
 //!    offset inside (`layout_composed.hpp`); CuTe's decay of a sliced swizzle layout to a plain layout
 //!    (`swizzle_layout.hpp`) is not attempted. `print` writes CuTe's `Sw<B,M,S> o offset o L`.
 //! 8. **Blocked/raked products of rank 1** give a rank-1 tuple layout `(x):(y)` (C++'s `tuple_repeat<1>` profile).
+//! 9. **`right_inverse`** coalesces first, skips stride-0 modes and follows the first mode of each stride
+//!    (C++'s `inverse_seq`); pycute sorts the uncoalesced modes, stops at a stride-0 mode, and so can return a
+//!    smaller inverse (`right_inverse((1,4,2,2):(8,1,0,8))` is `4:1` here, `1:0` in pycute).
+//! 10. **`logical_divide` takes the complement within `shape(A)`** (a tuple: `ceil_div` folds mode by mode),
+//!     pycute within `size(A)`; they differ when the tile does not divide the shape mode by mode
+//!     (`logical_divide((3,3,1):(1,3,9), 4:2)` is `(4,2):(2,1)` here, `(4,(2,2)):(2,(1,8))` in pycute).
 
 pub mod coalesce;
 pub mod complement;

@@ -169,3 +169,28 @@ impl ComposedLayout {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_and_application() {
+        let s = Swizzle::new(3, 4, 3).unwrap();
+        assert_eq!((s.yyy_mask(), s.zzz_mask()), (0b111 << 7, 0b111 << 4));
+        assert_eq!(s.apply(0b1000_0000), 0b1001_0000);
+        let neg = Swizzle::new(2, 0, -2).unwrap();
+        assert_eq!((neg.yyy_mask(), neg.zzz_mask()), (0b11, 0b1100));
+        assert_eq!(neg.apply(0b01), 0b0101);
+        assert!(Swizzle::new(3, 4, 2).is_err() && Swizzle::new(-1, 0, 0).is_err() && Swizzle::new(30, 30, 30).is_err());
+    }
+
+    #[test]
+    fn upcast_and_downcast() {
+        let s = Swizzle::new(3, 4, 3).unwrap();
+        assert_eq!(s.upcast(2).unwrap().to_string(), "Sw<3,3,3>");
+        assert_eq!(s.upcast(64).unwrap().to_string(), "Sw<1,0,3>");
+        assert_eq!(s.downcast(2).unwrap().to_string(), "Sw<3,5,3>");
+        assert!(s.upcast(3).is_err());
+    }
+}

@@ -1,3 +1,4 @@
+mod book;
 mod divergences;
 mod eval_tests;
 mod examples;

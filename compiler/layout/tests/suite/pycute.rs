@@ -271,7 +271,7 @@ fn parse_answer(line: &str) -> Answer {
         return Answer::Error(line.trim_matches('"').to_string());
     }
     let nums: Vec<i64> = line
-        .split(|c| c == '[' || c == ']' || c == ',')
+        .split(['[', ']', ','])
         .filter(|s| !s.trim().is_empty())
         .map(|s| s.trim().parse().expect("a number"))
         .collect();
