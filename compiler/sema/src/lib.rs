@@ -1,1 +1,276 @@
-//! placeholder
+//! cutec-sema: module loading, name resolution and type checking of `.cute` programs.
+//!
+//! [`check`] parses a root file and the standard library modules it `use`s, resolves every name, assigns a
+//! [`Type`] to every expression and binding, and describes every kernel and device function (const generic
+//! values, dynamic dimensions, launch clause). Lowering to the IR reads the resulting [`Program`].
+//!
+//! # How it is organised
+//!
+//! - `load.rs`: parsing the root and the embedded stdlib modules, `use` resolution, module namespaces.
+//! - `program.rs`: the checker's state and the order of its phases, `-D`, the recursion check.
+//! - `signature.rs`: kernels' and functions' generics, parameters (dynamic dimensions), `-D`, launch, attributes.
+//! - `body.rs` (scopes and names), `check_stmt.rs`, `check_expr.rs`, `check_call.rs` (builtin and function
+//!   calls), `check_type.rs` (written types, layout literals, generic arguments): the checking of bodies.
+//!   `consteval.rs`: symbolic integers and constants from checked expressions.
+//! - `types.rs`: the [`Type`] language and the promotion rules; `builtins.rs`: the one table of builtins.
+//! - `errors.rs`: the one error enum and its conversion to [`Diagnostic`]; `codes.rs`: `cutec explain` texts.
+//!
+//! # Invariants
+//!
+//! - **Checking never fails and never panics**: every input gives a [`Program`] and a list of diagnostics.
+//! - **Every expression and binding of a module without errors has a type other than [`Type::Error`]**; every
+//!   `Name` expression of such a module has a [`Resolution`]. Where a module has errors, the broken expressions
+//!   (and only expressions that depend on them) have `Type::Error`, and no diagnostic is reported about an
+//!   `Error`-typed operand, so one mistake gives one diagnostic.
+//! - Side tables are keyed by ([`ModuleId`], [`NodeId`]): binding sites (`let`, `for`, parameters, const
+//!   generics, `const` items) and expressions share one id space per module.
+//! - Layouts are not folded here: a [`LayoutType`] holds a literal's symbolic shape and stride, otherwise at most
+//!   its rank. The layout algebra (`cutec-layout`) folds them during lowering.
+//! - Diagnostics are sorted by file, then position. Syntax errors of every module come first in that order like
+//!   all others; a module with syntax errors is still checked (its `Error` nodes are skipped silently).
+//! - Device functions are never recursive (directly or through others) in a program without errors, so lowering
+//!   can inline them.
+
+mod body;
+mod builtins;
+mod check_call;
+mod check_expr;
+mod check_stmt;
+mod check_type;
+mod codes;
+mod consteval;
+mod errors;
+mod load;
+mod program;
+mod signature;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+pub use builtins::{ATTRIBUTES, ArgKind, BUILTINS, Builtin, BuiltinInfo, Form, GenericKind, Method, TILED_MMA_METHODS};
+pub use codes::CODES;
+pub use load::STDLIB;
+pub use signature::LoopAttrs;
+pub use types::{
+    IntTuple, LayoutType, MmaAtom, Scalar, Space, SwizzleType, SymInt, SymLayout, SymOp, TensorType, TiledMmaType,
+    Type, promote,
+};
+
+use cutec_diagnostics::{Diagnostic, FileId, SourceMap, Span};
+use cutec_grammar::ast::{self, NodeId};
+use std::collections::HashMap;
+
+/// Index of a module in [`Program::modules`]; the root file is module 0.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct ModuleId(pub u32);
+
+impl ModuleId {
+    pub const ROOT: ModuleId = ModuleId(0);
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What [`check`] returns: the program (always) and every diagnostic.
+#[derive(Debug)]
+pub struct CheckOutput {
+    pub program: Program,
+    /// Sorted by file and position; syntax errors included.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckOutput {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// A checked program: its modules with their side tables, and a description of every kernel and function.
+#[derive(Debug, Default)]
+pub struct Program {
+    /// The root file first, then the stdlib modules in the order they were first `use`d.
+    pub modules: Vec<CheckedModule>,
+    /// Every kernel and device function of every module, in module order, then item order.
+    pub functions: Vec<FunctionInfo>,
+    /// Every `const` item.
+    pub consts: Vec<ConstInfo>,
+}
+
+impl Program {
+    pub fn module(&self, id: ModuleId) -> Option<&CheckedModule> {
+        self.modules.get(id.index())
+    }
+    /// The type of the expression or binding `id` of module `m` (`Error` if it has none).
+    pub fn type_of(&self, m: ModuleId, id: NodeId) -> &Type {
+        self.module(m).and_then(|m| m.types.get(id.0 as usize)).unwrap_or(&Type::Error)
+    }
+    /// What the name expression `id` of module `m` denotes (also: the method of a method call).
+    pub fn resolution(&self, m: ModuleId, id: NodeId) -> Option<&Resolution> {
+        self.module(m).and_then(|m| m.resolutions.get(id.0 as usize)).and_then(Option::as_ref)
+    }
+    /// The kernel or function defined by item `item` of module `m`.
+    pub fn function(&self, m: ModuleId, item: usize) -> Option<&FunctionInfo> {
+        self.functions.iter().find(|f| f.module == m && f.item == item)
+    }
+    /// The kernels, in source order.
+    pub fn kernels(&self) -> impl Iterator<Item = &FunctionInfo> {
+        self.functions.iter().filter(|f| f.is_kernel)
+    }
+    /// The kernel named `name` of the root module.
+    pub fn kernel(&self, name: &str) -> Option<&FunctionInfo> {
+        self.kernels().find(|k| k.name == name && k.module == ModuleId::ROOT)
+    }
+    pub fn constant(&self, m: ModuleId, item: usize) -> Option<&ConstInfo> {
+        self.consts.iter().find(|c| c.module == m && c.item == item)
+    }
+}
+
+/// One parsed module and its side tables, indexed by `NodeId.0`.
+#[derive(Debug)]
+pub struct CheckedModule {
+    pub file: FileId,
+    /// `main` for the root, `stdlib::reduce` for a stdlib module.
+    pub path: String,
+    pub ast: ast::Module,
+    /// The type of every expression and binding (`Type::Error` where none was assigned).
+    pub types: Vec<Type>,
+    /// The resolution of every `Name` expression, and the method of every `MethodCall` expression.
+    pub resolutions: Vec<Option<Resolution>>,
+    /// Names brought in by `use`: `(local name, defining module, item index)`.
+    pub imports: Vec<(String, ModuleId, usize)>,
+    /// The attributes of `for` loops that have some, keyed by the loop variable's binding id.
+    pub loops: HashMap<NodeId, LoopAttrs>,
+}
+
+/// What a name denotes.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Resolution {
+    /// A `let` or `for` binding of the same module, by the binding's id.
+    Local(NodeId),
+    /// Parameter `index` of the enclosing kernel or function.
+    Param(usize),
+    /// A const generic of the enclosing kernel or function (its value is in [`FunctionInfo::const_generics`]).
+    ConstGeneric(String),
+    /// A dynamic dimension of the enclosing kernel or function (see [`FunctionInfo::dyn_dims`]).
+    DynDim(String),
+    Builtin(Builtin),
+    /// A device function: defining module and item index.
+    Function(ModuleId, usize),
+    /// A kernel (only as the callee of an erroneous call).
+    Kernel(ModuleId, usize),
+    /// A `const` item: defining module and item index.
+    Const(ModuleId, usize),
+    /// An element type name written as a generic argument or in a type.
+    Scalar(Scalar),
+    /// A memory space name written as a generic argument.
+    Space(Space),
+    /// Keyed by a `MethodCall` expression: the builtin method it calls.
+    Method(Method),
+}
+
+/// A kernel or a device function.
+#[derive(Clone, Debug)]
+pub struct FunctionInfo {
+    pub module: ModuleId,
+    pub item: usize,
+    pub name: String,
+    pub is_kernel: bool,
+    pub const_generics: Vec<ConstGenericInfo>,
+    pub params: Vec<ParamInfo>,
+    /// `Unit` for kernels and for functions without `-> T`.
+    pub ret: Type,
+    /// Names in parameter layouts that are neither const generics nor constants: runtime `int`s read from the
+    /// arguments (kernel parameters of the PTX entry).
+    pub dyn_dims: Vec<DynDim>,
+    /// Kernels only (`None` also when the clause is missing, which is an error).
+    pub launch: Option<LaunchInfo>,
+    pub warp_specialized: bool,
+    pub inline: bool,
+}
+
+/// `const NAME: int = default` in a generic list.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ConstGenericInfo {
+    pub id: NodeId,
+    pub name: String,
+    /// `int` or `bool`.
+    pub ty: Scalar,
+    pub default: Option<i64>,
+    /// The value used: `-D` if given, else the default; `None` if neither (booleans are 0 or 1).
+    pub value: Option<i64>,
+    /// Whether the value came from `-D`.
+    pub from_define: bool,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct ParamInfo {
+    pub id: NodeId,
+    pub name: String,
+    pub ty: Type,
+    pub span: Span,
+}
+
+/// Whether a dynamic dimension is read from a shape or a stride.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum DimComponent {
+    Shape,
+    Stride,
+}
+
+/// Where a name occurs in a parameter's layout: parameter index, path of mode indices from the top of the shape
+/// or stride tree (`[1]` is top-level mode 1, `[1, 0]` its first sub-mode), and which of the two.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct DimSite {
+    pub param: usize,
+    pub path: Vec<usize>,
+    pub component: DimComponent,
+}
+
+/// A dynamic dimension such as the `M` of `Tensor<f32, (M, N):(N, 1), gmem>`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct DynDim {
+    pub name: String,
+    /// The site it is read from: the first shape occurrence with the shortest path, else the first stride one.
+    pub source: DimSite,
+    /// Every bare occurrence, `source` included: the runtime checks that all agree (same name, same value).
+    pub sites: Vec<DimSite>,
+}
+
+/// A kernel's launch clause, as symbolic integers over const generics (folded), dynamic dimensions and scalar
+/// integer parameters.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct LaunchInfo {
+    /// 1 to 3 entries (x, y, z).
+    pub grid: Vec<SymInt>,
+    pub block: Vec<SymInt>,
+    pub cluster: Option<Vec<SymInt>>,
+    /// Dynamic shared memory bytes requested by `smem = ...`.
+    pub smem: Option<SymInt>,
+}
+
+/// A `const` item.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ConstInfo {
+    pub module: ModuleId,
+    pub item: usize,
+    pub name: String,
+    pub ty: Scalar,
+    /// `None` if the value could not be computed (an error was reported).
+    pub value: Option<ConstValue>,
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum ConstValue {
+    Int(i64),
+    Bool(bool),
+    Float(f64),
+}
+
+/// Parses `root` (already in `map`) and the stdlib modules it uses, then resolves and checks everything.
+///
+/// `defines` are `-D NAME=VALUE` overrides of kernels' const generics; a name that is no const generic of any
+/// kernel is reported against a `<command line>` pseudo-file added to `map`.
+pub fn check(map: &mut SourceMap, root: FileId, defines: &[(String, i64)]) -> CheckOutput {
+    program::check_program(map, root, defines)
+}

@@ -1,0 +1,334 @@
+//! Compile-time values: symbolic integers of checked expressions ([`SymInt`]), constant-ness checks, and the
+//! values of `const` items.
+//!
+//! Both walks read the resolutions the expression checker recorded, so they run after `Fcx::expr` on the same
+//! expression.
+
+use crate::body::{Fcx, MAX_DEPTH, Mode};
+use crate::builtins::Builtin;
+use crate::errors::SemaError;
+use crate::program::{ConstState, Cx};
+use crate::types::{Scalar, SymInt, SymOp, Type, scalar_coerces};
+use crate::{ConstValue, Resolution};
+use cutec_diagnostics::Span;
+use cutec_grammar::ast::{self, BinaryOp, Expr, ExprKind, UnaryOp};
+
+fn sym_op(op: BinaryOp) -> Option<SymOp> {
+    Some(match op {
+        BinaryOp::Add => SymOp::Add,
+        BinaryOp::Sub => SymOp::Sub,
+        BinaryOp::Mul => SymOp::Mul,
+        BinaryOp::Div => SymOp::Div,
+        BinaryOp::Rem => SymOp::Rem,
+        _ => return None,
+    })
+}
+
+/// `ceil_div(a, b)`, `min(a, b)`, `max(a, b)` as a symbolic operator, with their two arguments.
+fn builtin_op<'e>(f: &Fcx<'_, '_>, callee: &Expr, args: &'e [ast::Arg]) -> Option<(SymOp, &'e Expr, &'e Expr)> {
+    let op = match f.res(callee.id) {
+        Some(Resolution::Builtin(Builtin::CeilDiv)) => SymOp::CeilDiv,
+        Some(Resolution::Builtin(Builtin::Min)) => SymOp::Min,
+        Some(Resolution::Builtin(Builtin::Max)) => SymOp::Max,
+        _ => return None,
+    };
+    match args {
+        [a, b] if a.name.is_none() && b.name.is_none() => Some((op, &a.value, &b.value)),
+        _ => None,
+    }
+}
+
+impl Fcx<'_, '_> {
+    fn const_generic_value(&self, name: &str) -> Option<i64> {
+        let f = self.cx.functions.get(self.func?)?;
+        f.const_generics.iter().find(|g| g.name == name)?.value
+    }
+
+    fn const_item_value(&self, m: crate::ModuleId, i: usize) -> Option<ConstValue> {
+        let idx = *self.cx.const_index.get(&(m, i))?;
+        self.cx.consts.get(idx)?.value
+    }
+
+    /// The symbolic integer of a checked integer expression: constants folded, const generics replaced by their
+    /// values, dynamic dimensions and integer parameters by name, anything else `Runtime`.
+    pub fn sym(&self, e: &Expr) -> SymInt {
+        self.sym_at(e, 0)
+    }
+
+    fn sym_at(&self, e: &Expr, depth: u32) -> SymInt {
+        let runtime = SymInt::Runtime(e.id);
+        if depth > MAX_DEPTH {
+            return runtime;
+        }
+        match &e.kind {
+            ExprKind::Int(v) => i64::try_from(*v).map_or(runtime, SymInt::Const),
+            ExprKind::Bool(b) => SymInt::Const(i64::from(*b)),
+            ExprKind::Name { name, .. } => match self.res(e.id) {
+                Some(Resolution::ConstGeneric(n)) => {
+                    self.const_generic_value(n).map_or_else(|| SymInt::ConstGeneric(n.clone()), SymInt::Const)
+                }
+                Some(Resolution::Const(m, i)) => match self.const_item_value(*m, *i) {
+                    Some(ConstValue::Int(v)) => SymInt::Const(v),
+                    Some(ConstValue::Bool(b)) => SymInt::Const(i64::from(b)),
+                    _ => runtime,
+                },
+                Some(Resolution::DynDim(_)) => SymInt::DynDim(name.name.clone()),
+                Some(Resolution::Param(i)) if self.ty(e.id).is_integer() => SymInt::Param(*i),
+                _ => runtime,
+            },
+            ExprKind::Unary { op: UnaryOp::Neg, operand } => {
+                SymInt::op(SymOp::Sub, SymInt::Const(0), self.sym_at(operand, depth + 1))
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.sym_at(lhs, depth + 1), self.sym_at(rhs, depth + 1));
+                if let Some(op) = sym_op(*op) {
+                    return SymInt::op(op, a, b);
+                }
+                let (Some(x), Some(y)) = (a.as_const(), b.as_const()) else { return runtime };
+                let v = match op {
+                    BinaryOp::Shl => u32::try_from(y).ok().and_then(|y| x.checked_shl(y)),
+                    BinaryOp::Shr => u32::try_from(y).ok().and_then(|y| x.checked_shr(y)),
+                    BinaryOp::BitAnd => Some(x & y),
+                    BinaryOp::BitOr => Some(x | y),
+                    BinaryOp::BitXor => Some(x ^ y),
+                    _ => None,
+                };
+                v.map_or(runtime, SymInt::Const)
+            }
+            ExprKind::Call { callee, args } => match builtin_op(self, callee, args) {
+                Some((op, a, b)) => SymInt::op(op, self.sym_at(a, depth + 1), self.sym_at(b, depth + 1)),
+                None => runtime,
+            },
+            ExprKind::Cast { value, .. } if self.ty(e.id).is_integer() && self.ty(value.id).is_integer() => {
+                self.sym_at(value, depth + 1)
+            }
+            _ => runtime,
+        }
+    }
+
+    /// The first sub-expression of `e` that is not known at compile time; with `dims`, dynamic dimensions and
+    /// integer parameters count as known (they are known at launch).
+    pub fn non_const_span(&self, e: &Expr, dims: bool) -> Option<Span> {
+        self.non_const_at(e, dims, 0)
+    }
+
+    fn non_const_at(&self, e: &Expr, dims: bool, depth: u32) -> Option<Span> {
+        if depth > MAX_DEPTH {
+            return Some(e.span);
+        }
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Float(_) | ExprKind::Error => None,
+            ExprKind::Name { .. } => match self.res(e.id) {
+                Some(Resolution::ConstGeneric(_) | Resolution::Const(..)) => None,
+                Some(Resolution::DynDim(_)) if dims => None,
+                Some(Resolution::Param(_)) if dims && self.ty(e.id).is_integer() => None,
+                None if self.ty(e.id).is_error() => None, // already reported
+                _ => Some(e.span),
+            },
+            ExprKind::Unary { operand, .. } => self.non_const_at(operand, dims, depth + 1),
+            ExprKind::Binary { op, lhs, rhs } => {
+                // Launch values are evaluated by the runtime, which knows the arithmetic operators only.
+                let dims = dims && sym_op(*op).is_some();
+                self.non_const_at(lhs, dims, depth + 1).or_else(|| self.non_const_at(rhs, dims, depth + 1))
+            }
+            ExprKind::Call { callee, args } => match builtin_op(self, callee, args) {
+                Some((_, a, b)) => {
+                    self.non_const_at(a, dims, depth + 1).or_else(|| self.non_const_at(b, dims, depth + 1))
+                }
+                None => Some(e.span),
+            },
+            ExprKind::Cast { value, .. } => self.non_const_at(value, dims, depth + 1),
+            _ => Some(e.span),
+        }
+    }
+
+    /// Checks that the (already checked) integer expression `e` is a compile-time constant and returns its value
+    /// (`None` if it depends on a const generic without value, or was reported).
+    pub fn require_const(&mut self, e: &Expr, context: &str) -> Option<i64> {
+        if let Some(span) = self.non_const_span(e, false) {
+            self.error(SemaError::NotConstant { span, context: context.to_owned(), whole: e.span });
+            return None;
+        }
+        let s = self.sym(e);
+        if let SymInt::Const(v) = s {
+            return Some(v);
+        }
+        if !contains_generic(&s) && !matches!(s, SymInt::Runtime(_)) {
+            self.error(SemaError::ConstEval { span: e.span, problem: "division by zero or overflow" });
+        }
+        None
+    }
+
+    /// The value of a constant expression of any scalar type (for `const` items).
+    fn const_value(&mut self, e: &Expr, depth: u32) -> Result<ConstValue, (Span, Option<&'static str>)> {
+        use ConstValue as V;
+        if depth > MAX_DEPTH {
+            return Err((e.span, None));
+        }
+        let float = |v: V| match v {
+            V::Int(i) => i as f64,
+            V::Float(f) => f,
+            V::Bool(b) => f64::from(u8::from(b)),
+        };
+        let overflow = (e.span, Some("overflow or division by zero"));
+        Ok(match &e.kind {
+            ExprKind::Int(v) => V::Int(i64::try_from(*v).map_err(|_| overflow)?),
+            ExprKind::Float(v) => V::Float(*v),
+            ExprKind::Bool(b) => V::Bool(*b),
+            ExprKind::Name { .. } => match self.res(e.id).cloned() {
+                Some(Resolution::Const(m, i)) => self.const_item_value(m, i).ok_or((e.span, Some("")))?,
+                _ => return Err((e.span, None)),
+            },
+            ExprKind::Unary { op, operand } => match (op, self.const_value(operand, depth + 1)?) {
+                (UnaryOp::Neg, V::Int(i)) => V::Int(i.checked_neg().ok_or(overflow)?),
+                (UnaryOp::Neg, V::Float(f)) => V::Float(-f),
+                (UnaryOp::Not, V::Bool(b)) => V::Bool(!b),
+                (UnaryOp::BitNot, V::Int(i)) => V::Int(!i),
+                _ => return Err((e.span, Some(""))),
+            },
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.const_value(lhs, depth + 1)?, self.const_value(rhs, depth + 1)?);
+                match (a, b) {
+                    (V::Int(x), V::Int(y)) => {
+                        if let Some(sop) = sym_op(*op) {
+                            V::Int(sop.apply(x, y).ok_or(overflow)?)
+                        } else {
+                            match op {
+                                BinaryOp::Shl => {
+                                    V::Int(u32::try_from(y).ok().and_then(|y| x.checked_shl(y)).ok_or(overflow)?)
+                                }
+                                BinaryOp::Shr => {
+                                    V::Int(u32::try_from(y).ok().and_then(|y| x.checked_shr(y)).ok_or(overflow)?)
+                                }
+                                BinaryOp::BitAnd => V::Int(x & y),
+                                BinaryOp::BitOr => V::Int(x | y),
+                                BinaryOp::BitXor => V::Int(x ^ y),
+                                _ => V::Bool(compare(*op, x.cmp(&y))),
+                            }
+                        }
+                    }
+                    (V::Bool(x), V::Bool(y)) => V::Bool(match op {
+                        BinaryOp::And | BinaryOp::BitAnd => x && y,
+                        BinaryOp::Or | BinaryOp::BitOr => x || y,
+                        BinaryOp::BitXor | BinaryOp::Ne => x != y,
+                        _ => x == y,
+                    }),
+                    (a, b) => {
+                        let (x, y) = (float(a), float(b));
+                        match op {
+                            BinaryOp::Add => V::Float(x + y),
+                            BinaryOp::Sub => V::Float(x - y),
+                            BinaryOp::Mul => V::Float(x * y),
+                            BinaryOp::Div => V::Float(x / y),
+                            BinaryOp::Rem => V::Float(x % y),
+                            _ => V::Bool(compare(*op, x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Less))),
+                        }
+                    }
+                }
+            }
+            ExprKind::Cast { value, .. } => {
+                let v = self.const_value(value, depth + 1)?;
+                match self.ty(e.id).scalar() {
+                    Some(s) if s.is_float() => V::Float(float(v)),
+                    Some(Scalar::Bool) => v,
+                    _ => V::Int(match v {
+                        V::Float(f) => f as i64,
+                        V::Int(i) => i,
+                        V::Bool(b) => i64::from(b),
+                    }),
+                }
+            }
+            ExprKind::Call { callee, args } => match builtin_op(self, callee, args) {
+                Some((op, a, b)) => match (self.const_value(a, depth + 1)?, self.const_value(b, depth + 1)?) {
+                    (V::Int(x), V::Int(y)) => V::Int(op.apply(x, y).ok_or(overflow)?),
+                    (x, y) if op == SymOp::Min => V::Float(float(x).min(float(y))),
+                    (x, y) if op == SymOp::Max => V::Float(float(x).max(float(y))),
+                    _ => return Err((e.span, None)),
+                },
+                None => return Err((e.span, None)),
+            },
+            _ => return Err((e.span, None)),
+        })
+    }
+}
+
+fn compare(op: BinaryOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        BinaryOp::Eq => o == Equal,
+        BinaryOp::Ne => o != Equal,
+        BinaryOp::Lt => o == Less,
+        BinaryOp::Le => o != Greater,
+        BinaryOp::Gt => o == Greater,
+        BinaryOp::Ge => o != Less,
+        _ => false,
+    }
+}
+
+fn contains_generic(s: &SymInt) -> bool {
+    match s {
+        SymInt::ConstGeneric(_) => true,
+        SymInt::Op(_, a, b) => contains_generic(a) || contains_generic(b),
+        _ => false,
+    }
+}
+
+/// Checks `const` item number `c` (an index into `cx.consts`) and computes its value, once.
+pub(crate) fn check_const_item(cx: &mut Cx<'_>, c: usize) {
+    if cx.const_state.get(c) != Some(&ConstState::Unchecked) {
+        return;
+    }
+    cx.const_state[c] = ConstState::InProgress;
+    let (m, i) = (cx.consts[c].module, cx.consts[c].item);
+    let Some(ast::ItemKind::Const(item)) = cx.item(m, i).map(|it| &it.kind) else {
+        cx.const_state[c] = ConstState::Done;
+        return;
+    };
+    let mut f = Fcx::new(cx, m, None, Mode::Const);
+    let declared = item.ty.as_ref().map(|t| (f.resolve_type(t), t.span));
+    if let Some((ty, span)) = &declared
+        && !ty.is_error()
+        && ty.scalar().is_none()
+    {
+        f.error(SemaError::BadConstGenericType { span: *span, found: ty.to_string() });
+    }
+    let hint = declared.as_ref().and_then(|(t, _)| t.scalar());
+    let found = f.expr(&item.value, hint);
+    if let (Some(want), Some(got)) = (hint, found.scalar())
+        && !scalar_coerces(got, want)
+    {
+        let because = declared.as_ref().map(|(_, s)| (f.loc(*s), "declared type".to_owned()));
+        f.error(SemaError::Mismatch {
+            span: item.value.span,
+            expected: want.to_string(),
+            found: got.to_string(),
+            because,
+            help: None,
+        });
+    }
+    let ty = hint.or(found.scalar());
+    let value = if found.is_error() {
+        None
+    } else {
+        match f.const_value(&item.value, 0) {
+            Ok(v) => Some(match (v, ty) {
+                (ConstValue::Int(i), Some(s)) if s.is_float() => ConstValue::Float(i as f64),
+                (v, _) => v,
+            }),
+            Err((span, None)) => {
+                let context = format!("the value of `{}`", item.name.name);
+                f.error(SemaError::NotConstant { span, context, whole: item.value.span });
+                None
+            }
+            Err((span, Some(problem))) if !problem.is_empty() => {
+                f.error(SemaError::ConstEval { span, problem });
+                None
+            }
+            Err(_) => None, // depends on a constant that failed: reported there
+        }
+    };
+    f.set_type(item.id, ty.map_or(Type::Error, Type::Scalar));
+    cx.consts[c].ty = ty.unwrap_or(Scalar::Int);
+    cx.consts[c].value = value;
+    cx.const_state[c] = ConstState::Done;
+}

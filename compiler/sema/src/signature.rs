@@ -1,0 +1,470 @@
+//! Signatures: const generics (defaults and `-D`), parameters and their dynamic dimensions, return types, launch
+//! clauses and attributes (of kernels, functions and loops).
+
+use crate::body::{Fcx, Mode};
+use crate::builtins::{ATTRIBUTES, AttrTarget, LAUNCH_KEYS};
+use crate::errors::SemaError;
+use crate::program::{Cx, DefineProblem};
+use crate::types::{Scalar, Space, SymInt, Type, coerces};
+use crate::{ConstGenericInfo, DimComponent, DimSite, DynDim, FunctionInfo, LaunchInfo, ModuleId, ParamInfo};
+use cutec_diagnostics::{Span, suggest};
+use cutec_grammar::ast::{self, Attribute, Expr, ExprKind, TypeExprKind};
+
+/// What a loop's attributes ask for; kept per `for` loop for lowering (see `CheckedModule::loops`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct LoopAttrs {
+    /// `unroll` (`Some(None)`) or `unroll(N)` (`Some(Some(N))`).
+    pub unroll: Option<Option<i64>>,
+    /// `pipelined(stages = S)`: `Some(Some(S))`, or `Some(None)` if S is a const generic without value.
+    pub pipelined: Option<Option<i64>>,
+}
+
+/// Attributes of a kernel or function.
+#[derive(Default)]
+pub(crate) struct ItemAttrs {
+    pub warp_specialized: bool,
+    pub inline: bool,
+}
+
+/// Registers a kernel or function; its details are filled in by the next phases.
+pub(crate) fn declare(cx: &mut Cx<'_>, m: ModuleId, item: usize, f: &ast::Function, is_kernel: bool) -> usize {
+    let fi = cx.functions.len();
+    cx.functions.push(FunctionInfo {
+        module: m,
+        item,
+        name: f.name.name.clone(),
+        is_kernel,
+        const_generics: Vec::new(),
+        params: Vec::new(),
+        ret: Type::Unit,
+        dyn_dims: Vec::new(),
+        launch: None,
+        warp_specialized: false,
+        inline: false,
+    });
+    cx.fn_index.insert((m, item), fi);
+    fi
+}
+
+/// Const generics in order: type, default (may name earlier ones), `-D` override.
+pub(crate) fn const_generics(
+    cx: &mut Cx<'_>,
+    fi: usize,
+    f: &ast::Function,
+    defines: &[(String, i64)],
+    used: &mut [bool],
+    problems: &mut Vec<DefineProblem>,
+) {
+    let m = cx.functions[fi].module;
+    let mut fx = Fcx::new(cx, m, Some(fi), Mode::Generic);
+    for (gi, g) in f.generics.iter().enumerate() {
+        let name = &g.name.name;
+        if let Some(prev) = f.generics[..gi].iter().find(|p| p.name.name == *name) {
+            let first = fx.loc(prev.name.span);
+            fx.error(SemaError::Duplicate { what: "const generic", name: name.clone(), span: g.name.span, first });
+            continue;
+        }
+        let ty = match fx.resolve_type(&g.ty) {
+            Type::Scalar(s @ (Scalar::Int | Scalar::Bool)) => s,
+            Type::Error => Scalar::Int,
+            other => {
+                fx.error(SemaError::BadConstGenericType { span: g.ty.span, found: other.to_string() });
+                Scalar::Int
+            }
+        };
+        fx.set_type(g.id, Type::Scalar(ty));
+        let mut default = None;
+        if let Some(d) = &g.default {
+            let t = fx.value(d, Some(ty));
+            if !t.is_error() && !coerces(&t, &Type::Scalar(ty)) {
+                let because = Some((fx.loc(g.ty.span), format!("`{name}` is declared `{ty}` here")));
+                fx.error(SemaError::Mismatch {
+                    span: d.span,
+                    expected: ty.to_string(),
+                    found: t.to_string(),
+                    because,
+                    help: None,
+                });
+            } else if !t.is_error() {
+                default = fx.require_const(d, &format!("the default of `{name}`"));
+            }
+        }
+        let mut value = default;
+        let mut from_define = false;
+        for (i, (n, v)) in defines.iter().enumerate() {
+            if n == name {
+                used[i] = true;
+                if ty == Scalar::Bool && !matches!(v, 0 | 1) {
+                    problems.push(DefineProblem::NotBool { index: i, def: fx.loc(g.name.span) });
+                } else {
+                    value = Some(*v);
+                    from_define = true;
+                }
+            }
+        }
+        let info = ConstGenericInfo { id: g.id, name: name.clone(), ty, default, value, from_define };
+        fx.cx.functions[fi].const_generics.push(info);
+    }
+}
+
+/// Bare names in a parameter layout that are not otherwise defined: the dynamic dimensions' sites.
+fn dim_sites(fx: &Fcx<'_, '_>, e: &Expr, site: DimSite, out: &mut Vec<(String, Span, DimSite)>, depth: u32) {
+    if depth > crate::body::MAX_DEPTH {
+        return;
+    }
+    match &e.kind {
+        ExprKind::Tuple(items) => {
+            for (i, x) in items.iter().enumerate() {
+                let mut s = site.clone();
+                s.path.push(i);
+                dim_sites(fx, x, s, out, depth + 1);
+            }
+        }
+        ExprKind::Name { name, generics } if generics.is_empty() && fx.lookup(&name.name).is_none() => {
+            out.push((name.name.clone(), name.span, site));
+        }
+        _ => {}
+    }
+}
+
+/// The layout argument of a `Tensor<T, layout, space>` type, split into shape and stride.
+fn tensor_layout(ty: &ast::TypeExpr) -> Option<(&Expr, Option<&Expr>)> {
+    let TypeExprKind::Named { name, args } = &ty.kind else { return None };
+    if name.name != "Tensor" || args.len() != 3 {
+        return None;
+    }
+    Some(match &args[1].kind {
+        ExprKind::Layout { shape, stride } => (&**shape, Some(&**stride)),
+        _ => (&args[1], None),
+    })
+}
+
+fn leaves<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>, depth: u32) {
+    match &e.kind {
+        ExprKind::Tuple(items) if depth <= crate::body::MAX_DEPTH => {
+            items.iter().for_each(|x| leaves(x, out, depth + 1))
+        }
+        _ => out.push(e),
+    }
+}
+
+/// Parameters (after their dynamic dimensions) and the return type.
+pub(crate) fn params(cx: &mut Cx<'_>, fi: usize, f: &ast::Function) {
+    let m = cx.functions[fi].module;
+    let is_kernel = cx.functions[fi].is_kernel;
+    let mut fx = Fcx::new(cx, m, Some(fi), Mode::Signature);
+
+    let mut sites = Vec::new();
+    for (pi, p) in f.params.iter().enumerate() {
+        if let Some((shape, stride)) = tensor_layout(&p.ty) {
+            let site = |component| DimSite { param: pi, path: Vec::new(), component };
+            dim_sites(&fx, shape, site(DimComponent::Shape), &mut sites, 0);
+            if let Some(stride) = stride {
+                dim_sites(&fx, stride, site(DimComponent::Stride), &mut sites, 0);
+            }
+        }
+    }
+    let mut dims: Vec<(DynDim, Span)> = Vec::new();
+    for (name, span, site) in sites {
+        match dims.iter_mut().find(|(d, _)| d.name == name) {
+            Some((d, _)) => d.sites.push(site),
+            None => dims.push((DynDim { name, source: site.clone(), sites: vec![site] }, span)),
+        }
+    }
+    for (d, span) in &mut dims {
+        // Read it from a shape if possible (a stride may be a multiple), from the shallowest mode.
+        let best = d.sites.iter().min_by_key(|s| (s.component == DimComponent::Stride, s.path.len()));
+        if let Some(b) = best {
+            d.source = b.clone();
+        }
+        if let Some(p) = f.params.iter().find(|p| p.name.name == d.name) {
+            let first = fx.loc(*span);
+            fx.error(SemaError::Duplicate { what: "name", name: d.name.clone(), span: p.name.span, first });
+        }
+    }
+    fx.cx.functions[fi].dyn_dims = dims.into_iter().map(|(d, _)| d).collect();
+
+    for (pi, p) in f.params.iter().enumerate() {
+        let name = &p.name.name;
+        let dup =
+            f.params[..pi].iter().map(|q| &q.name).chain(f.generics.iter().map(|g| &g.name)).find(|q| q.name == *name);
+        if let Some(prev) = dup {
+            let first = fx.loc(prev.span);
+            fx.error(SemaError::Duplicate { what: "parameter", name: name.clone(), span: p.name.span, first });
+        }
+        let ty = fx.resolve_type(&p.ty);
+        if let Some((shape, stride)) = tensor_layout(&p.ty) {
+            let mut ls = Vec::new();
+            leaves(shape, &mut ls, 0);
+            if let Some(s) = stride {
+                leaves(s, &mut ls, 0);
+            }
+            for leaf in ls {
+                if !fx.ty(leaf.id).is_error()
+                    && let Some(span) = fx.non_const_span(leaf, true)
+                {
+                    fx.error(SemaError::NonStaticParamLayout { span });
+                }
+            }
+        }
+        if is_kernel
+            && let Type::Tensor(t) = &ty
+            && t.space != Space::Gmem
+        {
+            fx.error(SemaError::BadTensorType {
+                span: p.ty.span,
+                problem: format!("a kernel parameter cannot live in `{}`", t.space.name()),
+                help: Some(
+                    "kernel tensors are `gmem`; allocate shared memory with `make_tensor<T, smem>(layout)`".into(),
+                ),
+            });
+        }
+        fx.set_type(p.id, ty.clone());
+        fx.cx.functions[fi].params.push(ParamInfo { id: p.id, name: name.clone(), ty, span: p.name.span });
+    }
+    let ret = match &f.ret {
+        Some(t) if is_kernel => {
+            fx.error(SemaError::ReturnInKernel { span: t.span });
+            Type::Unit
+        }
+        Some(t) => fx.resolve_type(t),
+        None => Type::Unit,
+    };
+    fx.cx.functions[fi].ret = ret;
+}
+
+/// The launch clause and the attributes of a kernel or function.
+pub(crate) fn launch_and_attributes(cx: &mut Cx<'_>, fi: usize, f: &ast::Function) {
+    let m = cx.functions[fi].module;
+    let is_kernel = cx.functions[fi].is_kernel;
+    let mut fx = Fcx::new(cx, m, Some(fi), Mode::Launch);
+    let (attrs, _) = fx.attributes(&f.attrs, if is_kernel { AttrTarget::Kernel } else { AttrTarget::Fn });
+    let launch = match (&f.launch, is_kernel) {
+        (Some(l), false) => {
+            fx.error(SemaError::LaunchOnFn { span: l.span, name: f.name.name.clone() });
+            None
+        }
+        (None, true) => {
+            fx.error(SemaError::MissingLaunch { span: f.name.span, name: f.name.name.clone() });
+            None
+        }
+        (Some(l), true) => Some(fx.launch(l)),
+        (None, false) => None,
+    };
+    let info = &mut fx.cx.functions[fi];
+    info.launch = launch;
+    info.warp_specialized = attrs.warp_specialized;
+    info.inline = attrs.inline;
+}
+
+impl Fcx<'_, '_> {
+    fn launch(&mut self, l: &ast::Launch) -> LaunchInfo {
+        let mut info = LaunchInfo::default();
+        let mut seen: Vec<(&str, Span)> = Vec::new();
+        for a in &l.args {
+            let key = a.name.name.as_str();
+            let Some(&known) = LAUNCH_KEYS.iter().find(|k| **k == key) else {
+                let suggestion = suggest(key, LAUNCH_KEYS.iter().copied()).map(str::to_owned);
+                self.error(SemaError::UnknownLaunchKey { name: key.to_owned(), span: a.name.span, suggestion });
+                self.expr(&a.value, None);
+                continue;
+            };
+            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == known) {
+                let first = *first;
+                self.error(SemaError::DuplicateLaunchKey { name: key.to_owned(), span: a.name.span, first });
+                self.expr(&a.value, None);
+                continue;
+            }
+            seen.push((known, a.name.span));
+            match known {
+                "smem" => info.smem = self.launch_dims(known, &a.value, false).and_then(|mut v| v.pop()),
+                "cluster" => info.cluster = self.launch_dims(known, &a.value, true),
+                "grid" => info.grid = self.launch_dims(known, &a.value, true).unwrap_or_default(),
+                _ => info.block = self.launch_dims(known, &a.value, true).unwrap_or_default(),
+            }
+        }
+        for key in ["grid", "block"] {
+            if !seen.iter().any(|(k, _)| *k == key) {
+                self.error(SemaError::MissingLaunchKey { key, span: l.span });
+            }
+        }
+        for (key, dims, limit, what) in
+            [("block", Some(&info.block), 1024, "threads"), ("cluster", info.cluster.as_ref(), 16, "CTAs")]
+        {
+            let product = dims.and_then(|d| d.iter().try_fold(1i64, |acc, x| acc.checked_mul(x.as_const()?)));
+            if let Some(p) = product
+                && p > limit
+                && let Some(a) = l.args.iter().find(|a| a.name.name == key)
+            {
+                self.error(SemaError::LaunchTooLarge {
+                    key: key.to_owned(),
+                    span: a.value.span,
+                    value: p,
+                    limit,
+                    what,
+                });
+            }
+        }
+        info
+    }
+
+    /// One launch value: an integer, or (with `tuple`) a tuple of 1 to 3 integers, computable before launch
+    /// (`cluster`: at compile time).
+    fn launch_dims(&mut self, key: &str, e: &Expr, tuple: bool) -> Option<Vec<SymInt>> {
+        let items: Vec<&Expr> = match &e.kind {
+            ExprKind::Tuple(v) if tuple => v.iter().collect(),
+            _ => vec![e],
+        };
+        if items.is_empty() || items.len() > 3 {
+            self.expr(e, None);
+            let found = format!("a tuple of {} values", items.len());
+            self.error(SemaError::LaunchValueType { key: key.to_owned(), span: e.span, found });
+            return None;
+        }
+        let mut out = Some(Vec::new());
+        for x in &items {
+            let t = self.value(x, Some(Scalar::Int));
+            if !t.is_integer() {
+                if !t.is_error() {
+                    self.error(SemaError::LaunchValueType { key: key.to_owned(), span: x.span, found: t.describe() });
+                }
+                out = None;
+                continue;
+            }
+            let constant = key == "cluster";
+            if let Some(span) = self.non_const_span(x, !constant) {
+                self.error(SemaError::LaunchNotEvaluable { key: key.to_owned(), span, constant });
+                out = None;
+                continue;
+            }
+            let s = self.sym(x);
+            if let Some(v) = out.as_mut() {
+                v.push(s);
+            }
+        }
+        if let ExprKind::Tuple(v) = &e.kind
+            && tuple
+        {
+            let types = v.iter().map(|x| self.ty(x.id).clone()).collect();
+            self.set_type(e.id, Type::Tuple(types));
+        }
+        out
+    }
+
+    /// Checks attributes for `target`; returns the item flags and the loop settings.
+    pub(crate) fn attributes(&mut self, attrs: &[Attribute], target: AttrTarget) -> (ItemAttrs, LoopAttrs) {
+        let mut item = ItemAttrs::default();
+        let mut lp = LoopAttrs::default();
+        for (i, a) in attrs.iter().enumerate() {
+            let name = a.name.name.as_str();
+            if let Some(prev) = attrs[..i].iter().find(|p| p.name.name == name) {
+                self.error(SemaError::DuplicateAttribute { name: name.to_owned(), span: a.span, first: prev.span });
+                continue;
+            }
+            let Some(&(_, _, usage)) = ATTRIBUTES.iter().find(|(n, t, _)| *n == name && *t == target) else {
+                let applies_to = ATTRIBUTES.iter().find(|(n, _, _)| *n == name).map(|(_, t, _)| *t);
+                let here = ATTRIBUTES.iter().filter(|(_, t, _)| *t == target).map(|(n, _, _)| *n);
+                let suggestion = suggest(name, here).map(str::to_owned);
+                self.error(SemaError::UnknownAttribute {
+                    name: name.to_owned(),
+                    span: a.name.span,
+                    target,
+                    suggestion,
+                    applies_to,
+                });
+                for arg in &a.args {
+                    self.expr(&arg.value, None);
+                }
+                continue;
+            };
+            let bad = |this: &mut Self, span: Span, problem: &str, help: Option<String>| {
+                let problem = problem.to_owned();
+                this.error(SemaError::BadAttributeArgs { name: name.to_owned(), span, problem, usage, help });
+            };
+            match name {
+                "warp_specialized" | "inline" => {
+                    if let Some(arg) = a.args.first() {
+                        bad(self, arg.span, "it takes no arguments", None);
+                    }
+                    item.warp_specialized |= name == "warp_specialized";
+                    item.inline |= name == "inline";
+                }
+                "unroll" => {
+                    lp.unroll = Some(None);
+                    match a.args.as_slice() {
+                        [] => {}
+                        [arg] if arg.name.is_none() => lp.unroll = Some(self.attr_count(name, &arg.value, 1)),
+                        [arg] => {
+                            bad(self, arg.span, "the count is not a named argument", Some("write `unroll(4)`".into()))
+                        }
+                        [_, extra, ..] => bad(self, extra.span, "it takes at most one count", None),
+                    }
+                }
+                _ => {
+                    lp.pipelined = Some(None);
+                    let mut stages = None;
+                    for arg in &a.args {
+                        match &arg.name {
+                            Some(n) if n.name == "stages" && stages.is_none() => {
+                                stages = Some(arg);
+                                continue;
+                            }
+                            None => {
+                                let help = Some("name it: `pipelined(stages = 4)`".to_owned());
+                                bad(self, arg.span, "the number of stages must be named", help);
+                            }
+                            Some(n) => {
+                                let help = suggest(&n.name, ["stages"]).map(|_| "did you mean `stages`?".to_owned());
+                                bad(self, n.span, &format!("unexpected argument `{}`", n.name), help);
+                            }
+                        }
+                        self.expr(&arg.value, None);
+                    }
+                    match stages {
+                        Some(s) => lp.pipelined = Some(self.attr_count("stages", &s.value, 1)),
+                        None if a.args.is_empty() => bad(self, a.span, "it needs the number of stages", None),
+                        None => {}
+                    }
+                }
+            }
+        }
+        if lp.unroll.is_some()
+            && lp.pipelined.is_some()
+            && let Some(a) = attrs.iter().rev().find(|a| matches!(a.name.name.as_str(), "unroll" | "pipelined"))
+        {
+            let problem = "a loop cannot be both unrolled and pipelined".to_owned();
+            let (name, usage) = (a.name.name.clone(), "unroll  or  pipelined(stages = S)");
+            self.error(SemaError::BadAttributeArgs { name, span: a.span, problem, usage, help: None });
+        }
+        (item, lp)
+    }
+
+    /// A positive constant count of an attribute (`unroll(4)`, `stages = 4`).
+    fn attr_count(&mut self, what: &str, e: &Expr, min: i64) -> Option<i64> {
+        let t = self.value(e, Some(Scalar::Int));
+        if !t.is_integer() {
+            if !t.is_error() {
+                self.error(SemaError::Mismatch {
+                    span: e.span,
+                    expected: "int".into(),
+                    found: t.to_string(),
+                    because: None,
+                    help: None,
+                });
+            }
+            return None;
+        }
+        let v = self.require_const(e, &format!("`{what}`"))?;
+        if v < min {
+            self.error(SemaError::BadAttributeArgs {
+                name: what.to_owned(),
+                span: e.span,
+                problem: format!("it must be at least {min}, found {v}"),
+                usage: "unroll(N)  or  pipelined(stages = S)",
+                help: None,
+            });
+            return None;
+        }
+        Some(v)
+    }
+}
