@@ -17,7 +17,7 @@
 //! | [`product`] | `logical/zipped/tiled/flat/blocked/raked_product`, `tile_to_shape`, `make_ordered_layout`, `make_layout_tv` |
 //! | [`swizzle`] | `Swizzle<B,M,S>`, swizzled layouts `Sw o offset o L` |
 //! | [`parse`], `Display` | CuTe's notation: `((2,2),3):((24,2),8)`, `Sw<3,4,3> o 0 o (8,64):(64,1)` |
-//! | [`eval`] | the expression evaluator and [`eval::apply`], the one table of operations |
+//! | [`eval`](mod@eval) | the expression evaluator and [`eval::apply`], the one table of operations |
 //! | [`picture`], [`svg`] | `print_layout`, `svg_layout`, `svg_tv` |
 //! | [`doc`] | `check_doc_block` for the book's `cute-layout` blocks, the book's pictures |
 //!

@@ -87,11 +87,15 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
 pub(crate) struct Cursor {
     toks: Vec<(Tok, usize)>,
     pos: usize,
+    depth: usize,
 }
+
+/// Deepest nesting of tuples accepted in a literal (protects the stack against hostile input).
+const MAX_TUPLE_DEPTH: usize = 64;
 
 impl Cursor {
     pub(crate) fn new(src: &str) -> Result<Cursor, ParseError> {
-        Ok(Cursor { toks: tokenize(src)?, pos: 0 })
+        Ok(Cursor { toks: tokenize(src)?, pos: 0, depth: 0 })
     }
 
     pub(crate) fn peek(&self) -> &Tok {
@@ -144,6 +148,10 @@ impl Cursor {
             Tok::Int(v) => Ok(IntTuple::int(v)),
             Tok::Ident(name) if name != "_" => Ok(IntTuple::Int(Int::named(name))),
             Tok::Punct('(') => {
+                self.depth += 1;
+                if self.depth > MAX_TUPLE_DEPTH {
+                    return Err(self.error("tuple nested too deeply"));
+                }
                 let mut items = Vec::new();
                 while !self.eat(')') {
                     items.push(self.int_tuple()?);
@@ -152,6 +160,7 @@ impl Cursor {
                         break;
                     }
                 }
+                self.depth -= 1;
                 Ok(IntTuple::Tuple(items))
             }
             t => {

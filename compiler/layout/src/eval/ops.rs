@@ -130,14 +130,17 @@ pub fn apply(name: &str, generics: &[i64], args: &[Value]) -> Result<Value> {
         return Err(invalid(op, format!("takes {want} arguments, found {} ({})", args.len(), info.signature)));
     }
     if generics.len() < info.generics.0 || generics.len() > info.generics.1 {
+        let (lo, hi) = info.generics;
+        let want = if lo == hi {
+            count(lo)
+        } else if hi == ANY {
+            format!("at least {lo}")
+        } else {
+            format!("{lo} to {hi}")
+        };
         return Err(invalid(
             op,
-            format!(
-                "takes {} generic arguments, found {} ({})",
-                info.generics.0.max(info.generics.1.min(9)),
-                generics.len(),
-                info.signature
-            ),
+            format!("takes {want} generic arguments, found {} ({})", generics.len(), info.signature),
         ));
     }
     let path = || -> Result<Vec<usize>> {

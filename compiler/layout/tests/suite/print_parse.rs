@@ -86,3 +86,11 @@ fn svg_pictures_are_deterministic() {
     assert!(s.contains(">T3</text>") && s.contains(">V1</text>"));
     assert!(svg_tv(&parse_layout("8:1").unwrap(), 2, 4).is_err());
 }
+
+#[test]
+fn hostile_literals_are_errors() {
+    let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+    assert!(parse_layout(&deep).is_err() && parse_int_tuple(&deep).is_err());
+    assert!(parse_layout("99999999999999999999:1").is_err());
+    assert!(parse_layout("(4611686018427387904,4):(4,1)").unwrap().size().is_err());
+}
