@@ -11,6 +11,59 @@ use crate::program::Cx;
 use crate::types::{Scalar, Space, Type};
 use crate::{ModuleId, Resolution};
 use cutec_diagnostics::{FileId, Span, suggest};
+
+/// Names from CUDA, C and PyTorch that users reach for, and ours.
+static ALIASES: &[(&str, &str)] = &[
+    ("float", "f32"),
+    ("float32", "f32"),
+    ("double", "f64"),
+    ("float64", "f64"),
+    ("half", "f16"),
+    ("float16", "f16"),
+    ("bfloat16", "bf16"),
+    ("int32", "i32"),
+    ("int64", "i64"),
+    ("uint32", "u32"),
+    ("unsigned", "u32"),
+    ("shared", "smem"),
+    ("global", "gmem"),
+    ("register", "rmem"),
+    ("registers", "rmem"),
+    ("local", "rmem"),
+    ("syncthreads", "sync_threads"),
+    ("__syncthreads", "sync_threads"),
+    ("__syncwarp", "sync_warp"),
+    ("rsqrtf", "rsqrt"),
+    ("expf", "exp"),
+    ("fmaxf", "max"),
+    ("fminf", "min"),
+];
+
+/// "Did you mean": an alias from another language, the closest name by edit distance, or a name that differs
+/// by two swapped neighbouring letters (`flaot`, which plain edit distance counts as two edits).
+pub(crate) fn similar<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<String> {
+    let candidates: Vec<&str> = candidates.into_iter().collect();
+    // Aliases whose meaning is among the candidates take part too, so `flaot` finds `f32` through `float`.
+    let aliases: Vec<(&str, &str)> = ALIASES.iter().copied().filter(|(_, ours)| candidates.contains(ours)).collect();
+    let resolve = |found: &str| aliases.iter().find(|(a, _)| *a == found).map_or(found, |(_, ours)| *ours).to_owned();
+    if aliases.iter().any(|(a, _)| *a == name) {
+        return Some(resolve(name));
+    }
+    let all: Vec<&str> = candidates.iter().copied().chain(aliases.iter().map(|(a, _)| *a)).collect();
+    if let Some(s) = suggest(name, all.iter().copied()) {
+        return Some(resolve(s));
+    }
+    let n: Vec<char> = name.chars().collect();
+    all.iter()
+        .find(|c| {
+            let c: Vec<char> = c.chars().collect();
+            c.len() == n.len() && {
+                let diff: Vec<usize> = (0..n.len()).filter(|&i| n[i] != c[i]).collect();
+                diff.len() == 2 && diff[1] == diff[0] + 1 && n[diff[0]] == c[diff[1]] && n[diff[1]] == c[diff[0]]
+            }
+        })
+        .map(|c| resolve(c))
+}
 use cutec_grammar::ast::{self, Ident, NodeId};
 
 /// How deep expressions and blocks may nest before the checker stops descending. The parser already bounds
@@ -241,7 +294,7 @@ impl<'c, 'a> Fcx<'c, 'a> {
             return;
         }
         let candidates = self.visible_values();
-        let suggestion = suggest(&ident.name, candidates.iter().map(String::as_str)).map(str::to_owned);
+        let suggestion = similar(&ident.name, candidates.iter().map(String::as_str));
         self.error(SemaError::UnknownName { name: ident.name.clone(), span: ident.span, suggestion });
     }
 

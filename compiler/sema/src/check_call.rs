@@ -2,6 +2,7 @@
 //! methods of a tiled MMA, and the generic-argument constructors `Swizzle<B, M, S>`, `SW128_K<T>`, `wgmma<...>`.
 
 use crate::Resolution;
+use crate::body::similar;
 use crate::body::{Fcx, Found};
 use crate::builtins::{ArgKind, Builtin, BuiltinInfo, Form, GenericKind, Method, ParamSig, TILED_MMA_METHODS};
 use crate::check_expr::literal_like;
@@ -12,7 +13,7 @@ use crate::program::CallEdge;
 use crate::types::{
     LayoutType, MmaAtom, Scalar, Space, SwizzleType, TensorType, TiledMmaType, Type, coerces, promote, scalar_coerces,
 };
-use cutec_diagnostics::{Span, suggest};
+use cutec_diagnostics::Span;
 use cutec_grammar::ast::{Arg, Expr, ExprKind, Ident};
 
 fn span_of(exprs: &[Expr], fallback: Span) -> Span {
@@ -158,7 +159,7 @@ impl Fcx<'_, '_> {
                     match sig {
                         None => {
                             let names = accepted.iter().map(|p| p.name);
-                            let suggestion = suggest(&n.name, names).map(str::to_owned);
+                            let suggestion = similar(&n.name, names);
                             let list: Vec<String> = accepted.iter().map(|p| format!("`{}`", p.name)).collect();
                             self.error(SemaError::UnknownNamedArg {
                                 name: n.name.clone(),
@@ -326,7 +327,7 @@ impl Fcx<'_, '_> {
     }
 
     /// Common type of numeric arguments (`min`, `max`, `fma`, `select`, `ceil_div`).
-    fn promote_args(&mut self, op: &str, call: Span, pos: &[&Expr], types: &[Type], idx: &[usize]) -> Type {
+    fn promote_args(&mut self, op: &str, pos: &[&Expr], types: &[Type], idx: &[usize]) -> Type {
         let mut acc: Option<(Scalar, usize)> = None;
         for &i in idx {
             let Some(s) = types.get(i).and_then(Type::scalar) else { return Type::Error };
@@ -336,7 +337,7 @@ impl Fcx<'_, '_> {
                     Some(p) => Some((p, j)),
                     None => {
                         let (lhs, rhs) = ((pos[j].span, c.to_string()), (pos[i].span, s.to_string()));
-                        self.error(SemaError::OperandsDontMix { op: op.to_owned(), span: call, lhs, rhs });
+                        self.error(SemaError::OperandsDontMix { op: op.to_owned(), lhs, rhs });
                         return Type::Error;
                     }
                 },
@@ -347,6 +348,18 @@ impl Fcx<'_, '_> {
 
     /// Reports a tensor argument whose element type or memory space is not what the builtin needs.
     fn expect_tensor(&mut self, arg: &Expr, t: &TensorType, elem: Option<&Type>, space: Option<Space>, help: &str) {
+        self.expect_tensor_because(arg, t, elem, space, help, None);
+    }
+
+    fn expect_tensor_because(
+        &mut self,
+        arg: &Expr,
+        t: &TensorType,
+        elem: Option<&Type>,
+        space: Option<Space>,
+        help: &str,
+        because: Option<(Span, String)>,
+    ) {
         let elem_ok = elem.is_none_or(|e| e.is_error() || *e == t.elem);
         let space_ok = space.is_none_or(|s| s == t.space);
         if elem_ok && space_ok {
@@ -359,7 +372,8 @@ impl Fcx<'_, '_> {
         );
         let found = Type::Tensor(Box::new(t.clone())).to_string();
         let help = (!help.is_empty()).then(|| help.to_owned());
-        self.error(SemaError::Mismatch { span: arg.span, expected, found, because: None, help });
+        let because = because.map(|(s, m)| (self.loc(s), m));
+        self.error(SemaError::Mismatch { span: arg.span, expected, found, because, help });
     }
 
     fn writable(&mut self, arg: &Expr, t: &TensorType) {
@@ -381,14 +395,13 @@ impl Fcx<'_, '_> {
         use Builtin as B;
         let err = Type::Error;
         let arg = |i: usize| types.get(i).unwrap_or(&err);
-        let call = name.span.to(pos.last().map_or(name.span, |p| p.span));
         match b {
             B::Exp | B::Exp2 | B::Log | B::Log2 | B::Sqrt | B::Rsqrt | B::Tanh | B::Erf => float_of(arg(0)),
             B::Abs | B::ShflXor | B::ShflDown | B::ShflIdx => arg(0).clone(),
-            B::Min | B::Max => self.promote_args(&name.name, call, pos, types, &[0, 1]),
-            B::Select => self.promote_args(&name.name, call, pos, types, &[1, 2]),
-            B::Fma => float_of(&self.promote_args(&name.name, call, pos, types, &[0, 1, 2])),
-            B::CeilDiv => self.promote_args(&name.name, call, pos, types, &[0, 1]),
+            B::Min | B::Max => self.promote_args(&name.name, pos, types, &[0, 1]),
+            B::Select => self.promote_args(&name.name, pos, types, &[1, 2]),
+            B::Fma => float_of(&self.promote_args(&name.name, pos, types, &[0, 1, 2])),
+            B::CeilDiv => self.promote_args(&name.name, pos, types, &[0, 1]),
             B::ElectOne => Type::BOOL,
             B::SyncThreads
             | B::SyncWarp
@@ -475,7 +488,9 @@ impl Fcx<'_, '_> {
                     self.writable(pos[1], &dst);
                     match b {
                         B::Copy => {
-                            self.expect_tensor(pos[1], &dst, Some(&src.elem), None, "`store` converts element types")
+                            let because = Some((pos[0].span, format!("the source has `{}` elements", src.elem)));
+                            let help = "`store` converts element types";
+                            self.expect_tensor_because(pos[1], &dst, Some(&src.elem), None, help, because);
                         }
                         B::TmaStore => {
                             self.expect_tensor(pos[0], &src, None, Some(Space::Smem), "");
@@ -784,8 +799,7 @@ impl Fcx<'_, '_> {
         let (Type::TiledMma(tm), Some(info)) = (&rt, info) else {
             if !rt.is_error() {
                 let is_mma = matches!(rt, Type::TiledMma(_));
-                let suggestion =
-                    if is_mma { suggest(&method.name, names.iter().copied()).map(str::to_owned) } else { None };
+                let suggestion = if is_mma { similar(&method.name, names.iter().copied()) } else { None };
                 let available = if is_mma {
                     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
                 } else {

@@ -11,7 +11,6 @@ use crate::errors::SemaError;
 use crate::load::ItemRefKind;
 use crate::types::{LayoutType, Scalar, TensorType, Type, promote};
 use crate::{Resolution, Space};
-use cutec_diagnostics::suggest;
 use cutec_grammar::ast::{BinaryOp, Expr, ExprKind, Ident, TypeExpr, UnaryOp};
 
 /// Whether `e` is made of literals only, so its type should come from the other operand.
@@ -75,7 +74,7 @@ impl Fcx<'_, '_> {
             ExprKind::Tuple(items) => Type::Tuple(items.iter().map(|x| self.expr(x, hint)).collect()),
             ExprKind::Layout { shape, stride } => self.layout_literal(shape, stride),
             ExprKind::Unary { op, operand } => self.unary(*op, operand, hint),
-            ExprKind::Binary { op, lhs, rhs } => self.binary(e, *op, lhs, rhs, hint),
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, hint),
             ExprKind::Call { callee, args } => self.call(e, callee, args),
             ExprKind::MethodCall { receiver, method, generics, args } => {
                 self.method_call(e, receiver, method, generics, args)
@@ -229,7 +228,7 @@ impl Fcx<'_, '_> {
         Type::Error
     }
 
-    fn binary(&mut self, e: &Expr, op: BinaryOp, lhs: &Expr, rhs: &Expr, hint: Option<Scalar>) -> Type {
+    fn binary(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr, hint: Option<Scalar>) -> Type {
         use BinaryOp::*;
         let o = op.as_str().to_owned();
         if matches!(op, And | Or) {
@@ -301,10 +300,8 @@ impl Fcx<'_, '_> {
             let (side, s) = if a == Scalar::Bool { (lhs, a) } else { (rhs, b) };
             bad(self, side, s, "a number", None);
             return fail;
-        } else if cmp && a == b && a != Scalar::Bool {
-            return Type::BOOL;
-        } else if a == Scalar::Bool && b == Scalar::Bool {
-            return Type::BOOL;
+        } else if cmp && a == b {
+            return Type::BOOL; // includes `==`/`!=` on two bools
         }
         for (side, s) in [(lhs, a), (rhs, b)] {
             if s.is_fp8() {
@@ -317,7 +314,7 @@ impl Fcx<'_, '_> {
             Some(p) => Type::Scalar(p),
             None => {
                 let (l, r) = ((lhs.span, a.to_string()), (rhs.span, b.to_string()));
-                self.error(SemaError::OperandsDontMix { op: o, span: e.span, lhs: l, rhs: r });
+                self.error(SemaError::OperandsDontMix { op: o, lhs: l, rhs: r });
                 fail
             }
         }
@@ -353,8 +350,7 @@ impl Fcx<'_, '_> {
             Type::Dim3 if matches!(field.name.as_str(), "x" | "y" | "z") => Type::INT,
             _ => {
                 let available = if t == Type::Dim3 { "`x`, `y`, `z`" } else { "none" };
-                let suggestion =
-                    if t == Type::Dim3 { suggest(&field.name, ["x", "y", "z"]).map(str::to_owned) } else { None };
+                let suggestion = None; // the note lists the three fields; a one-letter guess is noise;
                 let ty = t.to_string();
                 let (name, span) = (field.name.clone(), field.span);
                 self.error(SemaError::UnknownField { name, span, ty, suggestion, available: available.into() });

@@ -113,7 +113,7 @@ impl<'a> Fcx<'_, 'a> {
                 };
                 self.bind(name, *id, bound, *mutable, false);
             }
-            StmtKind::Assign { target, op, value } => self.assign(s.span, target, *op, value),
+            StmtKind::Assign { target, op, value } => self.assign(target, *op, value),
             StmtKind::Expr(e) => {
                 self.expr(e, None);
             }
@@ -244,7 +244,7 @@ impl<'a> Fcx<'_, 'a> {
         }
     }
 
-    fn assign(&mut self, span: Span, target: &Expr, op: Option<BinaryOp>, value: &Expr) {
+    fn assign(&mut self, target: &Expr, op: Option<BinaryOp>, value: &Expr) {
         let pt = self.place(target);
         let vt = self.value(value, pt.scalar());
         if pt.is_error() || vt.is_error() {
@@ -297,7 +297,7 @@ impl<'a> Fcx<'_, 'a> {
             }
             None => {
                 let (lhs, rhs) = ((target.span, p.to_string()), (value.span, v.to_string()));
-                self.error(SemaError::OperandsDontMix { op: o, span, lhs, rhs });
+                self.error(SemaError::OperandsDontMix { op: o, lhs, rhs });
             }
         }
     }

@@ -4,10 +4,10 @@
 
 use crate::Resolution;
 use crate::body::Fcx;
+use crate::body::similar;
 use crate::builtins::GenericKind;
 use crate::errors::SemaError;
 use crate::types::{IntTuple, LayoutType, Scalar, Space, SymInt, SymLayout, TensorType, Type};
-use cutec_diagnostics::suggest;
 use cutec_grammar::ast::{Expr, ExprKind, TypeExpr, TypeExprKind};
 
 /// A checked generic argument.
@@ -57,7 +57,7 @@ impl Fcx<'_, '_> {
                 if name.name == "Tensor" {
                     return self.tensor_type(te, args);
                 }
-                let suggestion = suggest(&name.name, type_names()).map(str::to_owned);
+                let suggestion = similar(&name.name, type_names());
                 self.error(SemaError::UnknownType { name: name.name.clone(), span: name.span, suggestion });
                 self.skip_generics(args);
                 Type::Error
@@ -191,9 +191,7 @@ impl Fcx<'_, '_> {
                     ("a memory space (`gmem`, `smem` or `rmem`)", Space::WRITABLE.iter().map(|s| s.name()).collect())
                 };
                 let (found, suggestion) = match &g.kind {
-                    ExprKind::Name { name, .. } => {
-                        (format!("`{}`", name.name), suggest(&name.name, names).map(str::to_owned))
-                    }
+                    ExprKind::Name { name, .. } => (format!("`{}`", name.name), similar(&name.name, names)),
                     _ => ("an expression".to_owned(), None),
                 };
                 self.error(SemaError::BadGenericArg { span: g.span, expected, found, suggestion });

@@ -116,13 +116,15 @@ impl Fcx<'_, '_> {
         if depth > MAX_DEPTH {
             return Some(e.span);
         }
+        if self.ty(e.id).is_error() {
+            return None; // already reported
+        }
         match &e.kind {
             ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Float(_) | ExprKind::Error => None,
             ExprKind::Name { .. } => match self.res(e.id) {
                 Some(Resolution::ConstGeneric(_) | Resolution::Const(..)) => None,
                 Some(Resolution::DynDim(_)) if dims => None,
                 Some(Resolution::Param(_)) if dims && self.ty(e.id).is_integer() => None,
-                None if self.ty(e.id).is_error() => None, // already reported
                 _ => Some(e.span),
             },
             ExprKind::Unary { operand, .. } => self.non_const_at(operand, dims, depth + 1),
@@ -131,12 +133,17 @@ impl Fcx<'_, '_> {
                 let dims = dims && sym_op(*op).is_some();
                 self.non_const_at(lhs, dims, depth + 1).or_else(|| self.non_const_at(rhs, dims, depth + 1))
             }
-            ExprKind::Call { callee, args } => match builtin_op(self, callee, args) {
-                Some((_, a, b)) => {
-                    self.non_const_at(a, dims, depth + 1).or_else(|| self.non_const_at(b, dims, depth + 1))
+            ExprKind::Call { callee, args } => {
+                let pure = matches!(
+                    self.res(callee.id),
+                    Some(Resolution::Builtin(Builtin::CeilDiv | Builtin::Min | Builtin::Max))
+                );
+                if !pure {
+                    return Some(e.span);
                 }
-                None => Some(e.span),
-            },
+                // With a wrong number of arguments (reported already) the present ones are still judged.
+                args.iter().find_map(|a| self.non_const_at(&a.value, dims, depth + 1))
+            }
             ExprKind::Cast { value, .. } => self.non_const_at(value, dims, depth + 1),
             _ => Some(e.span),
         }

@@ -125,7 +125,6 @@ pub(crate) enum SemaError {
     },
     OperandsDontMix {
         op: String,
-        span: Span,
         lhs: (Span, String),
         rhs: (Span, String),
     },
@@ -397,7 +396,8 @@ impl Located {
             E::UnknownModule { name, span, suggestion, available } => {
                 let d = err("E0102", format!("unknown module `stdlib::{name}`"), *span)
                     .with_primary_message("no such stdlib module");
-                did_you_mean(d, suggestion).with_note(format!("the standard library has: {}", available.join(", ")))
+                let list: Vec<String> = available.iter().map(|m| format!("`{m}`")).collect();
+                did_you_mean(d, suggestion).with_note(format!("the standard library has: {}", list.join(", ")))
             }
             E::NotStdlibPath { name, span } => err("E0102", format!("unknown module `{name}`"), *span)
                 .with_primary_message("not a module")
@@ -500,11 +500,10 @@ impl Located {
                     None => d,
                 }
             }
-            E::OperandsDontMix { op, span, lhs, rhs } => {
-                err("E0112", format!("`{op}` cannot combine `{}` and `{}`", lhs.1, rhs.1), *span)
-                    .with_primary_message("these types do not mix without a conversion")
+            E::OperandsDontMix { op, lhs, rhs } => {
+                err("E0112", format!("`{op}` cannot combine `{}` and `{}`", lhs.1, rhs.1), rhs.0)
+                    .with_primary_message(format!("`{}` does not mix with `{}` without a conversion", rhs.1, lhs.1))
                     .with_label(f, lhs.0, format!("this is `{}`", lhs.1))
-                    .with_label(f, rhs.0, format!("this is `{}`", rhs.1))
                     .with_help(format!("convert one side with `as`, e.g. `(...) as {}`", lhs.1))
             }
             E::NonBoolCondition { span, found, what } => {
@@ -653,7 +652,11 @@ impl Located {
             E::GenericCount { name, span, expected, found, signature } => {
                 let d = err(
                     "E0125",
-                    format!("`{name}` takes {expected} generic arguments but {found} were supplied"),
+                    format!(
+                        "`{name}` takes {expected} generic {} but {found} {} supplied",
+                        if expected == "1" { "argument" } else { "arguments" },
+                        if *found == 1 { "was" } else { "were" }
+                    ),
                     *span,
                 )
                 .with_primary_message(format!("expected {expected}"));

@@ -5,9 +5,10 @@
 //! `use stdlib::reduce;` imports every function and constant of the module (a module's own items shadow these).
 //! There are no path expressions: an imported name is used bare.
 
+use crate::body::similar;
 use crate::errors::{Located, SemaError};
 use crate::{ModuleId, errors::Loc};
-use cutec_diagnostics::{Diagnostic, FileId, SourceMap, Span, suggest};
+use cutec_diagnostics::{Diagnostic, FileId, SourceMap, Span};
 use cutec_grammar::ast::{self, Ident, ItemKind};
 use std::collections::HashMap;
 
@@ -139,7 +140,7 @@ fn resolve_use(l: &mut Loaded, map: &mut SourceMap, m: ModuleId, u: ast::Use) ->
         return None;
     };
     let Some((name, src)) = STDLIB.iter().find(|(n, _)| *n == module.name) else {
-        let suggestion = suggest(&module.name, STDLIB.iter().map(|(n, _)| *n)).map(str::to_owned);
+        let suggestion = similar(&module.name, STDLIB.iter().map(|(n, _)| *n));
         let available = STDLIB.iter().map(|(n, _)| (*n).to_owned()).collect();
         l.error(m, SemaError::UnknownModule { name: module.name, span: module.span, suggestion, available });
         return None;
@@ -213,7 +214,7 @@ fn build_namespaces(l: &mut Loaded, pending: Vec<PendingImport>) {
                     let Some(r) = own(&n.name) else {
                         let candidates: Vec<&str> =
                             target_ast.items.iter().filter_map(item_name).map(|i| i.name.as_str()).collect();
-                        let suggestion = suggest(&n.name, candidates).map(str::to_owned);
+                        let suggestion = similar(&n.name, candidates);
                         let module = l.paths[p.target.index()].clone();
                         errors.push((
                             p.into,

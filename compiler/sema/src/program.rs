@@ -9,7 +9,7 @@ use crate::errors::{Located, SemaError};
 use crate::load::{self, Namespace};
 use crate::types::{Scalar, Type};
 use crate::{CheckOutput, CheckedModule, ConstInfo, FunctionInfo, ModuleId, Program, Resolution, signature};
-use cutec_diagnostics::{Diagnostic, FileId, SourceMap, Span, suggest};
+use cutec_diagnostics::{Diagnostic, FileId, SourceMap, Span};
 use cutec_grammar::ast::{self, NodeId};
 use std::collections::HashMap;
 
@@ -172,7 +172,7 @@ pub(crate) fn check_program(map: &mut SourceMap, root: FileId, defines: &[(Strin
     };
     for (index, used) in define_used.iter().enumerate() {
         if !used {
-            let suggestion = suggest(&defines[index].0, known.iter().map(String::as_str)).map(str::to_owned);
+            let suggestion = crate::body::similar(&defines[index].0, known.iter().map(String::as_str));
             define_problems.push(DefineProblem::Unknown { index, suggestion });
         }
     }

@@ -1,13 +1,14 @@
 //! Signatures: const generics (defaults and `-D`), parameters and their dynamic dimensions, return types, launch
 //! clauses and attributes (of kernels, functions and loops).
 
+use crate::body::similar;
 use crate::body::{Fcx, Mode};
 use crate::builtins::{ATTRIBUTES, AttrTarget, LAUNCH_KEYS};
 use crate::errors::SemaError;
 use crate::program::{Cx, DefineProblem};
 use crate::types::{Scalar, Space, SymInt, Type, coerces};
 use crate::{ConstGenericInfo, DimComponent, DimSite, DynDim, FunctionInfo, LaunchInfo, ModuleId, ParamInfo};
-use cutec_diagnostics::{Span, suggest};
+use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, Attribute, Expr, ExprKind, TypeExprKind};
 
 /// What a loop's attributes ask for; kept per `for` loop for lowering (see `CheckedModule::loops`).
@@ -64,17 +65,21 @@ pub(crate) fn const_generics(
             fx.error(SemaError::Duplicate { what: "const generic", name: name.clone(), span: g.name.span, first });
             continue;
         }
-        let ty = match fx.resolve_type(&g.ty) {
-            Type::Scalar(s @ (Scalar::Int | Scalar::Bool)) => s,
-            Type::Error => Scalar::Int,
+        let (ty, ty_ok) = match fx.resolve_type(&g.ty) {
+            Type::Scalar(s @ (Scalar::Int | Scalar::Bool)) => (s, true),
+            Type::Error => (Scalar::Int, false),
             other => {
                 fx.error(SemaError::BadConstGenericType { span: g.ty.span, found: other.to_string() });
-                Scalar::Int
+                (Scalar::Int, false)
             }
         };
         fx.set_type(g.id, Type::Scalar(ty));
         let mut default = None;
-        if let Some(d) = &g.default {
+        if let Some(d) = &g.default
+            && !ty_ok
+        {
+            fx.expr(d, None); // resolve its names; its type cannot be judged against a broken declaration
+        } else if let Some(d) = &g.default {
             let t = fx.value(d, Some(ty));
             if !t.is_error() && !coerces(&t, &Type::Scalar(ty)) {
                 let because = Some((fx.loc(g.ty.span), format!("`{name}` is declared `{ty}` here")));
@@ -264,7 +269,7 @@ impl Fcx<'_, '_> {
         for a in &l.args {
             let key = a.name.name.as_str();
             let Some(&known) = LAUNCH_KEYS.iter().find(|k| **k == key) else {
-                let suggestion = suggest(key, LAUNCH_KEYS.iter().copied()).map(str::to_owned);
+                let suggestion = similar(key, LAUNCH_KEYS.iter().copied());
                 self.error(SemaError::UnknownLaunchKey { name: key.to_owned(), span: a.name.span, suggestion });
                 self.expr(&a.value, None);
                 continue;
@@ -364,7 +369,7 @@ impl Fcx<'_, '_> {
             let Some(&(_, _, usage)) = ATTRIBUTES.iter().find(|(n, t, _)| *n == name && *t == target) else {
                 let applies_to = ATTRIBUTES.iter().find(|(n, _, _)| *n == name).map(|(_, t, _)| *t);
                 let here = ATTRIBUTES.iter().filter(|(_, t, _)| *t == target).map(|(n, _, _)| *n);
-                let suggestion = suggest(name, here).map(str::to_owned);
+                let suggestion = similar(name, here);
                 self.error(SemaError::UnknownAttribute {
                     name: name.to_owned(),
                     span: a.name.span,
@@ -414,7 +419,7 @@ impl Fcx<'_, '_> {
                                 bad(self, arg.span, "the number of stages must be named", help);
                             }
                             Some(n) => {
-                                let help = suggest(&n.name, ["stages"]).map(|_| "did you mean `stages`?".to_owned());
+                                let help = similar(&n.name, ["stages"]).map(|_| "did you mean `stages`?".to_owned());
                                 bad(self, n.span, &format!("unexpected argument `{}`", n.name), help);
                             }
                         }
