@@ -270,3 +270,284 @@ fn print_file_diagnostics() {
     let (map, out) = run(&src);
     println!("{}", rendered(&map, &out));
 }
+
+/// Diagnostic codes, in order.
+fn codes(src: &str) -> Vec<&'static str> {
+    let (_, out) = run(src);
+    out.diagnostics.iter().map(|d| d.code).collect()
+}
+
+const HEAD: &str = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (ceil_div(N, 256)), block = (256)) {\n";
+
+#[test]
+fn deep_nesting_does_not_overflow_the_stack() {
+    for depth in [50usize, 250, 300, 2000] {
+        let parens = format!("{}1{}", "(".repeat(depth), ")".repeat(depth));
+        let chain = vec!["1"; depth * 4].join(" + ");
+        let neg = format!("{}1", "-".repeat(depth));
+        let blocks = format!("{}x[0] = 1.0;{}", "{ ".repeat(depth), " }".repeat(depth));
+        for body in [format!("let a = {parens};"), format!("let b = {chain};"), format!("let c = {neg};"), blocks] {
+            let src = format!("{HEAD}{body}\n}}\n");
+            // The default test thread has a 2 MiB stack, like many embedders.
+            let r = std::thread::Builder::new().stack_size(2 << 20).spawn(move || run(&src).1.diagnostics.len());
+            assert!(r.map(|h| h.join().is_ok()).unwrap_or(false), "panicked at depth {depth}");
+        }
+    }
+}
+
+/// xorshift64*, so the mutations are the same on every machine.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn mutated_examples_never_panic() {
+    let mut files = cute_files("examples");
+    files.extend(cute_files("stdlib"));
+    let pieces = [
+        "",
+        "(",
+        ")",
+        "{",
+        "}",
+        "<",
+        ">",
+        ",",
+        ";",
+        ":",
+        "_",
+        "0",
+        "-1",
+        "1.5",
+        "x",
+        "M",
+        "let",
+        "for",
+        "return",
+        "break",
+        "as f32",
+        "[",
+        "]",
+        "=",
+        "+",
+        "copy",
+        "f32",
+        "Tensor",
+        "launch",
+        "stdlib",
+        ".x",
+        "::",
+        "size<9>",
+        "pipelined",
+    ];
+    let mut rng = Rng(0x5eed);
+    for path in files {
+        let src = std::fs::read_to_string(&path).unwrap_or_default();
+        for _ in 0..150 {
+            let mut s = src.clone();
+            for _ in 0..1 + rng.below(3) {
+                let mut a = rng.below(s.len());
+                while !s.is_char_boundary(a) {
+                    a -= 1;
+                }
+                let mut b = (a + rng.below(12)).min(s.len());
+                while !s.is_char_boundary(b) {
+                    b -= 1;
+                }
+                s.replace_range(a..b, pieces[rng.below(pieces.len())]);
+            }
+            let r = std::panic::catch_unwind(|| run(&s).1.diagnostics.len());
+            assert!(r.is_ok(), "panic on a mutation of {}:\n{s}", path.display());
+        }
+    }
+}
+
+#[test]
+fn defines_override_defaults_and_unknown_ones_are_reported() {
+    let src = std::fs::read_to_string(repo().join("examples/gemm_sm90.cute")).unwrap_or_default();
+    let (_, out) = run_with(&src, &[("BN", 128)]);
+    assert!(out.diagnostics.is_empty());
+    let k = out.program.kernel("gemm").expect("kernel");
+    let bn = k.const_generics.iter().find(|g| g.name == "BN").expect("BN");
+    assert_eq!((bn.default, bn.value, bn.from_define), (Some(256), Some(128), true));
+    assert_eq!(k.launch.as_ref().map(|l| l.grid[1].to_string()), Some("ceil_div(N, 128)".into()));
+
+    let (map, out) = run_with(&src, &[("BMM", 64)]);
+    assert_eq!(out.diagnostics.len(), 1);
+    let d = &out.diagnostics[0];
+    assert_eq!(d.code, "E0133");
+    assert!(d.help.iter().any(|h| h.contains("`BM`")), "{d:?}");
+    let l = d.primary().expect("primary");
+    assert_eq!(map.name(l.file), "<command line>");
+    assert_eq!(&map.source(l.file)[l.span.range()], "BMM");
+
+    let bool_src =
+        "kernel k<const FAST: bool = false>(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (32)) {\n}\n";
+    let (_, out) = run_with(bool_src, &[("FAST", 2)]);
+    assert_eq!(out.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(), ["E0133"]);
+    let (_, out) = run_with(bool_src, &[("FAST", 1)]);
+    assert!(out.diagnostics.is_empty());
+    assert_eq!(out.program.kernel("k").map(|k| k.const_generics[0].value), Some(Some(1)));
+}
+
+#[test]
+fn dynamic_dimensions_are_recorded_with_their_sites() {
+    let src = "kernel k(a: Tensor<f32, (M, K):(K, 1), gmem>, b: Tensor<f32, ((2, N), K):((1, 2 * K), 2), gmem>, \
+               s: int) launch(grid = (ceil_div(M, 128), s), block = (128)) {\n    let m = M + N;\n}\n";
+    let (map, out) = run(src);
+    assert!(out.diagnostics.is_empty(), "{}", rendered(&map, &out));
+    let k = out.program.kernel("k").expect("kernel");
+    let dims: Vec<(&str, usize, Vec<usize>, crate::DimComponent)> = k
+        .dyn_dims
+        .iter()
+        .map(|d| (d.name.as_str(), d.source.param, d.source.path.clone(), d.source.component))
+        .collect();
+    use crate::DimComponent::Shape;
+    assert_eq!(dims, [("M", 0, vec![0], Shape), ("K", 0, vec![1], Shape), ("N", 1, vec![0, 1], Shape)]);
+    let kdim = &k.dyn_dims[1];
+    assert_eq!(kdim.sites.len(), 3, "{:?}", kdim.sites); // a's shape and stride, b's shape (`2 * K` is no site)
+    let launch = k.launch.as_ref().expect("launch");
+    assert_eq!(
+        launch.grid,
+        [
+            crate::SymInt::op(crate::SymOp::CeilDiv, crate::SymInt::DynDim("M".into()), crate::SymInt::Const(128)),
+            crate::SymInt::Param(2)
+        ]
+    );
+}
+
+#[test]
+fn literals_take_their_type_from_context() {
+    let src = "fn f(h: f16, i: i64) -> f16 {\n    let a = 2 * h;\n    let b = 0.5 * h + 1;\n    let c = i + 1;\n    let d = 1;\n    \
+               let e = 1.0;\n    let g: f64 = 1.0;\n    let mut s = 0.0;\n    s += h;\n    return a + b;\n}\n";
+    let (map, out) = run(src);
+    assert!(out.diagnostics.is_empty(), "{}", rendered(&map, &out));
+    let m = &out.program.modules[0];
+    let mut lets = Vec::new();
+    if let ast::ItemKind::Fn(f) = &m.ast.items[0].kind {
+        for s in &f.body.stmts {
+            if let ast::StmtKind::Let { id, name, .. } = &s.kind {
+                lets.push(format!("{}: {}", name.name, out.program.type_of(ModuleId(0), *id)));
+            }
+        }
+    }
+    assert_eq!(lets, ["a: f16", "b: f16", "c: i64", "d: int", "e: f32", "g: f64", "s: f32"]);
+}
+
+#[test]
+fn promotions_and_narrowing() {
+    let ok = "fn f(h: bf16, x: f32, i: int) -> f32 {\n    let a = h * x;\n    let b = i * x;\n    let c = (x * 2.0) as bf16;\n    \
+              return a + b + (c as f32);\n}\n";
+    assert_eq!(codes(ok), Vec::<&str>::new());
+    assert_eq!(codes("fn f(x: f32) -> bf16 {\n    return x;\n}\n"), ["E0115"]);
+    assert_eq!(codes("fn f(x: f32) {\n    let h: bf16 = x;\n}\n"), ["E0109"]);
+    assert_eq!(codes("fn f(x: f32) -> bool {\n    return x < 1 && x > 0.5;\n}\n"), Vec::<&str>::new());
+    assert_eq!(codes("fn f(x: f32) -> f32 {\n    return x & 1;\n}\n"), ["E0112"]);
+    assert_eq!(codes("fn f(b: bool) -> bool {\n    return !b == false;\n}\n"), Vec::<&str>::new());
+    assert_eq!(codes("fn f(i: int) -> int {\n    return !i;\n}\n"), ["E0112"]);
+}
+
+#[test]
+fn scopes_shadowing_and_tensor_elements() {
+    let ok = format!(
+        "{HEAD}    let v = 1.0;\n    let v = v * 2.0;\n    {{\n        let v = 3;\n        x[v] = 0.0;\n    }}\n    let r = \
+         make_fragment_like(x);\n    r[0] = v;\n    for i in 0..4 {{\n        let v = i;\n    }}\n}}\n"
+    );
+    assert_eq!(codes(&ok), Vec::<&str>::new());
+    assert_eq!(codes(&format!("{HEAD}    let a = a + 1;\n}}\n")), ["E0105"]);
+    assert_eq!(codes(&format!("{HEAD}    x = x;\n}}\n")), ["E0106"]);
+    assert_eq!(codes(&format!("{HEAD}    N = 3;\n}}\n")), ["E0107"]);
+    assert_eq!(codes(&format!("{HEAD}    while true {{\n        continue;\n    }}\n    continue;\n}}\n")), ["E0108"]);
+}
+
+#[test]
+fn imports_globs_and_duplicates() {
+    let glob = "use stdlib::reduce;\n\nfn f(v: f32) -> f32 {\n    return block_sum(v) + warp_max(v);\n}\n";
+    assert_eq!(codes(glob), Vec::<&str>::new());
+    let own = "use stdlib::reduce;\n\nfn block_sum(v: f32) -> f32 {\n    return v;\n}\n";
+    assert_eq!(codes(own), Vec::<&str>::new(), "an own item shadows a whole-module import");
+    let clash = "use stdlib::reduce::block_sum;\n\nfn block_sum(v: f32) -> f32 {\n    return v;\n}\n";
+    assert_eq!(codes(clash), ["E0104"]);
+    assert_eq!(codes("use stdlib::reduce::block_sum::x;\n"), ["E0102"]);
+    let (_, out) = run("use stdlib::reduce::{block_max, block_sum};\n");
+    assert_eq!(out.program.modules.len(), 2);
+    assert_eq!(out.program.modules[1].path, "stdlib::reduce");
+    assert_eq!(out.program.modules[0].imports.len(), 2);
+}
+
+#[test]
+fn recursion_through_two_functions_is_reported_once() {
+    let src = "fn even(n: int) -> bool {\n    if n == 0 {\n        return true;\n    }\n    return odd(n - 1);\n}\n\n\
+               fn odd(n: int) -> bool {\n    if n == 0 {\n        return false;\n    }\n    return even(n - 1);\n}\n";
+    let (map, out) = run(src);
+    assert_eq!(out.diagnostics.len(), 1, "{}", rendered(&map, &out));
+    assert!(out.diagnostics[0].message.contains("even -> odd -> even"), "{}", out.diagnostics[0].message);
+}
+
+#[test]
+fn constants_and_loop_attributes() {
+    let src = "const TILE: int = 4 * 8;\nconst HALF: int = TILE / 2;\nconst EPS: f32 = 1e-5;\n\n\
+               kernel k<const S: int = 3>(x: Tensor<f32, (TILE, N):(1, TILE), gmem>) launch(grid = (N), block = (HALF)) {\n    \
+               for i in 0..HALF unroll(2) {\n        x[i, 0] = EPS;\n    }\n    for j in 0..N pipelined(stages = S) {\n        \
+               x[0, j] = 0.0;\n    }\n}\n";
+    let (map, out) = run(src);
+    assert!(out.diagnostics.is_empty(), "{}", rendered(&map, &out));
+    let values: Vec<_> = out.program.consts.iter().map(|c| (c.name.as_str(), c.value)).collect();
+    use crate::ConstValue::*;
+    assert_eq!(values, [("TILE", Some(Int(32))), ("HALF", Some(Int(16))), ("EPS", Some(Float(1e-5)))]);
+    let k = out.program.kernel("k").expect("kernel");
+    assert_eq!(k.launch.as_ref().map(|l| l.block.clone()), Some(vec![crate::SymInt::Const(16)]));
+    let mut loops: Vec<_> = out.program.modules[0].loops.values().copied().collect();
+    loops.sort_by_key(|l| l.unroll.is_none());
+    assert_eq!(
+        loops,
+        [
+            crate::LoopAttrs { unroll: Some(Some(2)), pipelined: None },
+            crate::LoopAttrs { unroll: None, pipelined: Some(Some(3)) }
+        ]
+    );
+    assert_eq!(codes("const A: int = B;\nconst B: int = A;\n"), ["E0124"]);
+}
+
+#[test]
+fn launch_clause_problems() {
+    let k = |launch: &str| format!("kernel k(x: Tensor<f32, N:1, gmem>) launch({launch}) {{\n}}\n");
+    assert_eq!(codes(&k("grid = (1)")), ["E0118"]);
+    assert_eq!(codes(&k("grid = (1), block = (32), grid = (2)")), ["E0118"]);
+    assert_eq!(codes(&k("grid = (1, 2, 3, 4), block = (32)")), ["E0119"]);
+    assert_eq!(codes(&k("grid = (1), block = (32), cluster = (N)")), ["E0119"]);
+    assert_eq!(codes(&k("grid = (1), block = (32), smem = 1.5")), ["E0119"]);
+    assert_eq!(codes(&k("grid = (1), block = (32), cluster = (4, 8)")), ["E0119"]);
+    assert_eq!(codes(&k("grid = (x), block = (32)")), ["E0119"]);
+}
+
+#[test]
+fn builtin_signatures_are_enforced() {
+    let body = |s: &str| format!("{HEAD}{s}\n}}\n");
+    assert_eq!(codes(&body("    sync_threads(1);")), ["E0110"]);
+    assert_eq!(codes(&body("    let t = local_tile(x, 64);")), ["E0110"]);
+    assert_eq!(codes(&body("    let t = local_tile(1.0, 64, 0);")), ["E0111"]);
+    assert_eq!(codes(&body("    let s = make_tensor<f32, gmem>(32:1);")), ["E0134"]);
+    assert_eq!(codes(&body("    let w = wgmma<128, 128, 16, bf16, bf16, f32>;")), ["E0136"]);
+    assert_eq!(codes(&body("    let w = wgmma<64, 100, 16, bf16, bf16, f32>;")), ["E0136"]);
+    assert_eq!(codes(&body("    let w = wgmma<64, 128, 32, e4m3, e5m2, f32>;")), Vec::<&str>::new());
+    assert_eq!(codes(&body("    let s = Swizzle<3, 4, 2>;")), ["E0136"]);
+    assert_eq!(codes(&body("    setmaxnreg<240>();\n    setmaxnreg<20>();")), ["E0136"]);
+    assert_eq!(
+        codes(&body("    let l = select<1, 0>((4, 8):(1, 4));\n    let c = select(true, 1.0, 2);")),
+        Vec::<&str>::new()
+    );
+    assert_eq!(codes(&body("    let y = x.partition_c(x);")), ["E0129"]);
+    assert_eq!(codes(&body("    let y = thread_idx();")), ["E0132"]);
+    assert_eq!(codes(&body("    let n = get<2>((1, 2));")), ["E0126"]);
+    assert_eq!(
+        codes(&body("    fill(x, 0);\n    let r = make_fragment_like<bf16>(x);\n    fill(r, 1.5);")),
+        Vec::<&str>::new()
+    );
+}
