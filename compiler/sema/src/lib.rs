@@ -10,7 +10,8 @@
 //! - `program.rs`: the checker's state and the order of its phases, `-D`, the recursion check.
 //! - `signature.rs`: kernels' and functions' generics, parameters (dynamic dimensions), `-D`, launch, attributes.
 //! - `body.rs` (scopes and names), `check_stmt.rs`, `check_expr.rs`, `check_call.rs` (builtin and function
-//!   calls), `check_type.rs` (written types, layout literals, generic arguments): the checking of bodies.
+//!   calls), `check_atom.rs` (Hopper atoms, tiled MMA methods), `check_type.rs` (written types, layout
+//!   literals, generic arguments): the checking of bodies.
 //!   `consteval.rs`: symbolic integers and constants from checked expressions.
 //! - `types.rs`: the [`Type`] language and the promotion rules; `builtins.rs`: the one table of builtins.
 //! - `errors.rs`: the one error enum and its conversion to [`Diagnostic`]; `codes.rs`: `cutec explain` texts.
@@ -33,6 +34,7 @@
 
 mod body;
 mod builtins;
+mod check_atom;
 mod check_call;
 mod check_expr;
 mod check_stmt;
