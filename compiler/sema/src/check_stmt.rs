@@ -250,11 +250,26 @@ impl<'a> Fcx<'_, 'a> {
         if pt.is_error() || vt.is_error() {
             return;
         }
+        // For a variable, point at the `let` that fixed its type; an integer accumulator fed floats is the
+        // classic case (`let mut acc = 0;`).
+        let local = match self.res(target.id) {
+            Some(Resolution::Local(id)) => {
+                self.locals.iter().rev().find(|l| l.id == *id).map(|l| (l.name.clone(), l.span))
+            }
+            _ => None,
+        };
+        let because = local.as_ref().map(|(n, s)| (self.loc(*s), format!("`{n}` has type `{pt}` from here")));
+        let help = |found: &Type| match (&local, pt.scalar(), found.scalar()) {
+            (Some((n, _)), Some(p), Some(f)) if p.is_integer() && f.is_float() => {
+                Some(format!("to make `{n}` a float, initialize it with a float literal: `let mut {n} = 0.0;`"))
+            }
+            _ => narrowing_help(found, &pt),
+        };
         let Some(op) = op else {
             if !assignable(value, &vt, &pt) {
-                let help = narrowing_help(&vt, &pt);
+                let help = help(&vt);
                 let (expected, found) = (pt.to_string(), vt.to_string());
-                self.error(SemaError::Mismatch { span: value.span, expected, found, because: None, help });
+                self.error(SemaError::Mismatch { span: value.span, expected, found, because, help });
             }
             return;
         };
@@ -292,8 +307,14 @@ impl<'a> Fcx<'_, 'a> {
             Some(r) if scalar_coerces(r, p) || literal_like(value) => {}
             Some(r) => {
                 let (expected, found) = (p.to_string(), r.to_string());
-                let help = Some(format!("convert the right-hand side: `... {o} (...) as {p}`"));
-                self.error(SemaError::Mismatch { span: value.span, expected, found, because: None, help });
+                let help = help(&Type::Scalar(r)).map(|h| {
+                    if h.starts_with("convert") {
+                        format!("convert the right-hand side: `... {o} (...) as {p}`")
+                    } else {
+                        h
+                    }
+                });
+                self.error(SemaError::Mismatch { span: value.span, expected, found, because, help });
             }
             None => {
                 let (lhs, rhs) = ((target.span, p.to_string()), (value.span, v.to_string()));
