@@ -418,7 +418,13 @@ impl Fcx<'_, '_> {
                 }
                 Type::Unit
             }
-            B::Size | B::Rank | B::Depth | B::Cosize | B::MaxCommonVector => Type::INT,
+            B::Size => {
+                if let (Some(g), Some(e)) = (gens.first(), generics.first()) {
+                    self.mode_in_range(arg(0), g.int(), e);
+                }
+                Type::INT
+            }
+            B::Rank | B::Depth | B::Cosize | B::MaxCommonVector => Type::INT,
             B::Shape | B::Stride => Type::IntTuple(arg(0).rank()),
             B::Get => self.get_mode(arg(0), gens, generics),
             B::LocalTile => match tensor(arg(0)) {
@@ -609,29 +615,46 @@ impl Fcx<'_, '_> {
     fn get_mode(&mut self, x: &Type, gens: &[GenVal], generics: &[Expr]) -> Type {
         let mut t = x.clone();
         for (g, e) in gens.iter().zip(generics) {
+            if !self.mode_in_range(&t, g.int(), e) {
+                return Type::Error;
+            }
             t = match (t, g.int()) {
-                (Type::Tuple(v), Some(i)) => match usize::try_from(i).ok().and_then(|i| v.get(i)) {
-                    Some(m) => m.clone(),
-                    None => {
-                        let found = format!("mode {i} of a tuple of {}", v.len());
-                        self.error(SemaError::BadGenericArg {
-                            span: e.span,
-                            expected: "a mode index in range",
-                            found,
-                            suggestion: None,
-                        });
-                        return Type::Error;
-                    }
-                },
+                (Type::Tuple(v), Some(i)) => {
+                    usize::try_from(i).ok().and_then(|i| v.get(i)).cloned().unwrap_or(Type::Error)
+                }
+                // An index that is a const generic without value: all modes alike, or some integer tuple.
+                (Type::Tuple(v), None) if v.windows(2).all(|w| w[0] == w[1]) && !v.is_empty() => v[0].clone(),
+                (t @ Type::Tuple(_), None) if t.is_int_tuple() => Type::IntTuple(None),
                 (Type::Tuple(_), None) => Type::Error,
-                (Type::IntTuple(_), _) => Type::IntTuple(None),
+                // Untracked entries are taken to be integers (flat shapes); nesting is checked when layouts fold.
+                (Type::IntTuple(_), _) => Type::INT,
                 (Type::Layout(l), _) => layout(None, l.swizzled),
                 (Type::Tensor(t), _) => new_tensor(t.elem.clone(), None, t.space),
-                (s @ Type::Scalar(_), _) => s,
                 (other, _) => other,
             };
         }
         t
+    }
+
+    /// Reports a mode index beyond the known rank of a tuple, layout or tensor (`get<2>` of a rank-2 layout).
+    fn mode_in_range(&mut self, x: &Type, index: Option<i64>, e: &Expr) -> bool {
+        let (Some(i), Some(rank)) = (index, x.rank()) else { return true };
+        if x.is_integer() || (0..rank as i64).contains(&i) {
+            return true;
+        }
+        let what = match x {
+            Type::Tensor(_) => "tensor",
+            Type::Layout(_) => "layout",
+            _ => "tuple",
+        };
+        let found = format!("mode {i} of a rank-{rank} {what}");
+        self.error(SemaError::BadGenericArg {
+            span: e.span,
+            expected: "a mode index in range",
+            found,
+            suggestion: None,
+        });
+        false
     }
 
     /// A call of a device function.

@@ -546,6 +546,11 @@ fn builtin_signatures_are_enforced() {
     assert_eq!(codes(&body("    let y = x.partition_c(x);")), ["E0129"]);
     assert_eq!(codes(&body("    let y = thread_idx();")), ["E0132"]);
     assert_eq!(codes(&body("    let n = get<2>((1, 2));")), ["E0126"]);
+    assert_eq!(codes(&body("    let r = make_tensor<f32, rmem>((4, 8));\n    let n = size<2>(r);")), ["E0126"]);
+    assert_eq!(
+        codes(&body("    let r = make_tensor<f32, rmem>((4, 8));\n    let n = size<1>(r) + get<1>(shape(r));")),
+        Vec::<&str>::new()
+    );
     assert_eq!(
         codes(&body("    fill(x, 0);\n    let r = make_fragment_like<bf16>(x);\n    fill(r, 1.5);")),
         Vec::<&str>::new()
