@@ -139,6 +139,9 @@ impl Fcx<'_, '_> {
             return IntTuple::Leaf(SymInt::Runtime(e.id));
         }
         let v = self.sym(e);
+        if let SymInt::Const(x) = v {
+            self.record_value(e, x);
+        }
         if part == "shape"
             && let SymInt::Const(x) = v
             && x <= 0

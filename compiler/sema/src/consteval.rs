@@ -149,6 +149,13 @@ impl Fcx<'_, '_> {
         }
     }
 
+    /// Records the compile-time value of `e` for lowering.
+    pub fn record_value(&mut self, e: &Expr, v: i64) {
+        if let Some(t) = self.cx.tables.get_mut(self.m.index()) {
+            t.values.push((e.id, v));
+        }
+    }
+
     /// Checks that the (already checked) integer expression `e` is a compile-time constant and returns its value
     /// (`None` if it depends on a const generic without value, or was reported).
     pub fn require_const(&mut self, e: &Expr, context: &str) -> Option<i64> {
@@ -158,6 +165,7 @@ impl Fcx<'_, '_> {
         }
         let s = self.sym(e);
         if let SymInt::Const(v) = s {
+            self.record_value(e, v);
             return Some(v);
         }
         if !contains_generic(&s) && !matches!(s, SymInt::Runtime(_)) {

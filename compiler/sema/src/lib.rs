@@ -100,6 +100,10 @@ pub struct Program {
 }
 
 impl Program {
+    /// The compile-time value of the integer expression `id` of module `m`, if the checker computed one.
+    pub fn value_of(&self, m: ModuleId, id: NodeId) -> Option<i64> {
+        self.module(m).and_then(|m| m.values.get(&id)).copied()
+    }
     pub fn module(&self, id: ModuleId) -> Option<&CheckedModule> {
         self.modules.get(id.index())
     }
@@ -143,6 +147,10 @@ pub struct CheckedModule {
     pub imports: Vec<(String, ModuleId, usize)>,
     /// The attributes of `for` loops that have some, keyed by the loop variable's binding id.
     pub loops: HashMap<NodeId, LoopAttrs>,
+    /// The values of the integer expressions the checker needed at compile time and could compute: generic
+    /// arguments (`size<I>`, `Swizzle<...>`, `wgmma<...>`, calls `f<4>(..)`), attribute counts, const generic
+    /// defaults and static layout entries. Const generics are replaced by their values (defaults and `-D`).
+    pub values: HashMap<NodeId, i64>,
 }
 
 /// What a name denotes.

@@ -19,6 +19,7 @@ pub(crate) struct Tables {
     pub types: Vec<Type>,
     pub res: Vec<Option<Resolution>>,
     pub loops: Vec<(NodeId, crate::LoopAttrs)>,
+    pub values: Vec<(NodeId, i64)>,
 }
 
 /// Ids beyond this are not stored: the parser guarantees ids below `node_count`, and this keeps a malformed
@@ -208,6 +209,7 @@ pub(crate) fn check_program(map: &mut SourceMap, root: FileId, defines: &[(Strin
             resolutions: t.res,
             imports: loaded.imports.get(i).cloned().unwrap_or_default(),
             loops: t.loops.into_iter().collect(),
+            values: t.values.into_iter().collect(),
         })
         .collect();
     CheckOutput { program: Program { modules, functions, consts }, diagnostics }

@@ -503,6 +503,11 @@ fn constants_and_loop_attributes() {
     assert_eq!(values, [("TILE", Some(Int(32))), ("HALF", Some(Int(16))), ("EPS", Some(Float(1e-5)))]);
     let k = out.program.kernel("k").expect("kernel");
     assert_eq!(k.launch.as_ref().map(|l| l.block.clone()), Some(vec![crate::SymInt::Const(16)]));
+    let m = &out.program.modules[0];
+    let mut consts: Vec<i64> = m.values.values().copied().collect();
+    consts.sort_unstable();
+    consts.dedup();
+    assert_eq!(consts, [1, 2, 3, 32], "stages, unroll, the layout entries");
     let mut loops: Vec<_> = out.program.modules[0].loops.values().copied().collect();
     loops.sort_by_key(|l| l.unroll.is_none());
     assert_eq!(
