@@ -1,5 +1,6 @@
 //! Every ```cute block in the book is compiled. A block whose info string says `fail` (```` ```cute,fail ````)
-//! must be rejected; every other block must check without diagnostics.
+//! must be rejected; every other block must check without diagnostics. Every ```cute-layout block (`>>> EXPR`
+//! lines, each followed by its expected output) is evaluated by the layout algebra.
 
 use cutec_tests::{repo_relative, repo_root};
 
@@ -46,7 +47,17 @@ fn book_cute_blocks_compile() {
         let text = std::fs::read_to_string(&page).expect("readable");
         for (info, line, code) in fenced_blocks(&text) {
             let mut words = info.split([',', ' ']).filter(|w| !w.is_empty());
-            if words.next() != Some("cute") {
+            let lang = words.next();
+            if lang == Some("cute-layout") {
+                // `>>> EXPR` lines followed by the expected output, evaluated by the layout algebra.
+                let name = format!("{}:{line}", repo_relative(&page));
+                if let Err(e) = cutec_layout::check_doc_block(&code) {
+                    panic!("{name}: layout example does not evaluate as written:\n{e}");
+                }
+                checked_blocks += 1;
+                continue;
+            }
+            if lang != Some("cute") {
                 continue;
             }
             let must_fail = words.any(|w| w == "fail");

@@ -8,11 +8,68 @@ const CASES: usize = 10_000;
 
 /// Fragments that make interesting programs when spliced in: keywords, delimiters, layout notation.
 const VOCAB: &[&str] = &[
-    "(", ")", "{", "}", "[", "]", "<", ">", ":", ";", ",", ".", "..", "_", "=", "+=", "->", "::", "kernel", "fn",
-    "let", "mut", "for", "in", "if", "else", "while", "return", "use", "const", "launch", "as", "Tensor", "f32",
-    "bf16", "gmem", "smem", "(4,8):(8,1)", "8:1", "((2,2),3):((24,2),8)", "Swizzle<3,4,3>", "0", "1.0",
-    "18446744073709551616", "\"", "\"\\q\"", "/*", "*/", "//", "///", "x", "M", "block_idx.x", "thread_idx",
-    "size(", "copy(", "unroll", "pipelined(stages = 2)", "é", "\u{0}", "\t", "\n",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    "<",
+    ">",
+    ":",
+    ";",
+    ",",
+    ".",
+    "..",
+    "_",
+    "=",
+    "+=",
+    "->",
+    "::",
+    "kernel",
+    "fn",
+    "let",
+    "mut",
+    "for",
+    "in",
+    "if",
+    "else",
+    "while",
+    "return",
+    "use",
+    "const",
+    "launch",
+    "as",
+    "Tensor",
+    "f32",
+    "bf16",
+    "gmem",
+    "smem",
+    "(4,8):(8,1)",
+    "8:1",
+    "((2,2),3):((24,2),8)",
+    "Swizzle<3,4,3>",
+    "0",
+    "1.0",
+    "18446744073709551616",
+    "\"",
+    "\"\\q\"",
+    "/*",
+    "*/",
+    "//",
+    "///",
+    "x",
+    "M",
+    "block_idx.x",
+    "thread_idx",
+    "size(",
+    "copy(",
+    "unroll",
+    "pipelined(stages = 2)",
+    "é",
+    "\u{0}",
+    "\t",
+    "\n",
 ];
 
 fn mutate(rng: &mut Rng, src: &str) -> String {
@@ -85,11 +142,15 @@ fn mutated_examples_never_panic_and_rejections_are_located() {
                 && d.primary().is_some_and(|l| l.span.end as usize <= checked.map.source(l.file).len());
             if !ok {
                 std::panic::set_hook(previous_hook);
-                panic!("case {case} (seed {seed}): diagnostic {d:?} lacks a known code or a located primary label; input:\n{input}");
+                panic!(
+                    "case {case} (seed {seed}): diagnostic {d:?} lacks a known code or a located primary label; input:\n{input}"
+                );
             }
         }
     }
     std::panic::set_hook(previous_hook);
-    eprintln!("mutation test: {CASES} inputs, {rejected} rejected with located diagnostics, {accepted} accepted (seed {seed})");
+    eprintln!(
+        "mutation test: {CASES} inputs, {rejected} rejected with located diagnostics, {accepted} accepted (seed {seed})"
+    );
     assert!(rejected > CASES / 2, "mutations should mostly produce errors; only {rejected} did");
 }

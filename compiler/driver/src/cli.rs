@@ -1,5 +1,6 @@
 //! Argument parsing (clap) and the subcommands.
 
+use crate::layout_cmd::LayoutArgs;
 use clap::{Parser, Subcommand, ValueEnum};
 use cutec::{Checked, check_source, code_tables, emit_ast, emit_tokens, parse_define};
 use cutec_diagnostics::{ColorMode, Diagnostic, ErrorFormat, SourceMap, explain, render_json, render_text};
@@ -57,6 +58,59 @@ enum Command {
     },
     /// Explain an error code: `cutec explain E0101`.
     Explain { code: String },
+    /// Load a compiled module on the GPU, launch one kernel with .npy or seeded random inputs, check, time.
+    Run {
+        /// The module: PTX or cubin written by `cutec build` (its manifest is MODULE with extension .json).
+        module: PathBuf,
+        /// The manifest, if not next to the module.
+        #[arg(long)]
+        manifest: Option<PathBuf>,
+        /// The kernel to launch.
+        #[arg(long)]
+        kernel: String,
+        /// A dynamic dimension: --dim M=4096.
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_define)]
+        dims: Vec<(String, i64)>,
+        /// A tensor read from a .npy file: --input x=x.npy (others get seeded random data).
+        #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_path_arg)]
+        inputs: Vec<(String, PathBuf)>,
+        /// A tensor written to a .npy file after the launch: --output y=y.npy.
+        #[arg(long = "output", value_name = "NAME=FILE", value_parser = parse_path_arg)]
+        outputs: Vec<(String, PathBuf)>,
+        /// A scalar argument: --scalar eps=1e-5.
+        #[arg(long = "scalar", value_name = "NAME=VALUE", value_parser = parse_scalar_arg)]
+        scalars: Vec<(String, String)>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long, default_value_t = 0)]
+        device: usize,
+        /// Time many launches with CUDA events; print the median and GB/s.
+        #[arg(long)]
+        bench: bool,
+        #[arg(long, default_value_t = 10)]
+        warmup: usize,
+        #[arg(long, default_value_t = 100)]
+        iters: usize,
+    },
+    /// Evaluate a layout expression in CuTe's notation: `cutec layout --eval 'composition((6,2):(8,2), (4,3):(3,1))'`.
+    Layout {
+        /// The expression (also accepted as --eval).
+        expr: Option<String>,
+        #[arg(long = "eval", value_name = "EXPR", conflicts_with = "expr")]
+        eval: Option<String>,
+        /// Evaluate one expression per line; print one result (or `error: ...`) per line.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["expr", "eval"])]
+        eval_file: Option<PathBuf>,
+        /// Print the layout as a grid of indices, as CuTe's print_layout does.
+        #[arg(long)]
+        table: bool,
+        /// Draw the layout as a coloured grid into FILE.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        /// With --svg: the layout is a (thread, value) layout over an M x N tile; cells are labelled T#/V#.
+        #[arg(long, value_name = "M,N", value_parser = crate::layout_cmd::parse_tile)]
+        tv: Option<(i64, i64)>,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
@@ -113,6 +167,49 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Check { files, defines } => check(&reporter, &files, &defines),
         Command::Build { file, output, emit, defines } => build(&reporter, &file, output.as_deref(), &emit, &defines),
+        Command::Layout { expr, eval, eval_file, table, svg, tv } => crate::layout_cmd::run(&LayoutArgs {
+            expr: expr.as_deref().or(eval.as_deref()),
+            eval_file: eval_file.as_deref(),
+            table,
+            svg: svg.as_deref(),
+            tv,
+        }),
+        Command::Run {
+            module,
+            manifest,
+            kernel,
+            dims,
+            inputs,
+            outputs,
+            scalars,
+            seed,
+            device,
+            bench,
+            warmup,
+            iters,
+        } => {
+            let opts = cutec::run::RunOptions {
+                manifest_path: manifest.unwrap_or_else(|| module.with_extension("json")),
+                ptx_path: module,
+                kernel,
+                dims,
+                inputs,
+                outputs,
+                scalars,
+                seed,
+                device,
+                bench,
+                warmup,
+                iters,
+            };
+            match cutec::run::run(&opts, &mut std::io::stdout().lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
         Command::Explain { code } => match explain(&code_tables(), &code) {
             Some(info) => {
                 println!("{}: {}\n\n{}", info.code, info.title, info.explanation.trim_end());
@@ -200,4 +297,14 @@ fn write_outputs(input: &Path, output: Option<&Path>, outputs: &[(Emit, String)]
             ExitCode::from(1)
         }
     }
+}
+
+fn parse_path_arg(s: &str) -> Result<(String, PathBuf), String> {
+    let (name, path) = s.split_once('=').ok_or_else(|| format!("expected NAME=FILE, found `{s}`"))?;
+    Ok((name.trim().to_string(), PathBuf::from(path)))
+}
+
+fn parse_scalar_arg(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;
+    Ok((name.trim().to_string(), value.trim().to_string()))
 }

@@ -1,6 +1,7 @@
 //! `cutec`: the command-line interface. Exit codes: 0 success, 1 the input has errors, 2 bad usage.
 
 mod cli;
+mod layout_cmd;
 
 use std::process::ExitCode;
 
