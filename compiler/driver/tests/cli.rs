@@ -88,3 +88,49 @@ fn build_emits_tokens_and_ast() {
     assert!(dir.join("copy.tokens").is_file() && dir.join("copy.ast").is_file());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn layout_eval_prints_cute_notation() {
+    let o = cutec(&["layout", "--eval", "composition((6,2):(8,2), (4,3):(3,1))"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "((2,2),3):((24,2),8)");
+    let o = cutec(&["layout", "size((4,8):(8,1))"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "32");
+    let o = cutec(&["layout", "--eval", "composition((4,4):(1,8), 4:3)"]);
+    assert_eq!(code(&o), 1);
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: "));
+}
+
+#[test]
+fn layout_eval_file_answers_one_line_per_line() {
+    let dir = std::env::temp_dir().join(format!("cutec-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let input = dir.join("exprs.txt");
+    std::fs::write(&input, "coalesce((2,4):(1,2))\nnot a layout (\ncosize(4:2)\n").expect("write");
+    let o = cutec(&["layout", "--eval-file", input.to_str().expect("utf-8")]);
+    assert_eq!(code(&o), 0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(lines[0], "8:1");
+    assert!(lines[1].starts_with("error: "));
+    assert_eq!(lines[2], "7");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn layout_table_and_svg() {
+    let o = cutec(&["layout", "(2,3):(3,1)", "--table"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("+---") && table.contains("| 5 |"), "{table}");
+    let dir = std::env::temp_dir().join(format!("cutec-svg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let svg = dir.join("tv.svg");
+    let o = cutec(&["layout", "(4,2):(2,1)", "--svg", svg.to_str().expect("utf-8"), "--tv", "2,4"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(text.starts_with("<svg") || text.contains("<svg"), "not an svg");
+    assert!(text.contains("T0") && text.contains("V1"), "TV cells are labelled");
+    std::fs::remove_dir_all(&dir).ok();
+}
