@@ -47,11 +47,20 @@ pub struct Options {
     pub ptx_version: u32,
     /// The name of the PTX/cubin file the manifest points to.
     pub module_file: String,
+    /// Let LLVM and ptxas fuse a multiply and an add into one `fma` (LLVM's `contract` flag), as `nvcc` does by
+    /// default (`-fmad=true`). Off, every float operation is rounded on its own (`mul.rn`, `add.rn`).
+    pub fp_contract: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { opt_level: OptLevel::O3, cpu: "sm_90a".into(), ptx_version: 88, module_file: "module.ptx".into() }
+        Options {
+            opt_level: OptLevel::O3,
+            cpu: "sm_90a".into(),
+            ptx_version: 88,
+            module_file: "module.ptx".into(),
+            fp_contract: true,
+        }
     }
 }
 
@@ -90,7 +99,7 @@ pub fn compile(module: &cutec_ir::Module, options: &Options) -> Result<Output, C
     llvm.set_triple(&machine.get_triple());
     llvm.set_data_layout(&machine.get_target_data().get_data_layout());
     for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
-        kernel::KernelCodegen::new(&context, &llvm, kernel, kinfo).emit()?;
+        kernel::KernelCodegen::new(&context, &llvm, kernel, kinfo, options).emit()?;
     }
     llvm.verify().map_err(|e| CodegenError::llvm("the LLVM verifier", e.to_string()))?;
     target::optimize(&llvm, &machine, options.opt_level)?;

@@ -21,8 +21,10 @@ pub struct KernelBuilder {
     types: Vec<Option<Type>>,
     /// The same with a placeholder for unknown types, in the shape [`resolve`] reads.
     dense: Vec<Type>,
-    literals: HashMap<(u8, u64, Scalar), Handle<Expr>>,
+    literals: HashMap<Literal, Handle<Expr>>,
     names: HashSet<String>,
+    /// Special-register reads, hoisted to the start of the body so one read serves the whole kernel.
+    specials: HashMap<SpecialReg, Handle<Expr>>,
 }
 
 impl KernelBuilder {
@@ -35,6 +37,7 @@ impl KernelBuilder {
             dense: Vec::new(),
             literals: HashMap::new(),
             names: HashSet::new(),
+            specials: HashMap::new(),
         }
     }
 
@@ -115,16 +118,11 @@ impl KernelBuilder {
     /// Appends an expression and, unless it is global, emits it in the current block.
     pub fn expr(&mut self, e: Expr) -> Handle<Expr> {
         if let Expr::Literal(l) = e {
-            let key = match l {
-                Literal::Bool(b) => (0, b as u64, Scalar::I1),
-                Literal::Int { value, ty } => (1, value as u64, ty),
-                Literal::Float { value, ty } => (2, value.to_bits(), ty),
-            };
-            if let Some(&h) = self.literals.get(&key) {
+            if let Some(&h) = self.literals.get(&l) {
                 return h;
             }
             let h = self.append(e);
-            self.literals.insert(key, h);
+            self.literals.insert(l, h);
             return h;
         }
         let global = e.is_global();
@@ -161,8 +159,19 @@ impl KernelBuilder {
     pub fn bool(&mut self, v: bool) -> Handle<Expr> {
         self.lit(Literal::Bool(v))
     }
+    /// Reads a special register. The read is emitted at the start of the kernel body (it has no operands, so
+    /// it may go anywhere) and shared by every later request for the same register.
     pub fn special(&mut self, reg: SpecialReg) -> Handle<Expr> {
-        self.expr(Expr::Special(reg))
+        if let Some(&h) = self.specials.get(&reg) {
+            return h;
+        }
+        let h = self.append(Expr::Special(reg));
+        let at = self.specials.len();
+        if let Some(body) = self.blocks.first_mut() {
+            body.insert(at, Stmt::Emit(h), self.loc);
+        }
+        self.specials.insert(reg, h);
+        h
     }
     pub fn thread_idx_x(&mut self) -> Handle<Expr> {
         self.special(SpecialReg::ThreadIdx(Dim::X))

@@ -10,8 +10,9 @@ use crate::module::{Alloc, Var};
 use crate::types::{Scalar, Type};
 
 /// A constant. Integers are stored sign-extended in an `i64`, floats in an `f64` (which holds every `f32`, `f16`
-/// and `bf16` value exactly).
-#[derive(Clone, Copy, PartialEq, Debug)]
+/// and `bf16` value exactly). Two literals are equal when they are the same bits (so a NaN equals itself and
+/// `-0.0` differs from `0.0`): literals are compared as code, not as numbers.
+#[derive(Clone, Copy, Debug)]
 pub enum Literal {
     Bool(bool),
     Int { value: i64, ty: Scalar },
@@ -19,6 +20,13 @@ pub enum Literal {
 }
 
 impl Literal {
+    fn key(self) -> (u8, u64, Scalar) {
+        match self {
+            Literal::Bool(b) => (0, b as u64, Scalar::I1),
+            Literal::Int { value, ty } => (1, value as u64, ty),
+            Literal::Float { value, ty } => (2, value.to_bits(), ty),
+        }
+    }
     pub fn i32(value: i32) -> Literal {
         Literal::Int { value: value as i64, ty: Scalar::I32 }
     }
@@ -40,6 +48,18 @@ impl Literal {
             Literal::Int { value, .. } => Some(value),
             _ => None,
         }
+    }
+}
+
+impl PartialEq for Literal {
+    fn eq(&self, other: &Literal) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Literal {}
+impl std::hash::Hash for Literal {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state)
     }
 }
 
@@ -196,7 +216,7 @@ impl ShuffleMode {
 }
 
 /// A value.
-#[derive(Clone, PartialEq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Expr {
     /// Global.
     Literal(Literal),

@@ -19,6 +19,12 @@ impl Block {
         self.stmts.push(stmt);
         self.locs.push(loc);
     }
+    /// Inserts a statement at `index` (at the end if `index` is past it).
+    pub fn insert(&mut self, index: usize, stmt: Stmt, loc: Loc) {
+        let index = index.min(self.stmts.len());
+        self.stmts.insert(index, stmt);
+        self.locs.insert(index, loc);
+    }
     pub fn len(&self) -> usize {
         self.stmts.len()
     }
@@ -105,6 +111,24 @@ pub enum Stmt {
 }
 
 impl Stmt {
+    /// Replaces every expression operand `h` of this statement (not of nested blocks) by `f(h)`.
+    pub fn map_operands(&mut self, mut f: impl FnMut(Handle<Expr>) -> Handle<Expr>) {
+        match self {
+            Stmt::Emit(h) => *h = f(*h),
+            Stmt::WriteVar { value, .. } => *value = f(*value),
+            Stmt::Store { ptr, value, .. } => {
+                *ptr = f(*ptr);
+                *value = f(*value);
+            }
+            Stmt::If { cond, .. } => *cond = f(*cond),
+            Stmt::For { start, end, .. } => {
+                *start = f(*start);
+                *end = f(*end);
+            }
+            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_) => {}
+        }
+    }
+
     /// Calls `f` on every expression operand of this statement (not of nested blocks).
     pub fn for_each_operand(&self, mut f: impl FnMut(Handle<Expr>)) {
         match *self {

@@ -27,7 +27,7 @@ fn values_do_not_escape_their_block() {
     let x = b.ptr_param("x", 4);
     let t = b.bool(true);
     let mut inner = None;
-    b.if_then(t, |b| inner = Some(b.thread_idx_x()));
+    b.if_then(t, |b| inner = Some(b.load(x, Type::I32, 4)));
     b.store(x, inner.unwrap(), 4);
     assert!(matches!(error_of(b), ValidationError::UseBeforeDef(_)));
 }

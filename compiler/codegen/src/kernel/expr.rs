@@ -4,7 +4,7 @@ use super::{KernelCodegen, ll};
 use crate::CodegenError;
 use crate::intrinsics as nv;
 use cutec_ir::{BinaryOp, CompareOp, Expr, Handle, Literal, MathFn, Scalar, Type, UnaryOp};
-use inkwell::values::{BasicMetadataValueEnum, BasicValue, BasicValueEnum, InstructionOpcode as Op};
+use inkwell::values::{BasicMetadataValueEnum, BasicValue, BasicValueEnum, FastMathFlags, InstructionOpcode as Op};
 use inkwell::{FloatPredicate, IntPredicate};
 
 /// log2(e): `exp(x)` is computed as `ex2.approx(x * log2(e))`, as CUDA's `__expf` does.
@@ -157,7 +157,18 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             BinaryOp::Shl => Op::Shl,
             BinaryOp::Shr => Op::AShr,
         };
-        ll(self.builder.build_binop(opcode, l, r, ""))
+        let v = ll(self.builder.build_binop(opcode, l, r, ""))?;
+        if float && !self.float_flags.is_empty() {
+            self.set_flags(v, self.float_flags)?;
+        }
+        Ok(v)
+    }
+
+    fn set_flags(&self, v: BasicValueEnum<'ctx>, flags: FastMathFlags) -> Result<(), CodegenError> {
+        if let Some(inst) = v.as_instruction_value() {
+            inst.set_fast_math_flags(flags).map_err(|e| CodegenError::llvm("fast-math flags", e))?;
+        }
+        Ok(())
     }
 
     fn compare(
@@ -237,6 +248,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             MathFn::Exp => {
                 let log2e = t.into_float_type().const_float(LOG2_E);
                 let scaled = ll(self.builder.build_float_mul(x.into_float_value(), log2e, ""))?;
+                self.set_flags(scaled.into(), self.float_flags)?;
                 self.call(nv::EX2_APPROX, &[t], &[scaled.into()])
             }
             MathFn::Exp2 => self.call(nv::EX2_APPROX, &[t], &[x]),
@@ -244,10 +256,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             MathFn::Sqrt => self.call(nv::SQRT, &[t], &[x]),
             MathFn::Tanh => {
                 let v = self.call(nv::TANH, &[t], &[x])?;
-                if let Some(inst) = v.as_instruction_value() {
-                    let flags = inkwell::values::FastMathFlags::ApproxFunc;
-                    inst.set_fast_math_flags(flags).map_err(|e| CodegenError::llvm("tanh", e))?;
-                }
+                self.set_flags(v, FastMathFlags::ApproxFunc)?;
                 Ok(v)
             }
             MathFn::Abs if int => {

@@ -16,7 +16,7 @@
 mod expr;
 mod stmt;
 
-use crate::CodegenError;
+use crate::{CodegenError, Options};
 use cutec_ir::{AddrSpace, Expr, Handle, Kernel, KernelInfo, Scalar, Type};
 use inkwell::AddressSpace;
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -25,7 +25,7 @@ use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicType, BasicTypeEnum};
-use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
+use inkwell::values::{BasicValueEnum, FastMathFlags, FunctionValue, PointerValue};
 
 /// LLVM's calling convention for kernel entries (`ptx_kernel`).
 pub const PTX_KERNEL_CC: u32 = 71;
@@ -52,6 +52,8 @@ pub struct KernelCodegen<'a, 'ctx> {
     allocs: Vec<PointerValue<'ctx>>,
     loops: Vec<LoopTargets<'ctx>>,
     function: Option<FunctionValue<'ctx>>,
+    /// Fast-math flags of every float arithmetic instruction.
+    float_flags: FastMathFlags,
 }
 
 /// Builder errors only come from misuse of the builder (no insertion point): bugs of this crate.
@@ -61,7 +63,14 @@ pub(crate) fn ll<T>(r: Result<T, BuilderError>) -> Result<T, CodegenError> {
 
 impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
     /// `info` must be the validator's analysis of `kernel`.
-    pub fn new(context: &'ctx Context, module: &'a Module<'ctx>, kernel: &'a Kernel, info: &'a KernelInfo) -> Self {
+    pub fn new(
+        context: &'ctx Context,
+        module: &'a Module<'ctx>,
+        kernel: &'a Kernel,
+        info: &'a KernelInfo,
+        options: &Options,
+    ) -> Self {
+        let float_flags = if options.fp_contract { FastMathFlags::AllowContract } else { FastMathFlags::empty() };
         KernelCodegen {
             context,
             module,
@@ -73,6 +82,7 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
             allocs: Vec::new(),
             loops: Vec::new(),
             function: None,
+            float_flags,
         }
     }
 

@@ -4,8 +4,11 @@
 //! and after the last (and after every pass with [`PipelineOptions::verify_each`]), calls a hook after each pass
 //! (`--dump-after PASS`), and returns the final validator analysis that back ends consume.
 
+pub mod compact;
+mod cse;
 mod dce;
 mod fold;
+mod forward;
 mod unroll;
 
 use crate::module::Module;
@@ -22,7 +25,14 @@ pub trait Pass: Sync {
 
 /// The passes, in the order they run.
 pub fn pipeline() -> Vec<&'static dyn Pass> {
-    vec![&unroll::Unroll, &fold::FoldConstants, &dce::DeadCode]
+    vec![
+        &unroll::Unroll,
+        &forward::ForwardVars,
+        &fold::FoldConstants,
+        &cse::CommonSubexpressions,
+        &dce::DeadCode,
+        &compact::Compact,
+    ]
 }
 
 /// Finds a pass of the pipeline by name.

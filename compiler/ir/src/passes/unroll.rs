@@ -33,6 +33,9 @@ impl Pass for Unroll {
         for k in &mut module.kernels {
             let body = std::mem::take(&mut k.body);
             k.body = unroll_block(k, body);
+            // Copies were appended to the arena: renumber in program order, so later passes that replace an
+            // expression by an earlier equal one (`cse`) keep operands before their users.
+            super::compact::compact(k);
         }
     }
 }

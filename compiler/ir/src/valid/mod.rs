@@ -9,7 +9,8 @@
 //! 3. **Statements**, walking the body: every non-global expression is emitted at most once and global ones
 //!    never; every use (by an emitted expression or a statement) comes after its emission in the same block or an
 //!    enclosing one; stores write global, shared or local memory with a legal type and alignment; conditions are
-//!    `i1`; loop variables are integers the body never writes; `break`/`continue` are inside a loop.
+//!    `i1`; loop variables are integers the body never writes; `break`/`continue` are inside a loop; no store
+//!    goes through a pointer derived from a `readonly` parameter (back ends tell LLVM it is never written).
 //!
 //! A kernel that passes validation cannot make a back end panic. Errors are compiler bugs (the lowering built bad
 //! IR), reported as an internal error with the location of the offending node.
@@ -81,6 +82,8 @@ pub enum ValidationError {
     StmtType { expr: Handle<Expr>, found: Type, expected: String },
     #[error("a store through {0} memory")]
     StoreToReadOnly(&'static str),
+    #[error("a store through parameter `{0}`, which is marked readonly")]
+    StoreThroughReadonlyParam(String),
     #[error("the body of a loop writes its induction variable {0:?}")]
     WritesLoopVar(Handle<Var>),
     #[error("a loop's step must be positive, found {0}")]
@@ -121,9 +124,19 @@ pub fn validate_kernel(kernel: &Kernel) -> Result<KernelInfo, KernelError> {
         let t = types::resolve(kernel, h, e, &expr_types).map_err(|e| fail(kernel.exprs.loc(h), e))?;
         expr_types.push(t);
     }
+    // The parameter each pointer derives from (through offsets): stores must not reach a readonly one.
+    let mut roots: Vec<Option<u32>> = Vec::with_capacity(kernel.exprs.len());
+    for (_, e) in kernel.exprs.iter() {
+        roots.push(match *e {
+            Expr::Param(i) => Some(i),
+            Expr::Offset { base, .. } => roots.get(base.index()).copied().flatten(),
+            _ => None,
+        });
+    }
     let mut flow = Flow {
         kernel,
         types: &expr_types,
+        roots: &roots,
         defined: vec![false; kernel.exprs.len()],
         emitted: vec![false; kernel.exprs.len()],
         scope: Vec::new(),
@@ -173,6 +186,7 @@ type FlowResult = Result<(), (Loc, ValidationError)>;
 struct Flow<'a> {
     kernel: &'a Kernel,
     types: &'a [Type],
+    roots: &'a [Option<u32>],
     /// Whether an expression is in scope at the current point.
     defined: Vec<bool>,
     emitted: Vec<bool>,
@@ -262,6 +276,12 @@ impl Flow<'_> {
                     && !types::storable(space)
                 {
                     return Err(ValidationError::StoreToReadOnly(space.name()));
+                }
+                if let Some(Some(i)) = self.roots.get(ptr.index())
+                    && let Some(p) = self.kernel.params.get(*i as usize)
+                    && p.readonly
+                {
+                    return Err(ValidationError::StoreThroughReadonlyParam(p.name.clone()));
                 }
                 let t = self.use_expr(value)?;
                 types::check_access(t, align).map_err(|why| ValidationError::BadAccess {

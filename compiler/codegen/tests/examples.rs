@@ -1,0 +1,55 @@
+//! The examples, end to end: `.cute` → checker → IR → passes → LLVM → PTX → ptxas.
+
+use crate::common::{assemble, assert_no_spills, compile_ok};
+use cutec_diagnostics::SourceMap;
+use cutec_ir::{PipelineOptions, run_pipeline};
+
+/// Compiles kernel `kernel` of `examples/<file>` with `defines`.
+fn compile_example(file: &str, kernel: &str, defines: &[(&str, i64)]) -> cutec_codegen::Output {
+    let path = format!("{}/../../examples/{file}", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut map = SourceMap::new();
+    let root = map.add(file, source);
+    let defines: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    let checked = cutec_sema::check(&mut map, root, &defines);
+    assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
+    let mut module = cutec_ir::lower(&checked.program, kernel).unwrap_or_else(|d| panic!("{d:#?}"));
+    run_pipeline(&mut module, PipelineOptions { verify_each: true, ..Default::default() })
+        .unwrap_or_else(|e| panic!("{e}\n{}", cutec_ir::print(&module)));
+    compile_ok(&module)
+}
+
+fn has_line(text: &str, parts: &[&str]) -> bool {
+    text.lines().any(|l| parts.iter().all(|p| l.contains(p)))
+}
+
+#[test]
+fn copy_example_assembles_with_16_byte_accesses() {
+    let out = compile_example("copy.cute", "copy", &[]);
+    assert!(has_line(&out.ptx, &["ld.global", ".v4."]), "{}", out.ptx);
+    assert!(has_line(&out.ptx, &["st.global", ".v4."]), "{}", out.ptx);
+    let k = &out.manifest.kernels[0];
+    assert_eq!(k.name, "copy");
+    out.manifest.validate().unwrap_or_else(|e| panic!("{e}\n{}", out.manifest.to_json_pretty()));
+    if let Some(report) = assemble(&out.ptx) {
+        assert_no_spills(&report);
+    }
+}
+
+#[test]
+fn softmax_example_assembles_without_spills() {
+    let out = compile_example("softmax.cute", "softmax", &[("N", 4096)]);
+    let ptx = &out.ptx;
+    assert!(has_line(ptx, &["ld.global", ".v4."]), "{ptx}");
+    assert!(has_line(ptx, &["st.global", ".v4."]), "{ptx}");
+    for needle in ["shfl.sync.bfly.b32", "bar.sync", "ex2.approx"] {
+        assert!(ptx.contains(needle), "no {needle} in\n{ptx}");
+    }
+    assert!(!ptx.contains("ld.local") && !ptx.contains("st.local"), "{ptx}");
+    let k = &out.manifest.kernels[0];
+    assert_eq!(k.launch.static_smem_bytes, 256);
+    out.manifest.validate().unwrap_or_else(|e| panic!("{e}\n{}", out.manifest.to_json_pretty()));
+    if let Some(report) = assemble(ptx) {
+        assert_no_spills(&report);
+    }
+}

@@ -1,0 +1,294 @@
+//! Calls: the builtins code generation v0 supports, and device functions (inlined).
+
+use super::value::{Idx, TensorView, Value};
+use super::{Frame, LResult, Lower, Reported};
+use crate::{AddrSpace, MathFn, ShuffleMode, codes};
+use cutec_diagnostics::Span;
+use cutec_grammar::ast::{self, ExprKind, StmtKind};
+use cutec_layout::{Layout, Tiler};
+use cutec_sema::{Builtin, Resolution, Scalar, Space, Type};
+use std::collections::HashMap;
+
+/// Alignment of every static allocation: enough for 16-byte vector accesses.
+const ALLOC_ALIGN: u32 = 16;
+
+impl Lower<'_> {
+    pub fn call(&mut self, e: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
+        if let Some(a) = args.iter().find(|a| a.name.is_some()) {
+            return self.unsupported(a.span, "a named argument");
+        }
+        let target = match &callee.kind {
+            ExprKind::Name { .. } => self.resolution(callee.id).cloned(),
+            _ => None,
+        };
+        match target {
+            Some(Resolution::Builtin(b)) => {
+                let values = args.iter().map(|a| self.expr(&a.value)).collect::<LResult<Vec<_>>>()?;
+                let spans: Vec<Span> = args.iter().map(|a| a.span).collect();
+                self.at(e.span);
+                self.builtin(e, b, &values, &spans)
+            }
+            Some(Resolution::Function(m, item)) => {
+                let values = args.iter().map(|a| self.expr(&a.value)).collect::<LResult<Vec<_>>>()?;
+                self.at(e.span);
+                self.inline(e.span, m, item, values)
+            }
+            _ => self.unsupported(callee.span, "calling this"),
+        }
+    }
+
+    fn builtin(&mut self, e: &ast::Expr, b: Builtin, args: &[Value], spans: &[Span]) -> LResult<Value> {
+        let span = e.span;
+        let arg = |i: usize| args.get(i).cloned().ok_or(Reported);
+        let arg_span = |i: usize| spans.get(i).copied().unwrap_or(span);
+        match b {
+            Builtin::Exp | Builtin::Exp2 | Builtin::Sqrt | Builtin::Rsqrt | Builtin::Tanh | Builtin::Abs => {
+                let fun = match b {
+                    Builtin::Exp => MathFn::Exp,
+                    Builtin::Exp2 => MathFn::Exp2,
+                    Builtin::Sqrt => MathFn::Sqrt,
+                    Builtin::Rsqrt => MathFn::Rsqrt,
+                    Builtin::Tanh => MathFn::Tanh,
+                    _ => MathFn::Abs,
+                };
+                self.math(e, fun, args)
+            }
+            Builtin::Min | Builtin::Max => {
+                if let (Value::Const(x), Value::Const(y)) = (arg(0)?, arg(1)?) {
+                    return Ok(Value::Const(if b == Builtin::Min { x.min(y) } else { x.max(y) }));
+                }
+                self.math(e, if b == Builtin::Min { MathFn::Min } else { MathFn::Max }, args)
+            }
+            Builtin::Fma => self.math(e, MathFn::Fma, args),
+            Builtin::Select if args.len() == 3 => {
+                let s = self.scalar_type(e)?;
+                let c = self.scalar(&arg(0)?, Scalar::Bool, arg_span(0))?;
+                let (x, y) = (self.scalar(&arg(1)?, s, arg_span(1))?, self.scalar(&arg(2)?, s, arg_span(2))?);
+                Ok(Value::Scalar(self.b.select(c, x, y), s))
+            }
+            Builtin::ShflXor | Builtin::ShflDown | Builtin::ShflIdx => {
+                let mode = match b {
+                    Builtin::ShflXor => ShuffleMode::Bfly,
+                    Builtin::ShflDown => ShuffleMode::Down,
+                    _ => ShuffleMode::Idx,
+                };
+                let s = self.scalar_type(e)?;
+                if !matches!(s, Scalar::F32 | Scalar::Int | Scalar::I32) {
+                    return self.unsupported(span, format!("a warp shuffle of `{s}`"));
+                }
+                let v = self.scalar(&arg(0)?, s, arg_span(0))?;
+                let lane = self.scalar(&arg(1)?, Scalar::Int, arg_span(1))?;
+                Ok(Value::Scalar(self.b.shuffle(mode, v, lane), s))
+            }
+            Builtin::SyncThreads => {
+                self.b.barrier();
+                Ok(Value::Unit)
+            }
+            Builtin::CeilDiv => match (arg(0)?, arg(1)?) {
+                (Value::Const(x), Value::Const(y)) if y > 0 => Ok(Value::Const((x + y - 1).div_euclid(y))),
+                (x, y) => {
+                    let (x, y) =
+                        (self.scalar(&x, Scalar::Int, arg_span(0))?, self.scalar(&y, Scalar::Int, arg_span(1))?);
+                    let one = self.b.i32(1);
+                    let sum = self.b.add(x, y);
+                    let top = self.b.sub(sum, one);
+                    Ok(Value::Scalar(self.b.div(top, y), Scalar::Int))
+                }
+            },
+            Builtin::Size => match arg(0)? {
+                Value::Tensor(TensorView { layout, .. }) | Value::Layout(layout) => self.size(&layout, span),
+                v @ (Value::Tuple(_) | Value::Const(_)) => {
+                    let shape = self.int_tuple(&v, arg_span(0))?;
+                    let size = self.layout_result(shape.product("size"), span)?;
+                    self.static_int(&size, span)
+                }
+                _ => self.unsupported(span, "`size` of this value"),
+            },
+            Builtin::Composition => match (arg(0)?, arg(1)?) {
+                (Value::Tensor(t), l) => {
+                    let layout = self.compose(&t.layout, &l, arg_span(1))?;
+                    Ok(Value::Tensor(TensorView { layout, ..t }))
+                }
+                (a, l) => {
+                    let a = self.layout_of(&a, arg_span(0))?;
+                    Ok(Value::Layout(self.compose(&a, &l, arg_span(1))?))
+                }
+            },
+            Builtin::LocalTile => {
+                let Value::Tensor(t) = arg(0)? else { return self.unsupported(span, "`local_tile` of a layout") };
+                let tiler = self.tiler_of(&arg(1)?, arg_span(1))?;
+                let coord = self.coord_of(&arg(2)?, arg_span(2))?;
+                self.local_tile(&t, &tiler, coord, span).map(Value::Tensor)
+            }
+            Builtin::MakeFragmentLike => {
+                let (layout, elem) = match arg(0)? {
+                    Value::Tensor(t) => (t.layout, t.elem),
+                    _ => return self.unsupported(span, "`make_fragment_like` of a layout"),
+                };
+                let elem = match self.type_of(e.id) {
+                    Type::Tensor(t) => t.elem.scalar().unwrap_or(elem),
+                    _ => elem,
+                };
+                let compact = Layout::compact(layout.shape().clone());
+                let compact = self.layout_result(compact, span)?;
+                self.allocate(elem, Space::Rmem, compact, span).map(Value::Tensor)
+            }
+            Builtin::MakeTensor => {
+                let Type::Tensor(t) = self.type_of(e.id) else { return Err(Reported) };
+                let (space, elem) = (t.space, t.elem.scalar());
+                let Some(elem) = elem else { return self.unsupported(span, "a tensor of tuples") };
+                let layout = self.layout_of(&arg(0)?, arg_span(0))?;
+                self.allocate(elem, space, layout, span).map(Value::Tensor)
+            }
+            Builtin::Copy => match (arg(0)?, arg(1)?) {
+                (Value::Tensor(s), Value::Tensor(d)) => self.copy(&s, &d, span).map(|()| Value::Unit),
+                _ => self.unsupported(span, "`copy` of these values"),
+            },
+            Builtin::Fill => match arg(0)? {
+                Value::Tensor(t) => self.fill(&t, &arg(1)?, span).map(|()| Value::Unit),
+                _ => self.unsupported(span, "`fill` of this value"),
+            },
+            _ => self.unsupported(span, format!("the builtin `{}`", builtin_name(b))),
+        }
+    }
+
+    /// A math builtin: every argument converted to the result type.
+    fn math(&mut self, e: &ast::Expr, fun: MathFn, args: &[Value]) -> LResult<Value> {
+        let s = self.scalar_type(e)?;
+        let handles = args.iter().map(|a| self.scalar(a, s, e.span)).collect::<LResult<Vec<_>>>()?;
+        Ok(Value::Scalar(self.b.math(fun, &handles), s))
+    }
+
+    fn size(&mut self, layout: &Layout, span: Span) -> LResult<Value> {
+        let size = self.layout_result(layout.size(), span)?;
+        self.static_int(&size, span)
+    }
+
+    fn static_int(&mut self, i: &cutec_layout::Int, span: Span) -> LResult<Value> {
+        match i.static_value() {
+            Some(v) => Ok(Value::Const(v)),
+            None => self.unsupported(span, "the size of a tensor with a dynamic shape"),
+        }
+    }
+
+    fn compose(&mut self, a: &Layout, b: &Value, span: Span) -> LResult<Layout> {
+        let r = match b {
+            Value::Layout(l) => cutec_layout::composition(a, l),
+            _ => {
+                let tiler = self.tiler_of(b, span)?;
+                cutec_layout::composition_tiler(a, &tiler)
+            }
+        };
+        self.layout_result(r, span)
+    }
+
+    /// `local_tile(t, tiler, coord)`: the tile at `coord` of `zipped_divide(t, tiler)`, offset in IR.
+    fn local_tile(
+        &mut self,
+        t: &TensorView,
+        tiler: &Tiler,
+        coord: super::value::CoordV,
+        span: Span,
+    ) -> LResult<TensorView> {
+        let r = cutec_layout::local_tile(&t.layout, tiler, &coord.placeholder());
+        let (layout, _) = self.layout_result(r, span)?;
+        let zipped = self.layout_result(cutec_layout::zipped_divide(&t.layout, tiler), span)?;
+        let rest = self.layout_result(zipped.mode(1), span)?;
+        // Missing trailing coordinates are `_`, as in `cutec_layout::local_tile`.
+        let coord = match coord {
+            super::value::CoordV::Tuple(mut v) if rest.rank() > v.len() => {
+                v.resize(rest.rank(), super::value::CoordV::Underscore);
+                super::value::CoordV::Tuple(v)
+            }
+            c => c,
+        };
+        let (shape, stride) = (rest.shape().clone(), rest.stride().clone());
+        let idx = self.crd2idx(&coord, &shape, &stride, span)?;
+        let offset = self.idx_add(t.offset, idx);
+        Ok(TensorView { layout, offset, ..t.clone() })
+    }
+
+    /// A new register or shared-memory tensor: a static allocation of `cosize(layout)` elements.
+    fn allocate(&mut self, elem: Scalar, space: Space, layout: Layout, span: Span) -> LResult<TensorView> {
+        let ir_elem = self.ir_scalar(elem, span)?;
+        if ir_elem == crate::Scalar::I1 {
+            return self.unsupported(span, "a tensor of `bool`");
+        }
+        let space = match space {
+            Space::Rmem => AddrSpace::Local,
+            Space::Smem => AddrSpace::Shared,
+            _ => return self.unsupported(span, format!("allocating a tensor in `{}`", space.name())),
+        };
+        let cosize = self.layout_result(layout.cosize(), span)?;
+        let Some(len) = cosize.static_value().and_then(|v| u32::try_from(v).ok()) else {
+            return self.error(codes::NOT_CONSTANT, span, "the layout of a new tensor must be static");
+        };
+        // Named after the `let` that makes it, when there is one.
+        let name =
+            self.name_hint.take().unwrap_or_else(|| if space == AddrSpace::Shared { "smem" } else { "frag" }.into());
+        let base = self.b.alloc(&name, space, ir_elem, len.max(1), ALLOC_ALIGN);
+        Ok(TensorView { base, space, elem, layout, offset: Idx::Const(0), base_align: ALLOC_ALIGN, param: None })
+    }
+
+    /// Inlines a device function: binds its parameters to the argument values, lowers its body, and gives the
+    /// value of its final `return`.
+    fn inline(&mut self, span: Span, m: cutec_sema::ModuleId, item: usize, args: Vec<Value>) -> LResult<Value> {
+        let (Some(info), Some(f)) = (self.program.function(m, item), self.function_ast(m, item)) else {
+            return self.error(codes::INTERNAL, span, "a call to a function the checker did not describe");
+        };
+        if self.frames.len() > 64 {
+            return self.error(codes::NOT_INLINABLE, span, "device functions nest too deeply to inline");
+        }
+        // `return` is allowed only as the last statement, where it gives the result.
+        let stmts = &f.body.stmts;
+        let (body, ret) = match stmts.split_last() {
+            Some((last, rest)) if matches!(last.kind, StmtKind::Return(_)) => (rest, Some(last)),
+            _ => (&stmts[..], None),
+        };
+        if let Some(early) = find_return(body) {
+            let file = self.program.module(m).map_or(self.file(), |md| md.file);
+            let d = cutec_diagnostics::Diagnostic::error(
+                codes::NOT_INLINABLE,
+                "codegen v0 inlines device functions only when `return` is their last statement",
+                file,
+                early,
+            );
+            self.diagnostics.push(d);
+            return Err(Reported);
+        }
+        let file = self.program.module(m).map_or(self.file(), |md| md.file);
+        self.frames.push(Frame { module: m, file, info, args, bindings: HashMap::new() });
+        let result = self.inlined_body(body, ret);
+        self.frames.pop();
+        result
+    }
+
+    /// The statements of an inlined body, then the value of its final `return`.
+    fn inlined_body(&mut self, body: &[ast::Stmt], ret: Option<&ast::Stmt>) -> LResult<Value> {
+        for s in body {
+            // Keep lowering after an error, to report every unsupported construct of the body at once (the
+            // diagnostics fail the kernel).
+            let _ = self.stmt(s);
+        }
+        match ret.map(|r| &r.kind) {
+            Some(StmtKind::Return(Some(value))) => self.expr(value),
+            _ => Ok(Value::Unit),
+        }
+    }
+}
+
+/// The span of a `return` anywhere in `stmts` (nested blocks included).
+fn find_return(stmts: &[ast::Stmt]) -> Option<Span> {
+    stmts.iter().find_map(|s| match &s.kind {
+        StmtKind::Return(_) => Some(s.span),
+        StmtKind::If { then_block, else_block, .. } => {
+            find_return(&then_block.stmts).or_else(|| else_block.as_ref().and_then(|b| find_return(&b.stmts)))
+        }
+        StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::Block(body) => find_return(&body.stmts),
+        _ => None,
+    })
+}
+
+fn builtin_name(b: Builtin) -> String {
+    cutec_sema::BUILTINS.iter().find(|i| i.builtin == b).map_or_else(|| format!("{b:?}"), |i| i.name.to_string())
+}

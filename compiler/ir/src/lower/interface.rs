@@ -1,0 +1,179 @@
+//! The kernel's manifest entry (`cutec-manifest`), from the checker's description of its signature.
+
+use super::{LResult, Lower};
+use crate::codes;
+use cutec_diagnostics::Span;
+use cutec_manifest as mf;
+use cutec_sema::{DimComponent, FunctionInfo, Scalar, SymInt, SymOp, Type};
+use std::collections::BTreeMap;
+
+impl Lower<'_> {
+    /// The manifest entry of the kernel; every tensor's `align_bytes` starts at its element size and is raised
+    /// by [`set_alignments`] to what the generated code relies on.
+    pub fn interface(&mut self, info: &FunctionInfo, span: Span) -> LResult<mf::Kernel> {
+        let mut params = Vec::new();
+        for p in &info.params {
+            params.push(match &p.ty {
+                Type::Tensor(t) => {
+                    let Some(elem) = t.elem.scalar() else { return self.unsupported(p.span, "a tensor of tuples") };
+                    let dtype = self.dtype(elem, p.span)?;
+                    let Some(l) = &t.layout.value else {
+                        return self.error(
+                            codes::UNSUPPORTED_LAYOUT,
+                            p.span,
+                            "a parameter's layout must be written out",
+                        );
+                    };
+                    let layout = mf::Layout {
+                        shape: self.mf_tuple(&l.shape, p.span)?,
+                        stride: self.mf_tuple(&l.stride, p.span)?,
+                    };
+                    let align_bytes = dtype.size_bytes();
+                    mf::Param::Tensor(mf::TensorParam {
+                        name: p.name.clone(),
+                        dtype,
+                        space: mf::MemorySpace::Gmem,
+                        layout,
+                        align_bytes,
+                        // Refined by `set_access` once the body is lowered.
+                        access: mf::Access::ReadWrite,
+                    })
+                }
+                Type::Scalar(s) => {
+                    mf::Param::Scalar(mf::ScalarParam { name: p.name.clone(), dtype: self.dtype(*s, p.span)? })
+                }
+                other => {
+                    let other = other.to_string();
+                    return self.unsupported(p.span, format!("a kernel parameter of type `{other}`"));
+                }
+            });
+        }
+        let mut dims = Vec::new();
+        for d in &info.dyn_dims {
+            let src = &d.source;
+            let Some(param) = info.params.get(src.param) else {
+                return self.error(codes::INTERNAL, span, "a dimension's source");
+            };
+            if src.path.len() > 1 {
+                return self.unsupported(param.span, format!("a dimension `{}` nested inside a mode", d.name));
+            }
+            let of = match src.component {
+                DimComponent::Shape => mf::DimComponent::Shape,
+                DimComponent::Stride => mf::DimComponent::Stride,
+            };
+            let from = mf::DimSource { param: param.name.clone(), mode: src.path.first().copied().unwrap_or(0), of };
+            dims.push(mf::Dim { name: d.name.clone(), ty: mf::IntType::I32, from });
+        }
+        let Some(launch) = &info.launch else {
+            return self.error(codes::INTERNAL, span, "a kernel without a launch clause");
+        };
+        if launch.cluster.is_some() {
+            return self.unsupported(span, "a cluster launch");
+        }
+        let grid = launch.grid.iter().map(|g| self.mf_expr(g, span)).collect::<LResult<_>>()?;
+        let block = launch.block.iter().map(|b| self.mf_expr(b, span)).collect::<LResult<_>>()?;
+        let smem_bytes = match &launch.smem {
+            Some(s) => self.mf_expr(s, span)?,
+            None => mf::Expr::Int(0),
+        };
+        let const_params: BTreeMap<String, mf::ConstValue> = info
+            .const_generics
+            .iter()
+            .filter_map(|g| {
+                let v = g.value?;
+                Some((
+                    g.name.clone(),
+                    if g.ty == Scalar::Bool { mf::ConstValue::Bool(v != 0) } else { mf::ConstValue::Int(v) },
+                ))
+            })
+            .collect();
+        Ok(mf::Kernel {
+            name: info.name.clone(),
+            params,
+            dims,
+            launch: mf::Launch { grid, block, cluster: None, smem_bytes, static_smem_bytes: 0 },
+            const_params,
+        })
+    }
+
+    fn dtype(&mut self, s: Scalar, span: Span) -> LResult<mf::DType> {
+        let name = if s == Scalar::Int { "i32" } else { s.name() };
+        match name.parse::<mf::DType>() {
+            Ok(d) => Ok(d),
+            Err(_) => self.unsupported(span, format!("a kernel argument of type `{s}`")),
+        }
+    }
+
+    fn mf_tuple(&mut self, t: &cutec_sema::IntTuple, span: Span) -> LResult<mf::IntTuple> {
+        Ok(match t {
+            cutec_sema::IntTuple::Leaf(SymInt::Const(v)) => mf::IntTuple::Int(*v),
+            cutec_sema::IntTuple::Leaf(SymInt::DynDim(n)) => mf::IntTuple::Dim(n.clone()),
+            cutec_sema::IntTuple::Leaf(SymInt::ConstGeneric(n)) => {
+                return self.error(
+                    codes::NOT_CONSTANT,
+                    span,
+                    format!("the const generic `{n}` has no value: give it one with `-D {n}=...`"),
+                );
+            }
+            cutec_sema::IntTuple::Leaf(other) => {
+                return self.unsupported(span, format!("the layout entry `{other}` in a kernel parameter"));
+            }
+            cutec_sema::IntTuple::Tuple(v) => {
+                mf::IntTuple::Tuple(v.iter().map(|m| self.mf_tuple(m, span)).collect::<LResult<_>>()?)
+            }
+        })
+    }
+
+    /// A launch expression over dynamic dimensions.
+    pub fn mf_expr(&mut self, s: &SymInt, span: Span) -> LResult<mf::Expr> {
+        Ok(match s {
+            SymInt::Const(v) => mf::Expr::Int(*v),
+            SymInt::DynDim(n) => mf::Expr::Dim(n.clone()),
+            SymInt::Op(op, a, b) => {
+                let op = match op {
+                    SymOp::Add => mf::Op::Add,
+                    SymOp::Sub => mf::Op::Sub,
+                    SymOp::Mul => mf::Op::Mul,
+                    SymOp::Div => mf::Op::Div,
+                    SymOp::CeilDiv => mf::Op::CeilDiv,
+                    SymOp::Min => mf::Op::Min,
+                    SymOp::Max => mf::Op::Max,
+                    SymOp::Rem => return self.unsupported(span, "`%` in a launch clause"),
+                };
+                mf::Expr::op(op, vec![self.mf_expr(a, span)?, self.mf_expr(b, span)?])
+            }
+            SymInt::ConstGeneric(n) => {
+                return self.error(
+                    codes::NOT_CONSTANT,
+                    span,
+                    format!("the const generic `{n}` has no value: give it one with `-D {n}=...`"),
+                );
+            }
+            SymInt::Param(_) | SymInt::Runtime(_) => {
+                return self.unsupported(span, "a launch size computed from a scalar argument");
+            }
+        })
+    }
+}
+
+/// Raises each tensor parameter's `align_bytes` to the alignment the code relies on (`aligns` by parameter).
+pub(super) fn set_alignments(kernel: &mut mf::Kernel, aligns: &[u32]) {
+    for (p, &a) in kernel.params.iter_mut().zip(aligns) {
+        if let mf::Param::Tensor(t) = p {
+            t.align_bytes = t.align_bytes.max(a);
+        }
+    }
+}
+
+/// Sets each tensor parameter's `access` from what the body does with it (`(read, written)` by parameter).
+pub(super) fn set_access(kernel: &mut mf::Kernel, uses: &[(bool, bool)]) {
+    for (p, &(read, written)) in kernel.params.iter_mut().zip(uses) {
+        if let mf::Param::Tensor(t) = p {
+            t.access = match (read, written) {
+                (true, false) => mf::Access::Read,
+                (false, true) => mf::Access::Write,
+                _ => mf::Access::ReadWrite,
+            };
+        }
+    }
+}

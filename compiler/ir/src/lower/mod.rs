@@ -1,0 +1,316 @@
+//! Lowering: from the checked program (`cutec-sema`) to the IR, one kernel at a time.
+//!
+//! Tensors and layouts exist only here. A tensor value is a [`TensorView`](value::TensorView): a base pointer in
+//! an address space, a **static layout** after slicing and tiling (folded with `cutec-layout`; dynamic
+//! dimensions may appear where they are only carried along), and an element **offset** that may be a run-time
+//! IR value. Element accesses become index arithmetic on that offset (CuTe's `crd2idx`), and `copy` becomes one
+//! load and one store per vector: the widest power of two of elements, at most 16 bytes, that is contiguous and
+//! aligned in both tensors (the alignment of a kernel argument's base is then required in the manifest).
+//!
+//! Device functions are inlined at each call; each inlined `make_tensor<_, smem>` is its own static shared
+//! allocation. Loops with constant bounds whose body indexes a register tensor (or that say `unroll`) are
+//! marked [`Unroll::Full`](crate::Unroll::Full) so that the `unroll` pass gives every register access a
+//! constant offset.
+//!
+//! Invariants: lowering never panics; every construct it cannot compile yet gets a diagnostic with a code of
+//! [`crate::codes`] and the construct's span, and the kernel is then not returned. It is run only on programs
+//! the checker accepted (it trusts the checker's types and resolutions, and reports rather than panics where
+//! they are missing).
+
+mod call;
+mod copy;
+mod expr;
+mod interface;
+mod layout;
+mod stmt;
+mod value;
+
+use crate::arena::Loc;
+use crate::builder::KernelBuilder;
+use crate::codes;
+use crate::module::Module;
+use crate::{Expr, Handle};
+use cutec_diagnostics::{Diagnostic, FileId, Span};
+use cutec_grammar::ast::{self, NodeId};
+use cutec_sema::{FunctionInfo, ModuleId, Program};
+use std::collections::HashMap;
+use value::{Binding, Value};
+
+/// Lowers the kernel `kernel` of the root module of `program` into a module of one kernel.
+pub fn lower(program: &Program, kernel: &str) -> Result<Module, Vec<Diagnostic>> {
+    let Some(info) = program.kernel(kernel) else {
+        let file = program.modules.first().map_or(FileId(0), |m| m.file);
+        let d = Diagnostic::error(codes::UNSUPPORTED, format!("no kernel named `{kernel}`"), file, Span::default());
+        return Err(vec![d]);
+    };
+    let mut cx = Lower::new(program, info);
+    cx.kernel();
+    if cx.diagnostics.is_empty() { Ok(Module { kernels: vec![cx.finish()] }) } else { Err(cx.diagnostics) }
+}
+
+/// Lowers every kernel of the root module (in source order) into one module.
+pub fn lower_all(program: &Program) -> Result<Module, Vec<Diagnostic>> {
+    let mut module = Module::default();
+    let mut diagnostics = Vec::new();
+    for k in program.kernels().filter(|k| k.module == ModuleId::ROOT) {
+        match lower(program, &k.name) {
+            Ok(m) => module.kernels.extend(m.kernels),
+            Err(d) => diagnostics.extend(d),
+        }
+    }
+    if diagnostics.is_empty() { Ok(module) } else { Err(diagnostics) }
+}
+
+/// Whether the body reads and writes memory through each parameter: `(read, written)` by parameter index.
+fn param_uses(k: &crate::Kernel) -> Vec<(bool, bool)> {
+    // The parameter a pointer is derived from, through offsets (operands precede their users).
+    let mut root: Vec<Option<u32>> = Vec::with_capacity(k.exprs.len());
+    let mut uses = vec![(false, false); k.params.len()];
+    for (_, e) in k.exprs.iter() {
+        let r = match *e {
+            Expr::Param(i) => Some(i),
+            Expr::Offset { base, .. } => root.get(base.index()).copied().flatten(),
+            _ => None,
+        };
+        if let Expr::Load { ptr, .. } = *e
+            && let Some(Some(i)) = root.get(ptr.index())
+            && let Some(u) = uses.get_mut(*i as usize)
+        {
+            u.0 = true;
+        }
+        root.push(r);
+    }
+    fn stores(block: &crate::Block, root: &[Option<u32>], uses: &mut [(bool, bool)]) {
+        for stmt in block.stmts() {
+            match stmt {
+                crate::Stmt::Store { ptr, .. } => {
+                    if let Some(Some(i)) = root.get(ptr.index())
+                        && let Some(u) = uses.get_mut(*i as usize)
+                    {
+                        u.1 = true;
+                    }
+                }
+                crate::Stmt::If { accept, reject, .. } => {
+                    stores(accept, root, uses);
+                    stores(reject, root, uses);
+                }
+                crate::Stmt::For { body, .. } => stores(body, root, uses),
+                _ => {}
+            }
+        }
+    }
+    stores(&k.body, &root, &mut uses);
+    uses
+}
+
+/// The largest base alignment the lowering assumes of a tensor argument (then required by the manifest):
+/// enough for 16-byte vector accesses.
+const MAX_PARAM_ALIGN: u32 = 16;
+
+/// An error was reported (pushed to the diagnostics); the construct that failed produces nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reported;
+
+pub(crate) type LResult<T> = Result<T, Reported>;
+
+/// One function body being lowered: the kernel itself, or an inlined device function.
+pub(crate) struct Frame<'p> {
+    pub module: ModuleId,
+    pub file: FileId,
+    pub info: &'p FunctionInfo,
+    /// The values of the parameters.
+    pub args: Vec<Value>,
+    /// `let` and `for` bindings, by binding id.
+    pub bindings: HashMap<NodeId, Binding>,
+}
+
+/// The lowering state of one kernel.
+pub(crate) struct Lower<'p> {
+    pub program: &'p Program,
+    pub kernel_info: &'p FunctionInfo,
+    pub b: KernelBuilder,
+    pub frames: Vec<Frame<'p>>,
+    /// Dynamic dimension name → the kernel parameter that carries it.
+    pub dims: HashMap<String, Handle<Expr>>,
+    /// Per declared kernel parameter: the base alignment the generated code relies on (bytes).
+    pub param_align: Vec<u32>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The name of the `let` being lowered: allocations made by its initializer take it.
+    pub name_hint: Option<String>,
+}
+
+impl<'p> Lower<'p> {
+    fn new(program: &'p Program, info: &'p FunctionInfo) -> Lower<'p> {
+        Lower {
+            program,
+            kernel_info: info,
+            b: KernelBuilder::new(info.name.clone()),
+            frames: Vec::new(),
+            dims: HashMap::new(),
+            param_align: Vec::new(),
+            diagnostics: Vec::new(),
+            name_hint: None,
+        }
+    }
+
+    /// The kernel, with what only the whole body tells: the alignment and access of each argument.
+    fn finish(self) -> crate::Kernel {
+        let mut kernel = self.b.finish();
+        let uses = param_uses(&kernel);
+        for ((p, &align), &(_, written)) in kernel.params.iter_mut().zip(&self.param_align).zip(&uses) {
+            p.align = p.align.max(align);
+            p.readonly = matches!(p.ty, crate::Type::Ptr(_)) && !written;
+        }
+        let aligns: Vec<u32> = kernel.params.iter().map(|p| p.align).collect();
+        if let Some(iface) = kernel.interface.as_mut() {
+            interface::set_alignments(iface, &aligns);
+            interface::set_access(iface, &uses);
+        }
+        kernel
+    }
+
+    /// Lowers the kernel: its parameters (pointers, scalars, then dynamic dimensions: the manifest's PTX
+    /// parameter order), its launch configuration and its body.
+    fn kernel(&mut self) {
+        let info = self.kernel_info;
+        let Some(module) = self.program.module(info.module) else { return };
+        let Some(f) = self.function_ast(info.module, info.item) else { return };
+        let file = module.file;
+        self.frames.push(Frame { module: info.module, file, info, args: Vec::new(), bindings: HashMap::new() });
+        self.at(f.sig_span);
+        self.b.kernel_mut().loc = Loc::new(file, f.sig_span);
+        let mut args = Vec::new();
+        for (i, p) in info.params.iter().enumerate() {
+            self.at(p.span);
+            match self.param(i, p) {
+                Ok(v) => args.push(v),
+                Err(Reported) => return,
+            }
+        }
+        for d in &info.dyn_dims {
+            let h = self.b.scalar_param(&d.name, crate::Scalar::I32);
+            self.dims.insert(d.name.clone(), h);
+        }
+        if let Some(frame) = self.frames.last_mut() {
+            frame.args = args;
+        }
+        let block = info.launch.as_ref().map(|l| l.block.iter().map(cutec_sema::SymInt::as_const).collect::<Vec<_>>());
+        if let Some(dims) = block
+            && !dims.is_empty()
+            && dims.len() <= 3
+            && let Some(v) = dims.into_iter().collect::<Option<Vec<i64>>>()
+            && v.iter().all(|&d| (1..=1024).contains(&d))
+        {
+            let mut size = [1u32; 3];
+            v.iter().enumerate().for_each(|(i, &d)| size[i] = d as u32);
+            self.b.kernel_mut().block_size = Some(size);
+        }
+        if let Ok(iface) = self.interface(info, f.sig_span) {
+            self.b.kernel_mut().interface = Some(iface);
+        }
+        let _ = self.block(&f.body);
+        self.frames.pop();
+    }
+
+    /// A kernel parameter: a tensor becomes its base pointer, a scalar its value.
+    fn param(&mut self, index: usize, p: &cutec_sema::ParamInfo) -> LResult<Value> {
+        match &p.ty {
+            cutec_sema::Type::Tensor(t) if t.space == cutec_sema::Space::Gmem => {
+                let Some(elem) = t.elem.scalar() else { return self.unsupported(p.span, "a tensor of tuples") };
+                let ir_elem = self.ir_scalar(elem, p.span)?;
+                let Some(l) = &t.layout.value else {
+                    return self.error(codes::UNSUPPORTED_LAYOUT, p.span, "a parameter's layout must be written out");
+                };
+                let layout = self.sym_layout(l, p.span)?;
+                let bytes = ir_elem.size_bytes();
+                // Arguments may alias (an in-place softmax passes one buffer twice): no `noalias`.
+                let param = crate::Param {
+                    name: p.name.clone(),
+                    ty: crate::Type::Ptr(crate::AddrSpace::Global),
+                    align: bytes,
+                    noalias: false,
+                    readonly: false,
+                };
+                let base = self.b.param(param);
+                self.param_align.push(bytes);
+                Ok(Value::Tensor(value::TensorView {
+                    base,
+                    space: crate::AddrSpace::Global,
+                    elem,
+                    layout,
+                    offset: value::Idx::Const(0),
+                    base_align: MAX_PARAM_ALIGN,
+                    param: Some(index),
+                }))
+            }
+            cutec_sema::Type::Scalar(s) => {
+                let t = self.ir_scalar(*s, p.span)?;
+                self.param_align.push(1);
+                Ok(Value::Scalar(self.b.scalar_param(&p.name, t), *s))
+            }
+            other => {
+                let other = other.to_string();
+                self.unsupported(p.span, format!("a kernel parameter of type `{other}`"))
+            }
+        }
+    }
+
+    /// The innermost frame. There is always one while a body is lowered.
+    pub fn frame(&self) -> LResult<&Frame<'p>> {
+        self.frames.last().ok_or(Reported)
+    }
+
+    pub fn frame_mut(&mut self) -> LResult<&mut Frame<'p>> {
+        self.frames.last_mut().ok_or(Reported)
+    }
+
+    pub fn file(&self) -> FileId {
+        self.frames.last().map_or(FileId(0), |f| f.file)
+    }
+
+    /// Points the builder at `span` of the current file: the IR built next carries it.
+    pub fn at(&mut self, span: Span) {
+        let loc = Loc::new(self.file(), span);
+        self.b.set_loc(loc);
+    }
+
+    /// Reports an error at `span` of the current file.
+    pub fn error<T>(&mut self, code: &'static str, span: Span, message: impl Into<String>) -> LResult<T> {
+        let d = Diagnostic::error(code, message, self.file(), span);
+        self.diagnostics.push(d);
+        Err(Reported)
+    }
+
+    /// Reports "not supported yet by codegen v0" at `span`.
+    pub fn unsupported<T>(&mut self, span: Span, what: impl std::fmt::Display) -> LResult<T> {
+        let d = Diagnostic::error(
+            codes::UNSUPPORTED,
+            format!("{what} is not supported yet by codegen v0"),
+            self.file(),
+            span,
+        )
+        .with_note("code generation v0 covers what examples/copy.cute and examples/softmax.cute need");
+        self.diagnostics.push(d);
+        Err(Reported)
+    }
+
+    /// The checker's type of an expression or binding of the current module.
+    pub fn type_of(&self, id: NodeId) -> &'p cutec_sema::Type {
+        let m = self.frames.last().map_or(ModuleId::ROOT, |f| f.module);
+        self.program.type_of(m, id)
+    }
+
+    pub fn resolution(&self, id: NodeId) -> Option<&'p cutec_sema::Resolution> {
+        let m = self.frames.last().map_or(ModuleId::ROOT, |f| f.module);
+        self.program.resolution(m, id)
+    }
+
+    /// The AST of item `item` of module `m`.
+    pub fn function_ast(&self, m: ModuleId, item: usize) -> Option<&'p ast::Function> {
+        let module = self.program.module(m)?;
+        match &module.ast.items.get(item)?.kind {
+            ast::ItemKind::Kernel(f) | ast::ItemKind::Fn(f) => Some(f),
+            _ => None,
+        }
+    }
+}

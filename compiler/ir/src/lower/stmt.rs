@@ -1,0 +1,248 @@
+//! Statements: bindings, assignments, control flow.
+
+use super::value::{Binding, Value};
+use super::{LResult, Lower, Reported};
+use crate::Unroll;
+use cutec_grammar::ast::{self, ExprKind, StmtKind};
+use cutec_sema::{Scalar, Space, Type};
+
+impl Lower<'_> {
+    /// Lowers a block; an error in one statement does not stop the next (every problem is reported once).
+    pub fn block(&mut self, block: &ast::Block) -> LResult<()> {
+        let mut result = Ok(());
+        for s in &block.stmts {
+            if self.stmt(s).is_err() {
+                result = Err(Reported);
+            }
+        }
+        result
+    }
+
+    pub fn stmt(&mut self, s: &ast::Stmt) -> LResult<()> {
+        self.at(s.span);
+        match &s.kind {
+            StmtKind::Let { id, mutable, name, value, .. } => {
+                self.name_hint = Some(name.name.clone());
+                let v = self.expr(value);
+                self.name_hint = None;
+                let binding = match v {
+                    Err(Reported) => Binding::Poisoned,
+                    Ok(v) if *mutable => self.mutable(*id, &name.name, v, value.span)?,
+                    Ok(v) => Binding::Value(v),
+                };
+                self.frame_mut()?.bindings.insert(*id, binding);
+                Ok(())
+            }
+            StmtKind::Assign { target, op, value } => self.assign(s, target, *op, value),
+            StmtKind::Expr(e) => self.expr(e).map(drop),
+            StmtKind::If { cond, then_block, else_block } => {
+                let c = self.expr(cond)?;
+                let c = self.scalar(&c, Scalar::Bool, cond.span)?;
+                self.at(s.span);
+                self.b.open_block();
+                let a = self.block(then_block);
+                let accept = self.b.close_block();
+                self.b.open_block();
+                let r = else_block.as_ref().map_or(Ok(()), |b| self.block(b));
+                let reject = self.b.close_block();
+                self.at(s.span);
+                self.b.push(crate::Stmt::If { cond: c, accept, reject });
+                a.and(r)
+            }
+            StmtKind::For { id, start, end, attrs, body, .. } => {
+                let (lo, hi) = (self.expr(start)?, self.expr(end)?);
+                let unroll = self.unroll_policy(attrs, &lo, &hi, body);
+                let (lo, hi) = (self.scalar(&lo, Scalar::Int, start.span)?, self.scalar(&hi, Scalar::Int, end.span)?);
+                self.at(s.span);
+                let var = self.b.var(&self.loop_name(s), crate::Type::I32);
+                self.frame_mut()?.bindings.insert(*id, Binding::Var(var, Scalar::Int));
+                self.b.open_block();
+                let r = self.block(body);
+                let body = self.b.close_block();
+                self.at(s.span);
+                self.b.push(crate::Stmt::For { var, start: lo, end: hi, step: 1, unroll, body });
+                r
+            }
+            StmtKind::Return(None) if self.frames.len() == 1 => {
+                self.b.ret();
+                Ok(())
+            }
+            StmtKind::Return(_) => self.unsupported(s.span, "`return` here"),
+            StmtKind::Break => {
+                self.b.break_();
+                Ok(())
+            }
+            StmtKind::Continue => {
+                self.b.continue_();
+                Ok(())
+            }
+            StmtKind::Block(b) => self.block(b),
+            StmtKind::While { .. } => self.unsupported(s.span, "a `while` loop"),
+            StmtKind::Error => Err(Reported),
+        }
+    }
+
+    fn loop_name(&self, s: &ast::Stmt) -> String {
+        match &s.kind {
+            StmtKind::For { var, .. } => var.name.clone(),
+            _ => "i".into(),
+        }
+    }
+
+    /// A `let mut`: a variable initialised with the value.
+    fn mutable(&mut self, id: ast::NodeId, name: &str, v: Value, span: cutec_diagnostics::Span) -> LResult<Binding> {
+        let s = match self.type_of(id) {
+            Type::Scalar(s) => *s,
+            other => {
+                let other = other.to_string();
+                return self.unsupported(span, format!("a mutable binding of type `{other}`"));
+            }
+        };
+        let h = self.scalar(&v, s, span)?;
+        let ty = self.ir_scalar(s, span)?;
+        let var = self.b.var(name, crate::Type::Scalar(ty));
+        self.b.write(var, h);
+        Ok(Binding::Var(var, s))
+    }
+
+    fn assign(
+        &mut self,
+        s: &ast::Stmt,
+        target: &ast::Expr,
+        op: Option<ast::BinaryOp>,
+        value: &ast::Expr,
+    ) -> LResult<()> {
+        match &target.kind {
+            ExprKind::Name { .. } => {
+                let Some(cutec_sema::Resolution::Local(id)) = self.resolution(target.id).cloned() else {
+                    return self.unsupported(target.span, "assigning to this name");
+                };
+                let Some(Binding::Var(var, ty)) = self.frame()?.bindings.get(&id).cloned() else {
+                    return Err(Reported);
+                };
+                let mut v = self.expr(value)?;
+                self.at(s.span);
+                if let Some(op) = op {
+                    let old = Value::Scalar(self.b.read(var), ty);
+                    v = self.apply_op(op, &old, &v, ty, s.span)?;
+                }
+                let h = self.scalar(&v, ty, value.span)?;
+                self.b.write(var, h);
+                Ok(())
+            }
+            ExprKind::Index { base, indices } => {
+                let Value::Tensor(t) = self.expr(base)? else {
+                    return self.unsupported(target.span, "assigning to an element of something other than a tensor");
+                };
+                let coord = match indices.len() {
+                    1 => self.expr(&indices[0])?,
+                    _ => Value::Tuple(indices.iter().map(|i| self.expr(i)).collect::<LResult<_>>()?),
+                };
+                let coord = self.coord_of(&coord, target.span)?;
+                let v = self.expr(value)?;
+                self.at(s.span);
+                if let Some(op) = op {
+                    if coord.has_underscore() {
+                        return self.unsupported(target.span, "a compound assignment to a slice");
+                    }
+                    let (ptr, align) = self.element_ptr(&t, &coord, target.span)?;
+                    let ty = self.ir_scalar(t.elem, target.span)?;
+                    let old = Value::Scalar(self.b.load(ptr, crate::Type::Scalar(ty), align), t.elem);
+                    let new = self.apply_op(op, &old, &v, t.elem, s.span)?;
+                    let h = self.scalar(&new, t.elem, s.span)?;
+                    self.b.store(ptr, h, align);
+                    return Ok(());
+                }
+                self.store_element(&t, &coord, &v, s.span)
+            }
+            _ => self.unsupported(target.span, "assigning to this"),
+        }
+    }
+
+    /// `unroll` on the loop, or constant bounds and a body that indexes a register tensor (whose accesses must
+    /// have constant offsets to stay in registers): unroll fully.
+    fn unroll_policy(&self, attrs: &[ast::Attribute], lo: &Value, hi: &Value, body: &ast::Block) -> Unroll {
+        if attrs.iter().any(|a| a.name.name == "unroll" && a.args.is_empty()) {
+            return Unroll::Full;
+        }
+        let constant = matches!((lo, hi), (Value::Const(_), Value::Const(_)));
+        if constant && self.indexes_register_tensor(&body.stmts) { Unroll::Full } else { Unroll::Auto }
+    }
+
+    fn indexes_register_tensor(&self, stmts: &[ast::Stmt]) -> bool {
+        let mut found = false;
+        for s in stmts {
+            visit_stmt(s, &mut |e| {
+                if let ExprKind::Index { base, .. } = &e.kind
+                    && matches!(self.type_of(base.id), Type::Tensor(t) if t.space == Space::Rmem)
+                {
+                    found = true;
+                }
+            });
+        }
+        found
+    }
+}
+
+/// Calls `f` on every expression of a statement, nested statements included.
+fn visit_stmt(s: &ast::Stmt, f: &mut dyn FnMut(&ast::Expr)) {
+    let block = |b: &ast::Block, f: &mut dyn FnMut(&ast::Expr)| b.stmts.iter().for_each(|s| visit_stmt(s, f));
+    match &s.kind {
+        StmtKind::Let { value, .. } => visit_expr(value, f),
+        StmtKind::Assign { target, value, .. } => {
+            visit_expr(target, f);
+            visit_expr(value, f);
+        }
+        StmtKind::Expr(e) => visit_expr(e, f),
+        StmtKind::For { start, end, body, .. } => {
+            visit_expr(start, f);
+            visit_expr(end, f);
+            block(body, f);
+        }
+        StmtKind::While { cond, body } => {
+            visit_expr(cond, f);
+            block(body, f);
+        }
+        StmtKind::If { cond, then_block, else_block } => {
+            visit_expr(cond, f);
+            block(then_block, f);
+            if let Some(b) = else_block {
+                block(b, f);
+            }
+        }
+        StmtKind::Return(Some(e)) => visit_expr(e, f),
+        StmtKind::Block(b) => block(b, f),
+        _ => {}
+    }
+}
+
+fn visit_expr(e: &ast::Expr, f: &mut dyn FnMut(&ast::Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Tuple(v) => v.iter().for_each(|x| visit_expr(x, f)),
+        ExprKind::Layout { shape, stride } => {
+            visit_expr(shape, f);
+            visit_expr(stride, f);
+        }
+        ExprKind::Unary { operand, .. } => visit_expr(operand, f),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            visit_expr(lhs, f);
+            visit_expr(rhs, f);
+        }
+        ExprKind::Call { callee, args } => {
+            visit_expr(callee, f);
+            args.iter().for_each(|a| visit_expr(&a.value, f));
+        }
+        ExprKind::MethodCall { receiver, args, .. } => {
+            visit_expr(receiver, f);
+            args.iter().for_each(|a| visit_expr(&a.value, f));
+        }
+        ExprKind::Field { base, .. } => visit_expr(base, f),
+        ExprKind::Index { base, indices } => {
+            visit_expr(base, f);
+            indices.iter().for_each(|x| visit_expr(x, f));
+        }
+        ExprKind::Cast { value, .. } => visit_expr(value, f),
+        _ => {}
+    }
+}

@@ -1,0 +1,118 @@
+//! `compact`: renumbers a kernel's expressions in program order and drops dead ones (and unused variables).
+//!
+//! Passes that clone code (`unroll`) append to the arena, so handle order drifts away from program order and
+//! dead expressions accumulate. After compaction, expressions are numbered in the order the body emits them,
+//! each global expression (literal, parameter, allocation address) appears once, just before its first use,
+//! and nothing unused is left: the text form reads top to bottom, and snapshots do not change when a pass
+//! upstream creates a temporary it later drops.
+
+use super::Pass;
+use crate::arena::{Arena, Handle};
+use crate::expr::{Expr, Literal};
+use crate::module::{Kernel, Module, Var};
+use crate::stmt::{Block, Stmt};
+use std::collections::HashMap;
+
+pub struct Compact;
+
+impl Pass for Compact {
+    fn name(&self) -> &'static str {
+        "compact"
+    }
+    fn description(&self) -> &'static str {
+        "renumber expressions in program order, dropping dead ones"
+    }
+    fn run(&self, module: &mut Module) {
+        module.kernels.iter_mut().for_each(compact);
+    }
+}
+
+/// Renumbers `kernel`'s expressions (see the module documentation).
+pub fn compact(kernel: &mut Kernel) {
+    let old = std::mem::take(&mut kernel.exprs);
+    let old_vars = std::mem::take(&mut kernel.vars);
+    let mut c = Compactor {
+        old: &old,
+        new: Arena::new(),
+        map: vec![None; old.len()],
+        literals: HashMap::new(),
+        old_vars: &old_vars,
+        vars: Arena::new(),
+        var_map: vec![None; old_vars.len()],
+    };
+    let body = std::mem::take(&mut kernel.body);
+    kernel.body = c.block(body);
+    kernel.exprs = c.new;
+    kernel.vars = c.vars;
+}
+
+struct Compactor<'a> {
+    old: &'a Arena<Expr>,
+    new: Arena<Expr>,
+    map: Vec<Option<Handle<Expr>>>,
+    /// One expression per literal value.
+    literals: HashMap<Literal, Handle<Expr>>,
+    old_vars: &'a Arena<Var>,
+    vars: Arena<Var>,
+    var_map: Vec<Option<Handle<Var>>>,
+}
+
+impl Compactor<'_> {
+    /// The new handle of old expression `h`, copying it (and, on invalid input, its operands) if needed.
+    fn get(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        if let Some(Some(n)) = self.map.get(h.index()) {
+            return *n;
+        }
+        let Some(e) = self.old.get(h) else { return h };
+        if let Expr::Literal(l) = e
+            && let Some(&n) = self.literals.get(l)
+        {
+            self.map[h.index()] = Some(n);
+            return n;
+        }
+        let mut e = e.clone();
+        e.map_operands(|op| self.get(op));
+        if let Expr::ReadVar(v) = &mut e {
+            *v = self.var(*v);
+        }
+        let n = self.new.append(e, self.old.loc(h));
+        if let Some(Expr::Literal(l)) = self.new.get(n) {
+            self.literals.insert(*l, n);
+        }
+        self.map[h.index()] = Some(n);
+        n
+    }
+
+    /// The new handle of old variable `v`, declaring it on first use.
+    fn var(&mut self, v: Handle<Var>) -> Handle<Var> {
+        if let Some(Some(n)) = self.var_map.get(v.index()) {
+            return *n;
+        }
+        let Some(decl) = self.old_vars.get(v) else { return v };
+        let n = self.vars.append(decl.clone(), self.old_vars.loc(v));
+        self.var_map[v.index()] = Some(n);
+        n
+    }
+
+    fn block(&mut self, block: Block) -> Block {
+        let (stmts, locs) = block.into_parts();
+        let mut out = Block::new();
+        for (mut stmt, loc) in stmts.into_iter().zip(locs) {
+            // Operands first, so an emitted expression comes after the globals it uses.
+            stmt.map_operands(|op| self.get(op));
+            let stmt = match stmt {
+                Stmt::If { cond, accept, reject } => {
+                    Stmt::If { cond, accept: self.block(accept), reject: self.block(reject) }
+                }
+                Stmt::For { var, start, end, step, unroll, body } => {
+                    let var = self.var(var);
+                    Stmt::For { var, start, end, step, unroll, body: self.block(body) }
+                }
+                Stmt::WriteVar { var, value } => Stmt::WriteVar { var: self.var(var), value },
+                other => other,
+            };
+            out.push(stmt, loc);
+        }
+        out
+    }
+}

@@ -1,0 +1,113 @@
+//! `cse`: common subexpression elimination. An emitted expression equal to one already in scope (same operation
+//! on the same operands, after earlier replacements) is replaced by it.
+//!
+//! Scoping follows the IR's: an expression emitted in a block is available in the rest of that block and in the
+//! blocks nested after it, so a later duplicate there can use it. Expressions that read state (loads, variable
+//! reads) or are warp-collective (shuffles) are never merged: statements between two of them may change what
+//! they see. (Merging loads between stores is a job for a memory-aware pass.)
+
+use super::Pass;
+use crate::arena::Handle;
+use crate::expr::{Expr, Literal};
+use crate::module::{Kernel, Module};
+use crate::stmt::{Block, Stmt};
+use std::collections::HashMap;
+
+pub struct CommonSubexpressions;
+
+impl Pass for CommonSubexpressions {
+    fn name(&self) -> &'static str {
+        "cse"
+    }
+    fn description(&self) -> &'static str {
+        "replace a pure expression by an equal one already in scope"
+    }
+    fn run(&self, module: &mut Module) {
+        for k in &mut module.kernels {
+            // The first (smallest) handle of each literal value: replacing a literal operand by it keeps every
+            // operand earlier than its user.
+            let mut literals = HashMap::new();
+            for (h, e) in k.exprs.iter() {
+                if let Expr::Literal(l) = e {
+                    literals.entry(*l).or_insert(h);
+                }
+            }
+            let mut cse = Cse { alias: vec![None; k.exprs.len()], scopes: Vec::new(), literals };
+            let body = std::mem::take(&mut k.body);
+            k.body = cse.block(k, body);
+        }
+    }
+}
+
+struct Cse {
+    /// alias[i] = the expression that replaces expression i.
+    alias: Vec<Option<Handle<Expr>>>,
+    /// Pure expressions in scope, innermost block last.
+    scopes: Vec<HashMap<Expr, Handle<Expr>>>,
+    /// One handle per literal value: passes that make literals (unrolling, folding) make duplicates, and
+    /// expressions are equal only if their operand handles are.
+    literals: HashMap<Literal, Handle<Expr>>,
+}
+
+impl Cse {
+    fn resolve(&self, h: Handle<Expr>) -> Handle<Expr> {
+        self.alias.get(h.index()).copied().flatten().unwrap_or(h)
+    }
+
+    /// The handle that stands for `h`: its replacement, or the canonical handle of its literal.
+    fn canonical(&self, k: &Kernel, h: Handle<Expr>) -> Handle<Expr> {
+        let h = self.resolve(h);
+        match k.exprs.get(h) {
+            Some(Expr::Literal(l)) => self.literals.get(l).copied().unwrap_or(h),
+            _ => h,
+        }
+    }
+
+    fn lookup(&self, e: &Expr) -> Option<Handle<Expr>> {
+        self.scopes.iter().rev().find_map(|s| s.get(e).copied())
+    }
+
+    fn block(&mut self, k: &mut Kernel, block: Block) -> Block {
+        self.scopes.push(HashMap::new());
+        let (stmts, locs) = block.into_parts();
+        let mut out = Block::new();
+        for (mut stmt, loc) in stmts.into_iter().zip(locs) {
+            if let Stmt::Emit(h) = stmt {
+                let Some(mut e) = k.exprs.get(h).cloned() else { continue };
+                e.map_operands(|op| self.canonical(k, op));
+                k.exprs[h] = e.clone();
+                if !e.has_side_effects_or_reads() && !e.is_global() {
+                    let key = e.clone();
+                    // `prev < h` holds when handles follow program order (after `compact`); checked, since
+                    // replacing by a later handle would break the operand order.
+                    if let Some(prev) = self.lookup(&key).filter(|&p| p < h) {
+                        if let Some(a) = self.alias.get_mut(h.index()) {
+                            *a = Some(prev);
+                        }
+                        continue;
+                    }
+                    if let Some(scope) = self.scopes.last_mut() {
+                        scope.insert(key, h);
+                    }
+                }
+                out.push(stmt, loc);
+                continue;
+            }
+            stmt.map_operands(|op| self.canonical(k, op));
+            let stmt = match stmt {
+                Stmt::If { cond, accept, reject } => {
+                    let accept = self.block(k, accept);
+                    let reject = self.block(k, reject);
+                    Stmt::If { cond, accept, reject }
+                }
+                Stmt::For { var, start, end, step, unroll, body } => {
+                    Stmt::For { var, start, end, step, unroll, body: self.block(k, body) }
+                }
+                other => other,
+            };
+            out.push(stmt, loc);
+        }
+        self.scopes.pop();
+        out
+    }
+}

@@ -1,0 +1,81 @@
+//! Lowering the examples and the diagnostics of what v0 does not support.
+
+use cutec_diagnostics::{Diagnostic, SourceMap};
+use cutec_ir::{PipelineOptions, lower, print, run_pipeline, validate};
+
+fn example(name: &str) -> String {
+    let path = format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Checks `source`, which must have no errors, and lowers `kernel`.
+fn lower_source(source: &str, kernel: &str, defines: &[(&str, i64)]) -> Result<cutec_ir::Module, Vec<Diagnostic>> {
+    let mut map = SourceMap::new();
+    let root = map.add("test.cute", source);
+    let defines: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    let out = cutec_sema::check(&mut map, root, &defines);
+    assert!(!out.has_errors(), "{:#?}", out.diagnostics);
+    lower(&out.program, kernel)
+}
+
+fn lowered_and_optimized(source: &str, kernel: &str, defines: &[(&str, i64)]) -> (cutec_ir::Module, String) {
+    let mut module = lower_source(source, kernel, defines).unwrap_or_else(|d| panic!("{d:#?}"));
+    let before = print(&module);
+    validate(&module).unwrap_or_else(|e| panic!("{e}\n{before}"));
+    run_pipeline(&mut module, PipelineOptions { verify_each: true, ..Default::default() })
+        .unwrap_or_else(|e| panic!("{e}\n{before}"));
+    let text = print(&module);
+    (module, text)
+}
+
+#[test]
+fn copy_uses_one_vector_per_thread_and_requires_16_byte_arguments() {
+    let (module, text) = lowered_and_optimized(&example("copy.cute"), "copy", &[]);
+    assert!(text.contains("load f32x4"), "{text}");
+    assert!(text.contains("align(16)"), "{text}");
+    let k = &module.kernels[0];
+    assert_eq!(k.block_size, Some([256, 1, 1]));
+    let names: Vec<_> = k.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["x", "y", "N"]);
+    let iface = k.interface.as_ref().expect("a manifest entry");
+    for p in &iface.params {
+        let cutec_manifest::Param::Tensor(t) = p else { panic!("{p:?}") };
+        assert_eq!(t.align_bytes, 16, "{t:?}");
+    }
+    assert_eq!(iface.dims.len(), 1);
+    assert_eq!(iface.launch.grid.len(), 1);
+}
+
+#[test]
+fn softmax_unrolls_its_fragment_loops() {
+    let (module, text) = lowered_and_optimized(&example("softmax.cute"), "softmax", &[("N", 4096)]);
+    assert!(!text.contains("for "), "{text}");
+    assert!(text.contains("load f32x4"), "{text}");
+    assert!(text.contains("shfl.bfly"), "{text}");
+    assert!(text.contains("barrier.cta"), "{text}");
+    let k = &module.kernels[0];
+    let shared: Vec<_> = k.allocs.iter().filter(|(_, a)| a.space == cutec_ir::AddrSpace::Shared).collect();
+    assert_eq!(shared.len(), 2, "one `partial` per inlined block reduction:\n{text}");
+    assert_eq!(k.shared_bytes(), 256);
+}
+
+#[test]
+fn a_const_generic_without_value_is_reported() {
+    let err = lower_source(&example("softmax.cute"), "softmax", &[]).unwrap_err();
+    assert!(err.iter().any(|d| d.code == "E0305" && d.message.contains("-D N=")), "{err:#?}");
+}
+
+#[test]
+fn unsupported_constructs_get_e0300_with_their_span() {
+    let source = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (32)) {\n    let mut i = 0;\n    while i < 4 { i += 1; }\n}\n";
+    let err = lower_source(source, "k", &[]).unwrap_err();
+    let d = err.iter().find(|d| d.code == "E0300").unwrap_or_else(|| panic!("{err:#?}"));
+    let span = d.primary().unwrap().span;
+    assert!(source[span.range()].starts_with("while"), "{:?}", &source[span.range()]);
+}
+
+#[test]
+fn unknown_kernels_are_errors() {
+    let err = lower_source(&example("copy.cute"), "nope", &[]).unwrap_err();
+    assert_eq!(err[0].code, "E0300");
+}
