@@ -287,6 +287,7 @@ impl Fcx<'_, '_> {
         if b.builtin == Builtin::Select && !generics.is_empty() {
             return self.select_modes(e, name, generics, args);
         }
+        let errors = self.cx.errors.len();
         let gens = self.builtin_generics(b, name.span, generics);
         let (pos, named) = self.split_args(b.name, args, b.named);
         let signature = Some(b.signature());
@@ -298,14 +299,18 @@ impl Fcx<'_, '_> {
             }
         }
         let Some(gens) = gens else { return Type::Error };
-        self.builtin_result(b.builtin, name, &gens, generics, &types, &pos)
+        let ty = self.builtin_result(b.builtin, name, &gens, generics, &types, &pos);
+        if self.cx.errors.len() == errors && named.is_empty() {
+            self.fold_call(e, b.builtin, b.name, generics, &gens, &pos, &ty);
+        }
+        ty
     }
 
     /// CuTe's `select<i, ...>(layout)`: the modes i, ... of a layout.
     fn select_modes(&mut self, e: &Expr, name: &Ident, generics: &[Expr], args: &[Arg]) -> Type {
-        for g in generics {
-            self.generic_arg(g, GenericKind::Int, "a mode index of `select`");
-        }
+        let errors = self.cx.errors.len();
+        let gens: Vec<GenVal> =
+            generics.iter().map(|g| self.generic_arg(g, GenericKind::Int, "a mode index of `select`")).collect();
         let (pos, _) = self.split_args("select", args, &[]);
         let sig = "select<i, ...>(layout: Layout) -> Layout";
         self.check_arity("function", name, e.span, &pos, 1, 1, None, Some(sig.to_owned()));
@@ -321,7 +326,11 @@ impl Fcx<'_, '_> {
                 });
             }
         }
-        layout(Some(generics.len()), false)
+        let ty = layout(Some(generics.len()), false);
+        if self.cx.errors.len() == errors {
+            self.fold_call(e, Builtin::Select, "select", generics, &gens, &pos, &ty);
+        }
+        ty
     }
 
     /// Common type of numeric arguments (`min`, `max`, `fma`, `select`, `ceil_div`).

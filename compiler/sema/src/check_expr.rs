@@ -39,6 +39,7 @@ impl Fcx<'_, '_> {
             return Type::Error;
         }
         let ty = self.expr_kind(e, hint);
+        self.fold_expr(e, &ty);
         self.leave();
         self.set_type(e.id, ty.clone());
         ty

@@ -47,6 +47,7 @@ pub(crate) fn check_body(cx: &mut Cx<'_>, fi: usize, f: &ast::Function) {
     let m = cx.functions[fi].module;
     let mut fx = Fcx::new(cx, m, Some(fi), Mode::Body);
     collect_bindings(&f.body, &mut fx.all_bindings, 0);
+    fx.fold_params();
     fx.block(&f.body);
     let info = &fx.cx.functions[fi];
     let (ret, name) = (info.ret.clone(), info.name.clone());
@@ -112,6 +113,7 @@ impl<'a> Fcx<'_, 'a> {
                     None => vt,
                 };
                 self.bind(name, *id, bound, *mutable, false);
+                self.fold_binding(*id, value, *mutable);
             }
             StmtKind::Assign { target, op, value } => self.assign(target, *op, value),
             StmtKind::Expr(e) => {

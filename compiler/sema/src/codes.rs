@@ -1,4 +1,5 @@
-//! What `cutec explain E01xx` prints: one entry per code the checker emits (E0100..E0199).
+//! What `cutec explain E01xx` prints: one entry per code the checker emits (E0100..E0199 for names and types,
+//! E0200..E0299 for the layout algebra, found while folding layouts).
 
 use cutec_diagnostics::CodeInfo;
 
@@ -292,8 +293,76 @@ Only some builtins take named arguments (`tma_load(src, dst, multicast = 2)`).\n
         "Const generics are `int` or `bool`; `const` items are scalars.\n\n    kernel k<const S: f32>(...)   // error: \
 use `int` or `bool`\n",
     ),
+    code(
+        "E0200",
+        "layout shapes or strides do not divide",
+        "CuTe's algebra composes, divides and reshapes layouts mode by mode, and needs the quantities it splits \
+to divide one another: when `composition(A, B)` walks `A` with `B`'s strides and sizes, each stride and size of \
+`B` must divide a shape of `A` or be a multiple of it (CuTe's `shape_div`); `tile_to_shape` needs the target to be \
+a multiple of the atom; `upcast<N>` needs N to divide the layout's shapes and strides. The message names the two \
+quantities and the layout. Pick a tile that divides the layout's modes (or a multiple of them).\n\n    let a = \
+(4, 4):(1, 8);\n    let b = composition(a, 3:3);   // error: stride 3 and shape 4 do not divide each other\n",
+    ),
+    code(
+        "E0201",
+        "layout ranks do not match",
+        "A tuple tiler has one entry per mode of the layout it tiles, a stride has the nesting of its shape, a \
+profile at most the layout's modes. Use `_` in a tiler to keep a mode whole.\n\n    let d = logical_divide((8, \
+8):(1, 8), (4, 2, 2));   // error: the tiler has 3 modes, the layout 2\n",
+    ),
+    code(
+        "E0202",
+        "integer overflow in the layout algebra",
+        "A size, stride or index of a folded layout does not fit in a 64-bit integer. Products multiply sizes \
+(`logical_product(A, B)` has size(A) * size(B) elements), so large operands overflow quickly.\n\n    let p = \
+logical_product((1000000000, 1000000000):(1, 1000000000), 1000000000:1);   // error: overflow\n",
+    ),
+    code(
+        "E0203",
+        "layout is not injective",
+        "`complement` (and `left_inverse`, `logical_divide` and the products, which use it) needs a layout that maps \
+distinct coordinates to distinct indices, with modes that nest when sorted by stride: each stride at least the \
+previous mode's size times its stride.\n\n    let c = complement((2, 2):(1, 1));   // error: (2,2):(1,1) maps (1,0) \
+and (0,1) to 1\n",
+    ),
+    code(
+        "E0204",
+        "mode index out of range",
+        "`get<i>`, `select<i, ...>`, `size<i>` and the other mode queries name top-level modes 0..rank (and \
+sub-modes 0..rank of the mode for a deeper index). This is found when the layout folds, where the type did not \
+know the rank.\n\n    let m = get<0, 2>(((2, 2), 4):((1, 2), 4));   // error: mode 0 has 2 sub-modes\n",
+    ),
+    code(
+        "E0205",
+        "invalid argument to a layout operation",
+        "A layout operation was given a value it is not defined for: a swizzled layout where a plain one is \
+needed (`right_inverse`, `left_inverse`), a factor that is not positive, a negative stride where the operation \
+needs a positive one. Apply the operation before composing the swizzle.\n\n    let s = composition(Swizzle<3, 3, 3>, \
+(8, 64):(64, 1));\n    let r = right_inverse(s);   // error: not defined for a swizzled layout\n",
+    ),
+    code(
+        "E0206",
+        "index out of range",
+        "A constant index is beyond the extent of a tensor whose layout is known at compile time: a mode of extent \
+n takes indices 0..n, a single (linear) index 0..size.\n\n    let r = make_tensor<f32, rmem>((4, 8));\n    r[4, 0] = \
+1.0;   // error: mode 0 has extent 4\n",
+    ),
+    code(
+        "E0207",
+        "wrong number of indices",
+        "A tensor is indexed with one index (read in colexicographic order) or one index per top-level mode of its \
+layout. This is found when the layout folds, where the type did not know the rank.\n\n    let s = make_tensor<f32, \
+smem>(coalesce((4, 8):(8, 1)));\n    s[1, 2, 3] = 0.0;   // error: the layout has 2 modes\n",
+    ),
+    code(
+        "E0208",
+        "swizzle maps outside the layout",
+        "`composition(Swizzle<B, M, S>, L)` xors bits of each offset of `L`; an offset in the last, partial block of \
+`L`'s codomain can be sent beyond `cosize(L)`, outside the memory the layout describes. Make the codomain a whole \
+number of 2^(M+B)-element blocks, or use a swizzle with fewer bits.\n\n    let s = composition(Swizzle<3, 3, 3>, (8, \
+60):(60, 1));   // error: offset 448 goes to 504, past 480\n",
+    ),
 ];
-
 #[cfg(test)]
 mod tests {
     use super::CODES;
@@ -304,7 +373,7 @@ mod tests {
             assert!(w[0].code < w[1].code, "{} before {}", w[0].code, w[1].code);
         }
         for c in CODES {
-            assert!(c.code >= "E0100" && c.code <= "E0199", "{} out of range", c.code);
+            assert!(c.code >= "E0100" && c.code <= "E0299", "{} out of range", c.code);
             assert!(c.explanation.contains("\n    "), "{} needs an example", c.code);
         }
     }

@@ -60,6 +60,12 @@ impl Fcx<'_, '_> {
         if depth > MAX_DEPTH {
             return runtime;
         }
+        // A layout query of a folded layout (`size(tv)`) is a constant.
+        if let ExprKind::Call { .. } = e.kind
+            && let Some(v) = self.folded_static(e.id)
+        {
+            return SymInt::Const(v);
+        }
         match &e.kind {
             ExprKind::Int(v) => i64::try_from(*v).map_or(runtime, SymInt::Const),
             ExprKind::Bool(b) => SymInt::Const(i64::from(*b)),
@@ -133,6 +139,7 @@ impl Fcx<'_, '_> {
                 let dims = dims && sym_op(*op).is_some();
                 self.non_const_at(lhs, dims, depth + 1).or_else(|| self.non_const_at(rhs, dims, depth + 1))
             }
+            ExprKind::Call { .. } if self.folded_static(e.id).is_some() => None,
             ExprKind::Call { callee, args } => {
                 let pure = matches!(
                     self.res(callee.id),

@@ -297,6 +297,8 @@ pub(crate) enum SemaError {
         suggestion: Option<String>,
         available: String,
     },
+    /// A layout-algebra error (E0200..E0299), rendered in `fold_diag.rs`.
+    Layout(crate::fold_diag::LayoutDiag),
     Recursion {
         span: Span,
         cycle: Vec<String>,
@@ -665,6 +667,7 @@ impl Located {
                     None => d,
                 }
             }
+            E::Layout(d) => d.to_diagnostic(f),
             E::UnexpectedGenerics { name, span } => err("E0125", format!("`{name}` takes no generic arguments"), *span)
                 .with_primary_message("unexpected generic arguments"),
             E::BadGenericArg { span, expected, found, suggestion } => did_you_mean(

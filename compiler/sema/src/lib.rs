@@ -25,8 +25,12 @@
 //!   `Error`-typed operand, so one mistake gives one diagnostic.
 //! - Side tables are keyed by ([`ModuleId`], [`NodeId`]): binding sites (`let`, `for`, parameters, const
 //!   generics, `const` items) and expressions share one id space per module.
-//! - Layouts are not folded here: a [`LayoutType`] holds a literal's symbolic shape and stride, otherwise at most
-//!   its rank. The layout algebra (`cutec-layout`) folds them during lowering.
+//! - A [`LayoutType`] holds a literal's symbolic shape and stride, otherwise at most its rank. Where the inputs
+//!   are known, the checker also *folds* layouts with the layout algebra (`cutec-layout`, `fold.rs`): layout
+//!   literals, layout operations and tensor expressions (`local_tile`, `composition`, slices, fragments, kernel
+//!   parameters) get their [`cutec_layout::Value`] in [`CheckedModule::folded`]; read it with
+//!   [`Program::folded`], [`Program::folded_layout`] and [`Program::folded_int`]. Algebra errors on static values
+//!   are reported (E0200..E0299); run-time values stay symbolic (named [`cutec_layout::Int::Dynamic`]s).
 //! - Diagnostics are sorted by file, then position. Syntax errors of every module come first in that order like
 //!   all others; a module with syntax errors is still checked (its `Error` nodes are skipped silently).
 //! - Device functions are never recursive (directly or through others) in a program without errors, so lowering
@@ -42,11 +46,15 @@ mod check_type;
 mod codes;
 mod consteval;
 mod errors;
+mod fold;
+mod fold_diag;
 mod load;
 mod program;
 mod signature;
 mod types;
 
+#[cfg(test)]
+mod fold_tests;
 #[cfg(test)]
 mod tests;
 
@@ -127,6 +135,27 @@ impl Program {
     pub fn kernel(&self, name: &str) -> Option<&FunctionInfo> {
         self.kernels().find(|k| k.name == name && k.module == ModuleId::ROOT)
     }
+    /// The folded value of expression or binding `id` of module `m`: the layout of a layout or tensor
+    /// expression (a tensor's value is its layout), a tuple, `_`, a swizzle, or an integer. See
+    /// [`CheckedModule::folded`].
+    pub fn folded(&self, m: ModuleId, id: NodeId) -> Option<&cutec_layout::Value> {
+        self.module(m).and_then(|m| m.folded.get(&id))
+    }
+    /// The folded plain layout of the layout or tensor expression (or binding) `id`; `None` if it did not fold
+    /// or is swizzled (then [`Program::folded`] holds a [`cutec_layout::Value::Composed`]).
+    pub fn folded_layout(&self, m: ModuleId, id: NodeId) -> Option<&cutec_layout::Layout> {
+        match self.folded(m, id)? {
+            cutec_layout::Value::Layout(l) => Some(l),
+            _ => None,
+        }
+    }
+    /// The static integer the expression or binding `id` folded to (`size(tv)`, `rank(l)`, a literal, ...).
+    pub fn folded_int(&self, m: ModuleId, id: NodeId) -> Option<i64> {
+        match self.folded(m, id)? {
+            cutec_layout::Value::Int(cutec_layout::Int::Static(v)) => Some(*v),
+            _ => None,
+        }
+    }
     pub fn constant(&self, m: ModuleId, item: usize) -> Option<&ConstInfo> {
         self.consts.iter().find(|c| c.module == m && c.item == item)
     }
@@ -150,7 +179,30 @@ pub struct CheckedModule {
     /// The values of the integer expressions the checker needed at compile time and could compute: generic
     /// arguments (`size<I>`, `Swizzle<...>`, `wgmma<...>`, calls `f<4>(..)`), attribute counts, const generic
     /// defaults and static layout entries. Const generics are replaced by their values (defaults and `-D`).
+    /// Also the static results of folded layout queries (`size(rx)`, `cosize`, `rank`, `depth`, `get` of a
+    /// tuple, `max_common_vector`), which count as compile-time constants (loop bounds, generic arguments).
     pub values: HashMap<NodeId, i64>,
+    /// The folded values of layout, tensor and integer expressions and of the bindings holding them (`let`
+    /// bindings by their binding id, kernel parameters by [`ParamInfo::id`]), computed with the layout algebra
+    /// where the inputs are known:
+    ///
+    /// - layout expressions: [`cutec_layout::Value::Layout`], or [`cutec_layout::Value::Composed`] when a swizzle
+    ///   is composed in (`composition(Swizzle<3,3,3>, L)`, `SW128_K<bf16>` is `Sw<3,3,3> o 0 o (8,64):(64,1)`);
+    /// - tensor expressions: the tensor's layout, as CuTe gives it: a kernel parameter's written layout with
+    ///   const generics substituted (`N:1` is `4096:1` under `-D N=4096`), the tile of `local_tile` and the
+    ///   part of `local_partition` (without their offsets, which lowering computes from the coordinates), the
+    ///   result of `composition(tensor, layout)` and of divides, the layout of a slice `t[i, _]` (CuTe's
+    ///   `slice`, which keeps the modes under `_`: `(256,4):(4,1)` sliced at `[t, _]` is `(4):(1)`),
+    ///   `make_fragment_like` (CuTe's compact fragment layout), `make_tensor`, `tma_load`;
+    /// - integers: [`cutec_layout::Int::Static`] when known at compile time, otherwise
+    ///   [`cutec_layout::Int::Dynamic`] named after the expression (`M`, `thread_idx.x`, `block_idx.x*128`) with
+    ///   no value, so layouts over dynamic dimensions stay symbolic (`(128,64):(K,1)`);
+    /// - tuples (shapes, tilers, coordinates with `_`), swizzles, and `make_layout_tv`'s pair.
+    ///
+    /// No entry: values that need a const generic without value (checked symbolically), operations that must
+    /// branch on a run-time value (the algebra's `NeedsStatic`), device functions' tensor parameters (any
+    /// layout), tiled-MMA fragments and partitions, and anything with an error.
+    pub folded: HashMap<NodeId, cutec_layout::Value>,
 }
 
 /// What a name denotes.

@@ -20,6 +20,7 @@ pub(crate) struct Tables {
     pub res: Vec<Option<Resolution>>,
     pub loops: Vec<(NodeId, crate::LoopAttrs)>,
     pub values: Vec<(NodeId, i64)>,
+    pub folded: HashMap<NodeId, cutec_layout::Value>,
 }
 
 /// Ids beyond this are not stored: the parser guarantees ids below `node_count`, and this keeps a malformed
@@ -210,6 +211,7 @@ pub(crate) fn check_program(map: &mut SourceMap, root: FileId, defines: &[(Strin
             imports: loaded.imports.get(i).cloned().unwrap_or_default(),
             loops: t.loops.into_iter().collect(),
             values: t.values.into_iter().collect(),
+            folded: t.folded,
         })
         .collect();
     CheckOutput { program: Program { modules, functions, consts }, diagnostics }
