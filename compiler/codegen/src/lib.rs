@@ -12,7 +12,7 @@
 //! [`compile`] validates the module (the analysis it returns is what code generation trusts: every expression's
 //! type), then one [`kernel::KernelCodegen`] per kernel owns the inkwell builder, the function and the maps from
 //! IR handles to LLVM values, and walks the body with a `match` over node kinds. NVVM intrinsics are named in one
-//! place ([`intrinsics`]); inline PTX, when an instruction has no intrinsic, lives in [`inline_ptx`] only.
+//! place (`intrinsics.rs`); inline PTX, when an instruction has no intrinsic, lives in [`inline_ptx`] only.
 //!
 //! # Invariants
 //!

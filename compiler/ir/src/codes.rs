@@ -4,7 +4,8 @@ use cutec_diagnostics::CodeInfo;
 
 /// A construct the checker accepts but code generation v0 cannot compile yet.
 pub const UNSUPPORTED: &str = "E0300";
-/// A register tensor (a fragment) indexed by a value not known at compile time.
+/// A register tensor (a fragment) indexed by a value not known at compile time (a warning: it still works, in
+/// local memory).
 pub const DYNAMIC_FRAGMENT_INDEX: &str = "E0301";
 /// A layout the lowering cannot turn into address arithmetic (a dynamic stride where a static one is needed...).
 pub const UNSUPPORTED_LAYOUT: &str = "E0302";

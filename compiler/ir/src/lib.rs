@@ -54,4 +54,5 @@ pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, 
 pub use print::{print, print_kernel};
 pub use stmt::{Barrier, Block, Stmt, Unroll};
 pub use types::{AddrSpace, Scalar, Type};
+pub use valid::lint::warnings;
 pub use valid::{KernelError, KernelInfo, ModuleInfo, ValidationError, validate};

@@ -79,3 +79,19 @@ fn unknown_kernels_are_errors() {
     let err = lower_source(&example("copy.cute"), "nope", &[]).unwrap_err();
     assert_eq!(err[0].code, "E0300");
 }
+
+#[test]
+fn the_examples_have_no_warnings_and_a_run_time_fragment_index_has_one() {
+    let (module, _) = lowered_and_optimized(&example("softmax.cute"), "softmax", &[("N", 4096)]);
+    assert!(cutec_ir::warnings(&module).is_empty());
+    let source = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (32)) {\n    \
+                  let f = make_fragment_like(local_tile(x, 4, 0));\n    \
+                  f[thread_idx.x % 4] = 1.0;\n    \
+                  copy(f, local_tile(x, 4, block_idx.x));\n}\n";
+    let (module, text) = lowered_and_optimized(source, "k", &[]);
+    let w = cutec_ir::warnings(&module);
+    assert_eq!(w.len(), 1, "{text}");
+    assert_eq!(w[0].code, "E0301");
+    let span = w[0].primary().unwrap().span;
+    assert_eq!(&source[span.range()], "f[thread_idx.x % 4]");
+}

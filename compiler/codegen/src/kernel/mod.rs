@@ -1,5 +1,5 @@
 //! One kernel's code generation: [`KernelCodegen`] owns the builder, the LLVM function and the maps from IR
-//! handles to LLVM values, and walks the body ([`stmt`]) and expressions ([`expr`]) with a `match` over node
+//! handles to LLVM values, and walks the body (`stmt.rs`) and expressions (`expr.rs`) with a `match` over node
 //! kinds.
 //!
 //! How IR concepts map to LLVM:

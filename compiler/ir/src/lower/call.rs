@@ -85,7 +85,10 @@ impl Lower<'_> {
                 Ok(Value::Unit)
             }
             Builtin::CeilDiv => match (arg(0)?, arg(1)?) {
-                (Value::Const(x), Value::Const(y)) if y > 0 => Ok(Value::Const((x + y - 1).div_euclid(y))),
+                (Value::Const(x), Value::Const(y)) if y > 0 => match x.checked_add(y - 1) {
+                    Some(top) => Ok(Value::Const(top.div_euclid(y))),
+                    None => self.unsupported(span, "`ceil_div` of integers this large"),
+                },
                 (x, y) => {
                     let (x, y) =
                         (self.scalar(&x, Scalar::Int, arg_span(0))?, self.scalar(&y, Scalar::Int, arg_span(1))?);

@@ -1,6 +1,6 @@
 //! Lowering: from the checked program (`cutec-sema`) to the IR, one kernel at a time.
 //!
-//! Tensors and layouts exist only here. A tensor value is a [`TensorView`](value::TensorView): a base pointer in
+//! Tensors and layouts exist only here. A tensor value is a `TensorView`: a base pointer in
 //! an address space, a **static layout** after slicing and tiling (folded with `cutec-layout`; dynamic
 //! dimensions may appear where they are only carried along), and an element **offset** that may be a run-time
 //! IR value. Element accesses become index arithmetic on that offset (CuTe's `crd2idx`), and `copy` becomes one

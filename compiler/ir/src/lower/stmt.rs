@@ -140,7 +140,9 @@ impl Lower<'_> {
                 };
                 let coord = self.coord_of(&coord, target.span)?;
                 let v = self.expr(value)?;
-                self.at(s.span);
+                // The element's address and the store carry the target's span (`f[i]`): that is what a
+                // diagnostic about the access points at.
+                self.at(target.span);
                 if let Some(op) = op {
                     if coord.has_underscore() {
                         return self.unsupported(target.span, "a compound assignment to a slice");

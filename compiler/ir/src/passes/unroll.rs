@@ -86,7 +86,9 @@ fn trip_range(
         _ => None,
     };
     let (s, e) = (lit(start)?, lit(end)?);
-    let trips = if e > s { (e - s + step - 1) / step } else { 0 };
+    // Checked: literal bounds may be anything, and the last value `s + (trips - 1) * step` must not overflow.
+    let trips = if e > s { e.checked_sub(s)?.checked_add(step - 1)? / step } else { 0 };
+    s.checked_add(trips.checked_mul(step)?)?;
     let size = count_stmts(body).saturating_mul(trips as usize);
     (trips <= MAX_TRIPS && size <= MAX_STMTS).then_some((s, trips))
 }

@@ -15,6 +15,7 @@
 //! A kernel that passes validation cannot make a back end panic. Errors are compiler bugs (the lowering built bad
 //! IR), reported as an internal error with the location of the offending node.
 
+pub mod lint;
 pub mod types;
 
 use crate::arena::{Handle, Loc};
