@@ -215,3 +215,35 @@ fn dynamic_values_never_report_and_odd_inputs_never_panic() {
     assert!(out.diagnostics.is_empty(), "{}", rendered(&map, &out));
     let _ = Value::Underscore;
 }
+
+/// The ```cute blocks of the book's "Layouts in the language" section: plain ones check, `fail` ones are
+/// rejected with a layout error (the suite's book test runs every page; this one runs without LLVM).
+#[test]
+fn book_layout_listings_check() {
+    let text = std::fs::read_to_string(repo().join("book/src/layout-algebra.md")).unwrap_or_default();
+    let mut blocks = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in text.lines() {
+        match (line.trim_start().strip_prefix("```"), current.take()) {
+            (Some(_), Some(block)) => blocks.push(block),
+            (Some(info), None) => current = Some((info.trim().to_owned(), String::new())),
+            (None, Some((info, mut code))) => {
+                code.push_str(line);
+                code.push('\n');
+                current = Some((info, code));
+            }
+            (None, None) => {}
+        }
+    }
+    let cute: Vec<_> =
+        blocks.iter().filter(|(info, _)| info.starts_with("cute") && !info.starts_with("cute-")).collect();
+    assert!(cute.len() >= 3, "the section has {} cute listings", cute.len());
+    for (info, code) in cute {
+        let (map, out) = run(code);
+        if info.contains("fail") {
+            assert!(out.diagnostics.iter().any(|d| d.code.starts_with("E02")), "{}", rendered(&map, &out));
+        } else {
+            assert!(out.diagnostics.is_empty(), "{code}\n{}", rendered(&map, &out));
+        }
+    }
+}

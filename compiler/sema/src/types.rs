@@ -2,7 +2,8 @@
 //!
 //! Layouts are tracked symbolically and only as far as a literal says: a layout written `(M, 128):(128, 1)` keeps
 //! its shape and stride as trees of [`SymInt`]s; the result of a layout operation (`coalesce`, `logical_divide`,
-//! ...) keeps only its rank when that is obvious. Folding layouts is the layout algebra's job, not this crate's.
+//! ...) keeps only its rank when that is obvious. The values of layouts whose inputs are known are folded by the
+//! layout algebra into a separate table (`fold.rs`, [`crate::CheckedModule::folded`]); these types do not change.
 
 use cutec_grammar::ast::NodeId;
 use std::fmt;
