@@ -53,3 +53,16 @@ fn softmax_example_assembles_without_spills() {
         assert_no_spills(&report);
     }
 }
+
+#[test]
+fn rmsnorm_and_simt_gemm_examples_assemble_without_spills() {
+    for (file, kernel, defines) in
+        [("rmsnorm.cute", "rmsnorm", &[("N", 4096)][..]), ("gemm_simt.cute", "gemm_simt", &[][..])]
+    {
+        let out = compile_example(file, kernel, defines);
+        out.manifest.validate().unwrap_or_else(|e| panic!("{e}\n{}", out.manifest.to_json_pretty()));
+        if let Some(report) = assemble(&out.ptx) {
+            assert_no_spills(&report);
+        }
+    }
+}

@@ -98,6 +98,12 @@ impl Lower<'_> {
                     Ok(Value::Scalar(self.b.div(top, y), Scalar::Int))
                 }
             },
+            // The checker folds sizes (`size<0>(acc)`, `cosize(l)`, `rank(t)`) where they are static.
+            Builtin::Size | Builtin::Cosize | Builtin::Rank | Builtin::Depth
+                if let Some(v) = self.frame().ok().and_then(|f| self.program.value_of(f.module, e.id)) =>
+            {
+                Ok(Value::Const(v))
+            }
             Builtin::Size => match arg(0)? {
                 Value::Tensor(TensorView { layout, .. }) | Value::Layout(layout) => self.size(&layout, span),
                 v @ (Value::Tuple(_) | Value::Const(_)) => {
@@ -123,6 +129,12 @@ impl Lower<'_> {
                 let coord = self.coord_of(&arg(2)?, arg_span(2))?;
                 self.local_tile(&t, &tiler, coord, span).map(Value::Tensor)
             }
+            Builtin::LocalPartition => {
+                let Value::Tensor(t) = arg(0)? else { return self.unsupported(span, "`local_partition` of a layout") };
+                let tile = self.layout_of(&arg(1)?, arg_span(1))?;
+                let index = self.idx_of(&arg(2)?, arg_span(2))?;
+                self.local_partition(&t, &tile, index, span).map(Value::Tensor)
+            }
             Builtin::MakeFragmentLike => {
                 let (layout, elem) = match arg(0)? {
                     Value::Tensor(t) => (t.layout, t.elem),
@@ -132,8 +144,13 @@ impl Lower<'_> {
                     Type::Tensor(t) => t.elem.scalar().unwrap_or(elem),
                     _ => elem,
                 };
-                let compact = Layout::compact(layout.shape().clone());
-                let compact = self.layout_result(compact, span)?;
+                // CuTe's fragment layout as the checker folded it (so `--emit` of both stages agree), else the
+                // compact column-major layout of the same shape.
+                let folded = self.frame().ok().and_then(|f| self.program.folded_layout(f.module, e.id)).cloned();
+                let compact = match folded.filter(|l| l.is_static()) {
+                    Some(l) => l,
+                    None => self.layout_result(Layout::compact(layout.shape().clone()), span)?,
+                };
                 self.allocate(elem, Space::Rmem, compact, span).map(Value::Tensor)
             }
             Builtin::MakeTensor => {
@@ -207,6 +224,47 @@ impl Lower<'_> {
         };
         let (shape, stride) = (rest.shape().clone(), rest.stride().clone());
         let idx = self.crd2idx(&coord, &shape, &stride, span)?;
+        let offset = self.idx_add(t.offset, idx);
+        Ok(TensorView { layout, offset, ..t.clone() })
+    }
+
+    /// `local_partition(t, tile, index)` (CuTe's `outer_partition`): the elements of `zipped_divide(t,
+    /// shape(tile))` at the tile coordinate of thread `index`, that coordinate computed in IR
+    /// (`tile.get_flat_coord(index)`).
+    fn local_partition(&mut self, t: &TensorView, tile: &Layout, index: Idx, span: Span) -> LResult<TensorView> {
+        use super::value::CoordV;
+        let r = cutec_layout::local_partition(&t.layout, tile, &cutec_layout::Int::Static(0));
+        let (layout, _) = self.layout_result(r, span)?;
+        if !tile.is_static() {
+            return self.error(
+                codes::UNSUPPORTED_LAYOUT,
+                span,
+                "the thread layout of `local_partition` must be static",
+            );
+        }
+        let sizes =
+            tile.modes().iter().map(|m| m.size().map(cutec_layout::IntTuple::Int)).collect::<Result<Vec<_>, _>>();
+        let sizes = self.layout_result(sizes, span)?;
+        let tiler = Tiler::from_shape(&cutec_layout::IntTuple::Tuple(sizes));
+        // get_flat_coord: the hierarchical coordinate of `index`, then one 1-D coordinate per top-level mode.
+        let hier = self.idx2crd(index, tile.shape(), tile.stride(), span)?;
+        let mut flat = Vec::new();
+        for (k, m) in tile.modes().iter().enumerate() {
+            let c = match &hier {
+                CoordV::Tuple(v) => v.get(k).cloned().unwrap_or(CoordV::Int(Idx::Const(0))),
+                c => c.clone(),
+            };
+            let compact = self.layout_result(Layout::compact(m.shape().clone()), span)?;
+            let (shape, stride) = (compact.shape().clone(), compact.stride().clone());
+            flat.push(CoordV::Int(self.crd2idx(&c, &shape, &stride, span)?));
+        }
+        let z = self.layout_result(cutec_layout::zipped_divide(&t.layout, &tiler), span)?;
+        let (r0, r1) = (self.layout_result(z.mode(0), span)?.rank(), self.layout_result(z.mode(1), span)?.rank());
+        flat.resize(r0.max(flat.len()), CoordV::Underscore);
+        let rest = if r1 == 1 { CoordV::Underscore } else { CoordV::Tuple(vec![CoordV::Underscore; r1]) };
+        let first = if r0 == 1 && flat.len() == 1 { flat.remove(0) } else { CoordV::Tuple(flat) };
+        let (shape, stride) = (z.shape().clone(), z.stride().clone());
+        let idx = self.crd2idx(&CoordV::Tuple(vec![first, rest]), &shape, &stride, span)?;
         let offset = self.idx_add(t.offset, idx);
         Ok(TensorView { layout, offset, ..t.clone() })
     }

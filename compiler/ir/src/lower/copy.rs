@@ -65,23 +65,25 @@ impl Lower<'_> {
 
     /// `copy(src, dst)`: element i of `src` to element i of `dst`, `v` elements at a time, where `v` is the
     /// widest vector (a power of two, at most 16 bytes) such that every group of `v` elements is contiguous and
-    /// aligned to `v` elements in both tensors.
+    /// aligned to `v` elements in both tensors. Shapes must be static; strides may be dynamic (a tile of a
+    /// tensor with a dynamic row stride): offsets are then affine in the dynamic strides, and two elements are
+    /// contiguous when they differ only in the constant part.
     pub fn copy(&mut self, src: &TensorView, dst: &TensorView, span: Span) -> LResult<()> {
         if src.elem != dst.elem {
             return self.unsupported(span, "`copy` between tensors of different element types");
         }
-        let (si, di) = (self.static_indices(src, span)?, self.static_indices(dst, span)?);
-        if si.len() != di.len() {
+        let (so, d_o) = (self.affine_offsets(src, span)?, self.affine_offsets(dst, span)?);
+        if so.len() != d_o.len() {
             return self.error(
                 codes::COPY_SIZE_MISMATCH,
                 span,
-                format!("`copy` from a tensor of {} elements to one of {}", si.len(), di.len()),
+                format!("`copy` from a tensor of {} elements to one of {}", so.len(), d_o.len()),
             );
         }
         let elem = self.ir_scalar(src.elem, span)?;
         let bytes = elem.size_bytes();
         let mut v = (MAX_VECTOR_BYTES / bytes).max(1) as usize;
-        while v > 1 && !(vectorizable(src, &si, v, bytes) && vectorizable(dst, &di, v, bytes)) {
+        while v > 1 && !(self.vectorizable(src, &so, v, bytes) && self.vectorizable(dst, &d_o, v, bytes)) {
             v /= 2;
         }
         let ty = Type::vector(elem, v as u8);
@@ -89,13 +91,11 @@ impl Lower<'_> {
         for t in [src, dst] {
             self.require_alignment(t, align);
         }
-        for k in (0..si.len()).step_by(v) {
+        for k in (0..so.len()).step_by(v) {
             // `vectorizable` proved both groups aligned to `align`.
-            let s_idx = self.idx_add(src.offset, Idx::Const(si[k]));
-            let d_idx = self.idx_add(dst.offset, Idx::Const(di[k]));
-            let from = self.offset_ptr(src.base, s_idx, elem);
+            let from = self.affine_ptr(src, &so[k], elem, span)?;
             let value = self.b.load(from, ty, align);
-            let to = self.offset_ptr(dst.base, d_idx, elem);
+            let to = self.affine_ptr(dst, &d_o[k], elem, span)?;
             self.b.store(to, value, align);
         }
         Ok(())
@@ -103,34 +103,92 @@ impl Lower<'_> {
 
     /// `fill(t, value)`: every element of `t`.
     pub fn fill(&mut self, t: &TensorView, value: &Value, span: Span) -> LResult<()> {
-        let indices = self.static_indices(t, span)?;
+        let offsets = self.affine_offsets(t, span)?;
         let v = self.scalar(value, t.elem, span)?;
         let elem = self.ir_scalar(t.elem, span)?;
-        for i in indices {
-            let idx = self.idx_add(t.offset, Idx::Const(i));
-            let to = self.offset_ptr(t.base, idx, elem);
+        for a in &offsets {
+            let to = self.affine_ptr(t, a, elem, span)?;
             self.b.store(to, v, elem.size_bytes());
         }
         Ok(())
     }
 
-    /// The layout's value at each element (`layout(i)` for `i < size`); the layout must be static.
-    fn static_indices(&mut self, t: &TensorView, span: Span) -> LResult<Vec<i64>> {
-        if !t.layout.is_static() {
-            return self.error(
-                codes::UNSUPPORTED_LAYOUT,
-                span,
-                format!(
-                    "this tensor's layout `{}` is not static; codegen v0 copies tensors with static layouts",
-                    t.layout
-                ),
-            );
+    /// The offset of each element `i < size` (colexicographic over the flattened static shape) as a constant
+    /// plus coordinate multiples of the dynamic strides.
+    fn affine_offsets(&mut self, t: &TensorView, span: Span) -> LResult<Vec<Affine>> {
+        let leaves = t.layout.leaves();
+        let mut shape = Vec::with_capacity(leaves.len());
+        for (s, _) in &leaves {
+            match s.static_value() {
+                Some(v) if v >= 0 => shape.push(v),
+                _ => {
+                    return self.error(
+                        codes::UNSUPPORTED_LAYOUT,
+                        span,
+                        format!(
+                            "this tensor's shape in `{}` is not static; codegen v0 copies tensors of static shape",
+                            t.layout
+                        ),
+                    );
+                }
+            }
         }
-        let size = self.layout_result(t.layout.size(), span)?.static_value().unwrap_or(0);
-        if size < 0 || size as usize > MAX_COPY_ELEMENTS {
+        let size = shape.iter().try_fold(1i64, |acc, &s| acc.checked_mul(s)).unwrap_or(i64::MAX);
+        if size as u64 > MAX_COPY_ELEMENTS as u64 {
             return self.unsupported(span, format!("a copy of {size} elements per thread"));
         }
-        self.layout_result(t.layout.indices(), span)
+        let mut out = Vec::with_capacity(size as usize);
+        for i in 0..size {
+            let (mut rest, mut a) = (i, Affine { konst: 0, terms: Vec::new() });
+            for (k, (&s, (_, d))) in shape.iter().zip(&leaves).enumerate() {
+                let c = if s > 0 { rest % s } else { 0 };
+                rest = if s > 0 { rest / s } else { 0 };
+                match d.static_value() {
+                    Some(d) => a.konst = a.konst.wrapping_add(c.wrapping_mul(d)),
+                    None if c != 0 => a.terms.push((k, c)),
+                    None => {}
+                }
+            }
+            out.push(a);
+        }
+        Ok(out)
+    }
+
+    /// Whether groups of `v` elements are contiguous and aligned to `v` elements in `t`.
+    fn vectorizable(&mut self, t: &TensorView, offsets: &[Affine], v: usize, bytes: u32) -> bool {
+        offsets.len().is_multiple_of(v)
+            && offsets.chunks(v).all(|group| {
+                group.windows(2).all(|w| w[1].terms == w[0].terms && w[1].konst == w[0].konst + 1)
+                    && self.affine_align(t, &group[0], bytes) >= bytes * v as u32
+            })
+    }
+
+    /// The alignment in bytes of the element at `a` in `t`.
+    fn affine_align(&mut self, t: &TensorView, a: &Affine, bytes: u32) -> u32 {
+        let leaves = t.layout.leaves();
+        let mut align = t.align_at(Idx::Const(a.konst), bytes);
+        for &(k, c) in &a.terms {
+            let stride = leaves.get(k).map(|(_, d)| d.clone());
+            let div = match stride.and_then(|d| self.stride_divisor(&d)) {
+                Some(div) => div.saturating_mul(c),
+                None => 1,
+            };
+            align = align.min(t.align_at(Idx::Dyn { h: t.base, div }, bytes));
+        }
+        align
+    }
+
+    /// The address of the element at `a` in `t`.
+    fn affine_ptr(&mut self, t: &TensorView, a: &Affine, elem: crate::Scalar, span: Span) -> LResult<Handle<Expr>> {
+        let leaves = t.layout.leaves();
+        let mut idx = self.idx_add(t.offset, Idx::Const(a.konst));
+        for &(k, c) in &a.terms {
+            let Some((s, d)) = leaves.get(k) else { continue };
+            let (shape, stride) = (cutec_layout::IntTuple::Int(s.clone()), cutec_layout::IntTuple::Int(d.clone()));
+            let part = self.crd2idx(&CoordV::Int(Idx::Const(c)), &shape, &stride, span)?;
+            idx = self.idx_add(idx, part);
+        }
+        Ok(self.offset_ptr(t.base, idx, elem))
     }
 
     /// Records that a kernel argument's base must be aligned to `bytes` (the manifest's `align_bytes`).
@@ -143,10 +201,9 @@ impl Lower<'_> {
     }
 }
 
-/// Whether groups of `v` elements at indices `idx` are contiguous and aligned to `v` elements in `t`.
-fn vectorizable(t: &TensorView, idx: &[i64], v: usize, bytes: u32) -> bool {
-    idx.len().is_multiple_of(v)
-        && idx.chunks(v).all(|group| {
-            group.windows(2).all(|w| w[1] == w[0] + 1) && t.align_at(Idx::Const(group[0]), bytes) >= bytes * v as u32
-        })
+/// An element's offset: `konst` plus, for each `(leaf, c)` of `terms`, `c` times that leaf's dynamic stride.
+#[derive(Clone, Debug, PartialEq)]
+struct Affine {
+    konst: i64,
+    terms: Vec<(usize, i64)>,
 }

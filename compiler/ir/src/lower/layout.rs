@@ -160,8 +160,8 @@ impl Lower<'_> {
     fn layout_int(&mut self, i: &Int, span: Span) -> LResult<Idx> {
         match i {
             Int::Static(v) => Ok(Idx::Const(*v)),
-            Int::Dynamic { name, .. } => match self.dims.get(name) {
-                Some(&h) => Ok(Idx::Dyn { h, div: 1 }),
+            Int::Dynamic { name, .. } => match self.dynamic_product(name) {
+                Some(i) => Ok(i),
                 None => self.error(
                     codes::UNSUPPORTED_LAYOUT,
                     span,
@@ -169,6 +169,34 @@ impl Lower<'_> {
                 ),
             },
         }
+    }
+
+    /// The known divisor of a layout integer: itself when static, the product of the static factors of a
+    /// named product (`32*K` is a multiple of 32), 1 for a dimension; `None` when it cannot be computed.
+    pub fn stride_divisor(&self, i: &Int) -> Option<i64> {
+        match i {
+            Int::Static(v) => Some(*v),
+            // The static factors of a product of known dimensions (no IR is built for a divisor).
+            Int::Dynamic { name, .. } => name.split('*').try_fold(1i64, |acc, f| match f.parse::<i64>() {
+                Ok(v) => acc.checked_mul(v),
+                Err(_) => self.dims.contains_key(f).then_some(acc),
+            }),
+        }
+    }
+
+    /// The value of a dynamic layout integer the algebra named: a dimension (`K`), or a product of dimensions
+    /// and integers (`128*K`, what tiling a dynamic stride gives). Other derived names (`ceil_div(N,128)`) are
+    /// not computed in v0; they occur in the shapes of rest modes, which element offsets never need.
+    fn dynamic_product(&mut self, name: &str) -> Option<Idx> {
+        let mut product = Idx::Const(1);
+        for factor in name.split('*') {
+            let f = match factor.parse::<i64>() {
+                Ok(v) => Idx::Const(v),
+                Err(_) => Idx::Dyn { h: *self.dims.get(factor)?, div: 1 },
+            };
+            product = self.idx_mul(product, f);
+        }
+        Some(product)
     }
 
     /// CuTe's `crd2idx(coord, shape, stride)` as IR arithmetic (`_` counts as 0): an integer coordinate of a
@@ -212,6 +240,26 @@ impl Lower<'_> {
             _ => {
                 self.error(codes::UNSUPPORTED_LAYOUT, span, format!("a coordinate that does not fit the shape {shape}"))
             }
+        }
+    }
+
+    /// CuTe's `idx2crd(idx, shape, stride)` for a static `(shape, stride)`: `(idx / d) % s` per leaf (0 for a
+    /// leaf of shape 1).
+    pub fn idx2crd(&mut self, idx: Idx, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<CoordV> {
+        match (shape, stride) {
+            (IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() => Ok(CoordV::Tuple(
+                s.iter().zip(d).map(|(si, di)| self.idx2crd(idx, si, di, span)).collect::<LResult<_>>()?,
+            )),
+            (IntTuple::Int(s), IntTuple::Int(d)) => match (s.static_value(), d.static_value()) {
+                (Some(1), _) => Ok(CoordV::Int(Idx::Const(0))),
+                (Some(s), Some(d)) if s > 0 && d > 0 => {
+                    let (_, q) = self.divmod(idx, Idx::Const(d));
+                    let (r, _) = self.divmod(q, Idx::Const(s));
+                    Ok(CoordV::Int(r))
+                }
+                _ => self.error(codes::UNSUPPORTED_LAYOUT, span, format!("idx2crd with shape {s} and stride {d}")),
+            },
+            _ => self.error(codes::UNSUPPORTED_LAYOUT, span, format!("idx2crd with shape {shape} and stride {stride}")),
         }
     }
 
