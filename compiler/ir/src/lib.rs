@@ -29,7 +29,12 @@
 //!
 //! [`lower()`] builds a module from the checked program; [`run_pipeline`] runs the [`pipeline`] of passes, each
 //! small and named (`--print-passes`, `--dump-after PASS`), and returns the validator's [`ModuleInfo`] that back
-//! ends trust; [`print()`] writes the stable text form (`--emit ir`).
+//! ends trust; [`warnings`] then reports what will be slow; [`print()`] writes the stable text form
+//! (`--emit ir`).
+//!
+//! The pipeline today: `unroll` (literal-bound loops marked `unroll(full)`, then renumbering), `forward-vars`
+//! (variable reads replaced by known writes), `fold-constants`, `cse`, `dce`, `compact` (program-order numbering).
+//! Scheduling passes (software pipelining, warp specialization) will join the same list.
 
 mod arena;
 mod builder;

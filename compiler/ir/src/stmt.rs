@@ -56,8 +56,9 @@ pub enum Unroll {
     /// The back end decides.
     #[default]
     Auto,
-    /// Replace the loop by one copy of its body per iteration (its bounds must be literals). Register arrays
-    /// indexed by the induction variable need this: only constant indices keep them in registers.
+    /// Replace the loop by one copy of its body per iteration: the `unroll` pass does it when the bounds are
+    /// literals, otherwise the back end is asked to (`llvm.loop.unroll.full`). Register arrays indexed by the
+    /// induction variable need this: only constant indices keep them in registers.
     Full,
     /// Never unroll.
     Disable,
