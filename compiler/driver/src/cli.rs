@@ -2,7 +2,9 @@
 
 use crate::layout_cmd::LayoutArgs;
 use clap::{Parser, Subcommand, ValueEnum};
+use cutec::build::{BuildOptions, build_source, manifest_summary};
 use cutec::{Checked, check_source, code_tables, emit_ast, emit_tokens, parse_define};
+use cutec_codegen::OptLevel;
 use cutec_diagnostics::{ColorMode, Diagnostic, ErrorFormat, SourceMap, explain, render_json, render_text};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,16 +47,33 @@ enum Command {
         defines: Vec<(String, i64)>,
     },
     /// Compile a file and write what each requested stage produced.
+    ///
+    /// Without -o, one text stage goes to standard output; anything else is written into the current directory
+    /// as FILE_STEM.EXT (.tokens .ast .ir .sched.ir .ll .ptx .cubin .json).
     Build {
-        file: PathBuf,
-        /// Output file (with one --emit) or directory (several); `-` is standard output.
+        #[arg(required_unless_present = "print_passes")]
+        file: Option<PathBuf>,
+        /// Output file (one --emit) or directory (several); `-` is standard output.
         #[arg(short = 'o', value_name = "OUT")]
         output: Option<PathBuf>,
-        /// Stages to write.
-        #[arg(long, value_enum, value_delimiter = ',', default_value = "tokens")]
+        /// Stages to write, comma-separated.
+        #[arg(long, value_enum, value_delimiter = ',', default_value = "ptx,manifest")]
         emit: Vec<Emit>,
+        /// Set a const generic parameter: -D N=4096.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         defines: Vec<(String, i64)>,
+        /// LLVM optimisation level, 0 to 3.
+        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=3))]
+        opt_level: u8,
+        /// Compile only this kernel.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Print the IR pass pipeline and exit.
+        #[arg(long)]
+        print_passes: bool,
+        /// Print the IR as it is after PASS (to standard error).
+        #[arg(long, value_name = "PASS")]
+        dump_after: Option<String>,
     },
     /// Explain an error code: `cutec explain E0101`.
     Explain { code: String },
@@ -117,6 +136,16 @@ enum Command {
 enum Emit {
     Tokens,
     Ast,
+    /// The IR as lowered from the checked program.
+    Ir,
+    /// The IR after the pass pipeline: what codegen sees.
+    IrScheduled,
+    Llvm,
+    Ptx,
+    /// Machine code for sm_90a, assembled by ptxas.
+    Cubin,
+    /// The kernel manifest (JSON) that the runtime reads.
+    Manifest,
 }
 
 impl Emit {
@@ -124,7 +153,17 @@ impl Emit {
         match self {
             Emit::Tokens => "tokens",
             Emit::Ast => "ast",
+            Emit::Ir => "ir",
+            Emit::IrScheduled => "sched.ir",
+            Emit::Llvm => "ll",
+            Emit::Ptx => "ptx",
+            Emit::Cubin => "cubin",
+            Emit::Manifest => "json",
         }
+    }
+    /// Stages that need the whole compiler, not only the front end.
+    fn needs_codegen(self) -> bool {
+        !matches!(self, Emit::Tokens | Emit::Ast)
     }
 }
 
@@ -166,7 +205,27 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check { files, defines } => check(&reporter, &files, &defines),
-        Command::Build { file, output, emit, defines } => build(&reporter, &file, output.as_deref(), &emit, &defines),
+        Command::Build { file, output, emit, defines, opt_level, kernel, print_passes, dump_after } => {
+            if print_passes {
+                print!("{}", cutec_ir::describe_pipeline());
+                return ExitCode::SUCCESS;
+            }
+            let Some(file) = file else { return ExitCode::from(2) };
+            let opts = BuildOptions {
+                defines,
+                opt_level: match opt_level {
+                    0 => OptLevel::O0,
+                    1 => OptLevel::O1,
+                    2 => OptLevel::O2,
+                    _ => OptLevel::O3,
+                },
+                kernel,
+                dump_after,
+                assemble: emit.contains(&Emit::Cubin),
+                module_file: String::new(),
+            };
+            build(&reporter, &file, output.as_deref(), &emit, opts)
+        }
         Command::Layout { expr, eval, eval_file, table, svg, tv } => crate::layout_cmd::run(&LayoutArgs {
             expr: expr.as_deref().or(eval.as_deref()),
             eval_file: eval_file.as_deref(),
@@ -252,51 +311,100 @@ fn check(reporter: &Reporter, files: &[PathBuf], defines: &[(String, i64)]) -> E
     if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
-fn build(
-    reporter: &Reporter,
-    path: &Path,
-    output: Option<&Path>,
-    emits: &[Emit],
-    defines: &[(String, i64)],
-) -> ExitCode {
+fn build(reporter: &Reporter, path: &Path, output: Option<&Path>, emits: &[Emit], mut opts: BuildOptions) -> ExitCode {
     let Some(src) = read(reporter, path) else { return ExitCode::from(1) };
-    let mut outputs: Vec<(Emit, String)> = Vec::new();
-    for &emit in emits {
-        match emit {
-            Emit::Tokens => outputs.push((emit, emit_tokens(&src))),
-            Emit::Ast => outputs.push((emit, emit_ast(&src))),
+    let name = path.display().to_string();
+    let stem = path.file_stem().map_or("out".into(), |s| s.to_string_lossy().into_owned());
+    // Where the files go: one stage without -o goes to stdout, the rest into a directory.
+    let to_stdout = output == Some(Path::new("-")) || (output.is_none() && emits.len() == 1 && emits[0] != Emit::Cubin);
+    let single_file = output.filter(|_| emits.len() == 1 && !to_stdout);
+    let dir = if to_stdout || single_file.is_some() { None } else { Some(output.unwrap_or(Path::new("."))) };
+    let file_for = |emit: Emit| -> PathBuf {
+        match (single_file, dir) {
+            (Some(f), _) => f.to_path_buf(),
+            (None, Some(d)) => d.join(format!("{stem}.{}", emit.extension())),
+            (None, None) => PathBuf::from("-"),
+        }
+    };
+    opts.module_file = file_for(Emit::Ptx).file_name().map_or("module.ptx".into(), |f| f.to_string_lossy().into());
+
+    let mut outputs: Vec<(Emit, Vec<u8>)> = Vec::new();
+    let mut summary = String::new();
+    if emits.iter().any(|e| e.needs_codegen()) {
+        match build_source(&name, &src, &opts) {
+            Ok((checked, art)) => {
+                reporter.report(&checked.map, &art.warnings);
+                if let Some(dump) = &art.dump {
+                    eprint!("{dump}");
+                }
+                summary = manifest_summary(&art.manifest);
+                for r in art.ptxas.iter().flat_map(|r| &r.kernels) {
+                    summary.push_str(&format!(
+                        "  ptxas sm_90a {}: {} registers, {} B stack, {} B spill stores, {} B shared\n",
+                        r.name, r.registers, r.stack_frame_bytes, r.spill_store_bytes, r.shared_bytes
+                    ));
+                }
+                for &emit in emits {
+                    let bytes = match emit {
+                        Emit::Tokens => emit_tokens(&src).into_bytes(),
+                        Emit::Ast => emit_ast(&src).into_bytes(),
+                        Emit::Ir => art.ir.clone().into_bytes(),
+                        Emit::IrScheduled => art.ir_scheduled.clone().into_bytes(),
+                        Emit::Llvm => art.llvm.clone().into_bytes(),
+                        Emit::Ptx => art.ptx.clone().into_bytes(),
+                        Emit::Cubin => art.ptxas.as_ref().map(|r| r.cubin.clone()).unwrap_or_default(),
+                        Emit::Manifest => {
+                            let mut m = art.manifest.to_json_pretty();
+                            m.push('\n');
+                            m.into_bytes()
+                        }
+                    };
+                    outputs.push((emit, bytes));
+                }
+            }
+            Err(f) => {
+                reporter.report(&f.map, &f.diagnostics);
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        let checked: Checked = check_source(&name, &src, &opts.defines);
+        reporter.report(&checked.map, checked.diagnostics());
+        if checked.has_errors() {
+            return ExitCode::from(1);
+        }
+        for &emit in emits {
+            let text = if emit == Emit::Tokens { emit_tokens(&src) } else { emit_ast(&src) };
+            outputs.push((emit, text.into_bytes()));
         }
     }
-    let checked = check_source(&path.display().to_string(), &src, defines);
-    reporter.report(&checked.map, checked.diagnostics());
-    if checked.has_errors() {
+    if let Some(d) = dir
+        && let Err(e) = std::fs::create_dir_all(d)
+    {
+        eprintln!("error: cannot create `{}`: {e}", d.display());
         return ExitCode::from(1);
     }
-    write_outputs(path, output, &outputs)
-}
-
-/// One --emit and `-o FILE`: that file; several: a directory with one file per stage; no `-o`: stdout.
-fn write_outputs(input: &Path, output: Option<&Path>, outputs: &[(Emit, String)]) -> ExitCode {
-    let stem = input.file_stem().map_or("out".into(), |s| s.to_string_lossy().into_owned());
-    let result = match output {
-        None => outputs.iter().try_for_each(|(_, text)| std::io::stdout().lock().write_all(text.as_bytes())),
-        Some(p) if p == Path::new("-") => {
-            outputs.iter().try_for_each(|(_, text)| std::io::stdout().lock().write_all(text.as_bytes()))
-        }
-        Some(p) if outputs.len() == 1 => std::fs::write(p, &outputs[0].1),
-        Some(dir) => std::fs::create_dir_all(dir).and_then(|_| {
-            outputs
-                .iter()
-                .try_for_each(|(emit, text)| std::fs::write(dir.join(format!("{stem}.{}", emit.extension())), text))
-        }),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: cannot write output: {e}");
-            ExitCode::from(1)
+    let mut written = Vec::new();
+    for (emit, bytes) in &outputs {
+        let target = file_for(*emit);
+        let result = if to_stdout {
+            std::io::stdout().lock().write_all(bytes)
+        } else {
+            written.push(target.display().to_string());
+            std::fs::write(&target, bytes)
+        };
+        if let Err(e) = result {
+            eprintln!("error: cannot write `{}`: {e}", target.display());
+            return ExitCode::from(1);
         }
     }
+    if !to_stdout {
+        for w in &written {
+            println!("wrote {w}");
+        }
+        print!("{summary}");
+    }
+    ExitCode::SUCCESS
 }
 
 fn parse_path_arg(s: &str) -> Result<(String, PathBuf), String> {

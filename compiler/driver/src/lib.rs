@@ -7,22 +7,39 @@
 //! - **No function here panics on any input text.** Every problem in the input is a [`Diagnostic`].
 //! - Diagnostics are rendered in exactly one place ([`cutec_diagnostics::render_text`] / `render_json`).
 
+pub mod build;
 pub mod run;
 
 use cutec_diagnostics::{CodeInfo, Diagnostic, FileId, SourceMap};
 
 /// Every error-code table of the compiler, in code order: what `cutec explain` searches.
 pub fn code_tables() -> Vec<&'static [CodeInfo]> {
-    vec![cutec_grammar::CODES, cutec_sema::CODES, DRIVER_CODES]
+    vec![cutec_grammar::CODES, cutec_sema::CODES, cutec_ir::CODES, DRIVER_CODES]
 }
 
 /// Codes the driver itself reports (E0400..E0499).
-pub const DRIVER_CODES: &[CodeInfo] = &[CodeInfo {
-    code: "E0400",
-    title: "a file could not be read",
-    explanation: "The compiler could not read an input file: it does not exist, it is not readable, or it is \
+pub const DRIVER_CODES: &[CodeInfo] = &[
+    CodeInfo {
+        code: "E0400",
+        title: "a file could not be read",
+        explanation: "The compiler could not read an input file: it does not exist, it is not readable, or it is \
 not valid UTF-8. Check the path given on the command line.\n\n    cutec check examples/copy.cute\n",
-}];
+    },
+    CodeInfo {
+        code: "E0401",
+        title: "the build cannot proceed",
+        explanation: "`cutec build` found nothing it can compile or a tool it needs is missing: the file has no \
+`kernel` item, `--dump-after` names a pass that does not exist (`cutec build --print-passes` lists them), or \
+`--emit cubin` was asked for and `ptxas` could not be found or failed.\n\n    cutec build --print-passes\n",
+    },
+    CodeInfo {
+        code: "E0402",
+        title: "internal compiler error",
+        explanation: "A stage after checking (lowering, a pass of the pipeline, or LLVM) rejected what the stage \
+before it produced. This is a bug in cutec, not in your program: please report it with the input file. Where \
+possible cutec reports such bugs as this error rather than crashing.\n",
+    },
+];
 
 /// The result of checking one file: its sources (the file and the standard library modules it uses) and
 /// every diagnostic, sorted by file and position.

@@ -181,16 +181,6 @@ fn ui_layout_programs_point_at_the_offending_expression() {
 }
 
 #[test]
-#[ignore = "prints the rendered diagnostics of tests/ui/layout_*.cute"]
-fn print_layout_ui_diagnostics() {
-    for (file, _) in UI {
-        let src = std::fs::read_to_string(repo().join(format!("tests/ui/{file}.cute"))).unwrap_or_default();
-        let (map, out) = run(&src);
-        println!("=== {file}\n{}", rendered(&map, &out));
-    }
-}
-
-#[test]
 fn dynamic_values_never_report_and_odd_inputs_never_panic() {
     let head = "kernel k(x: Tensor<f32, (M, K):(K, 1), gmem>) launch(grid = (1), block = (128)) {\n";
     for body in [

@@ -193,32 +193,6 @@ fn every_expression_of_the_examples_is_typed_and_every_name_resolved() {
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
-#[test]
-#[ignore = "prints the types of the examples' bindings, for eyeballing"]
-fn print_binding_types() {
-    for name in ["gemm_sm90", "softmax", "gemm_simt", "transpose", "gemm_epilogue"] {
-        let src = std::fs::read_to_string(repo().join(format!("examples/{name}.cute"))).unwrap_or_default();
-        let (map, out) = run(&src);
-        let m = &out.program.modules[0];
-        println!("== {name}");
-        for (id, span, is_name) in all_ids(&m.ast) {
-            if !is_name && !matches!(out.program.type_of(ModuleId(0), id), crate::Type::Scalar(_)) {
-                println!("  {} : {}", &map.source(m.file)[span.range()], out.program.type_of(ModuleId(0), id));
-            }
-        }
-        for f in &out.program.functions {
-            println!(
-                "  {} dims={:?} launch={:?} generics={:?}",
-                f.name,
-                f.dyn_dims.iter().map(|d| (&d.name, &d.source)).collect::<Vec<_>>(),
-                f.launch,
-                f.const_generics.iter().map(|g| (&g.name, g.value)).collect::<Vec<_>>()
-            );
-        }
-        println!("  loops: {:?}", m.loops);
-    }
-}
-
 /// `tests/ui/sema_*.cute`: each has one problem, named by the code in its first line (`// E0100: ...`). Every
 /// diagnostic must be an error with that code and a primary label in its file, and no syntax error may occur.
 #[test]
@@ -247,28 +221,6 @@ fn ui_programs_report_their_error() {
         }
     }
     assert!(failures.is_empty(), "{failures}");
-}
-
-#[test]
-#[ignore = "prints the rendered diagnostics of tests/ui/sema_*.cute"]
-fn print_ui_diagnostics() {
-    for path in cute_files("tests/ui") {
-        if !path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("sema_")) {
-            continue;
-        }
-        let src = std::fs::read_to_string(&path).unwrap_or_default();
-        let (map, out) = run(&src);
-        println!("=== {}\n{}", path.display(), rendered(&map, &out));
-    }
-}
-
-#[test]
-#[ignore = "renders the diagnostics of the file named by CUTE_FILE"]
-fn print_file_diagnostics() {
-    let path = std::env::var("CUTE_FILE").unwrap_or_default();
-    let src = std::fs::read_to_string(&path).unwrap_or_default();
-    let (map, out) = run(&src);
-    println!("{}", rendered(&map, &out));
 }
 
 /// Diagnostic codes, in order.

@@ -1,0 +1,202 @@
+//! `cutec build`: a checked program through lowering, the pass pipeline and codegen, keeping each stage's text.
+
+use crate::{Checked, check_source};
+use cutec_codegen::{OptLevel, Options};
+use cutec_diagnostics::{Diagnostic, FileId, SourceMap, Span};
+
+/// What to compile and how.
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    pub defines: Vec<(String, i64)>,
+    pub opt_level: OptLevel,
+    /// Compile only this kernel (default: every kernel of the file).
+    pub kernel: Option<String>,
+    /// Keep the IR as it is after this pass (`--dump-after PASS`).
+    pub dump_after: Option<String>,
+    /// Assemble the PTX with ptxas for `sm_90a` (`--emit cubin`).
+    pub assemble: bool,
+    /// The name of the module file the manifest points to (`softmax.ptx`).
+    pub module_file: String,
+}
+
+/// Every stage's output of one successful build.
+pub struct Artifacts {
+    /// The IR as lowered from the checked program (`--emit ir`).
+    pub ir: String,
+    /// The IR after the pass pipeline, what codegen sees (`--emit ir-scheduled`).
+    pub ir_scheduled: String,
+    /// The IR after the `--dump-after` pass.
+    pub dump: Option<String>,
+    pub llvm: String,
+    pub ptx: String,
+    pub manifest: cutec_manifest::Manifest,
+    /// ptxas's report and the cubin, when asked for.
+    pub ptxas: Option<cutec_codegen::PtxasReport>,
+    /// Warnings of lowering (e.g. a register tensor indexed at run time).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// A failed build: the sources and the diagnostics saying why.
+pub struct BuildFailure {
+    pub map: SourceMap,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Checks, lowers, optimises and generates code for `source`.
+pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Checked, Artifacts), BuildFailure> {
+    let checked = check_source(name, source, &opts.defines);
+    if checked.has_errors() {
+        let diagnostics = checked.output.diagnostics.clone();
+        return Err(BuildFailure { map: checked.map, diagnostics });
+    }
+    let root = checked.root;
+    let fail = |checked: Checked, diagnostics: Vec<Diagnostic>| BuildFailure { map: checked.map, diagnostics };
+    let program = &checked.output.program;
+    let lowered = match &opts.kernel {
+        Some(k) => cutec_ir::lower(program, k),
+        None => cutec_ir::lower_all(program),
+    };
+    let mut module = match lowered {
+        Ok(m) => m,
+        Err(d) => return Err(fail(checked, d)),
+    };
+    if module.kernels.is_empty() {
+        let d = driver_error(root, "this file has no kernel to compile")
+            .with_help("`cutec build` compiles `kernel` items; `cutec check` checks files of device functions");
+        return Err(fail(checked, vec![d]));
+    }
+    let ir = cutec_ir::print(&module);
+    if let Some(pass) = &opts.dump_after
+        && cutec_ir::find_pass(pass).is_none()
+    {
+        let names: Vec<&str> = cutec_ir::pipeline().iter().map(|p| p.name()).collect();
+        let mut d = driver_error(root, format!("no pass named `{pass}`"));
+        if let Some(s) = cutec_diagnostics::suggest(pass, names.iter().copied()) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        return Err(fail(checked, vec![d.with_note(format!("the passes are: {}", names.join(", ")))]));
+    }
+    let mut dump = None;
+    let mut hook = |name: &str, m: &cutec_ir::Module| {
+        if opts.dump_after.as_deref() == Some(name) {
+            dump = Some(cutec_ir::print(m));
+        }
+    };
+    let pipeline = cutec_ir::PipelineOptions { verify_each: cfg!(debug_assertions), after_pass: Some(&mut hook) };
+    if let Err(e) = cutec_ir::run_pipeline(&mut module, pipeline) {
+        return Err(fail(checked, vec![internal(root, format!("the IR is invalid after a pass: {e}"))]));
+    }
+    let ir_scheduled = cutec_ir::print(&module);
+    // After the pipeline: `unroll` turns the indices of unrolled loops into constants.
+    let warnings = cutec_ir::warnings(&module);
+    let options = Options { opt_level: opts.opt_level, module_file: opts.module_file.clone(), ..Options::default() };
+    let out = match cutec_codegen::compile(&module, &options) {
+        Ok(o) => o,
+        Err(e) => return Err(fail(checked, vec![internal(root, e.to_string())])),
+    };
+    let ptxas = if opts.assemble {
+        match cutec_codegen::assemble_with_ptxas(&out.ptx) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                let d = driver_error(root, format!("ptxas failed: {e}"))
+                    .with_help("install it with `bash scripts/install-deps.sh`, or set CUTEC_PTXAS to its path");
+                return Err(fail(checked, vec![d]));
+            }
+        }
+    } else {
+        None
+    };
+    let artifacts =
+        Artifacts { ir, ir_scheduled, dump, llvm: out.llvm_ir, ptx: out.ptx, manifest: out.manifest, ptxas, warnings };
+    Ok((checked, artifacts))
+}
+
+/// A driver-level error (E0401) anchored at the start of the file.
+fn driver_error(file: FileId, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error("E0401", message, file, Span::new(0, 0))
+}
+
+/// A bug in the compiler that reached the user as an error rather than a panic (E0402).
+fn internal(file: FileId, message: String) -> Diagnostic {
+    Diagnostic::error("E0402", format!("internal compiler error: {message}"), file, Span::new(0, 0))
+        .with_note("this is a bug in cutec; please report it with the input that caused it")
+}
+
+/// One line per kernel: what the manifest says (parameters, dynamic dimensions, launch, shared memory).
+pub fn manifest_summary(m: &cutec_manifest::Manifest) -> String {
+    let json = serde_json::to_value(m).unwrap_or_default();
+    let mut out = String::new();
+    for k in json["kernels"].as_array().into_iter().flatten() {
+        let params: Vec<String> = k["params"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                let name = p["name"].as_str().unwrap_or("?");
+                let dtype = p["dtype"].as_str().unwrap_or("?");
+                match p["layout"].as_object() {
+                    Some(l) => format!("{name}: {dtype}[{}:{}]", compact(&l["shape"]), compact(&l["stride"])),
+                    None => format!("{name}: {dtype}"),
+                }
+            })
+            .collect();
+        let dims: Vec<&str> = k["dims"].as_array().into_iter().flatten().filter_map(|d| d["name"].as_str()).collect();
+        out.push_str(&format!("kernel {}({})\n", k["name"].as_str().unwrap_or("?"), params.join(", ")));
+        if !dims.is_empty() {
+            out.push_str(&format!("  dynamic dims: {}\n", dims.join(", ")));
+        }
+        let launch = &k["launch"];
+        out.push_str(&format!(
+            "  launch: grid = {}, block = {}, static smem = {} B\n",
+            expr_list(&launch["grid"]),
+            expr_list(&launch["block"]),
+            launch["static_smem_bytes"].as_u64().unwrap_or(0)
+        ));
+        if let Some(c) = k["const_params"].as_object().filter(|c| !c.is_empty()) {
+            let consts: Vec<String> = c.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+            out.push_str(&format!("  const params: {}\n", consts.join(", ")));
+        }
+    }
+    out
+}
+
+fn compact(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Array(a) => format!("({})", a.iter().map(compact).collect::<Vec<_>>().join(",")),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A launch expression list as source-like text: `(ceil_div(N, 1024))`.
+fn expr_list(v: &serde_json::Value) -> String {
+    let items: Vec<String> = v.as_array().into_iter().flatten().map(expr).collect();
+    format!("({})", items.join(", "))
+}
+
+fn expr(v: &serde_json::Value) -> String {
+    if let Some(i) = v.get("int") {
+        return i.to_string();
+    }
+    if let Some(d) = v.get("dim").and_then(|d| d.as_str()) {
+        return d.to_string();
+    }
+    if let Some(op) = v.get("op").and_then(|o| o.as_str()) {
+        let args: Vec<String> = v["args"].as_array().into_iter().flatten().map(expr).collect();
+        let sym = match op {
+            "add" => Some("+"),
+            "sub" => Some("-"),
+            "mul" => Some("*"),
+            "div" => Some("/"),
+            _ => None,
+        };
+        return match (sym, args.as_slice()) {
+            (Some(s), [a, b]) => format!("{a} {s} {b}"),
+            _ => format!("{op}({})", args.join(", ")),
+        };
+    }
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,68 @@
+//! The first-light kernels through every later stage: IR, scheduled IR, LLVM IR, PTX and the manifest are
+//! snapshotted, and ptxas 13.0 must assemble the PTX for sm_90a without spilling.
+
+use cutec::build::{BuildOptions, build_source};
+
+/// (example, const overrides) of the kernels the compiler generates code for today.
+const KERNELS: &[(&str, &[(&str, i64)])] = &[("copy", &[]), ("softmax", &[("N", 4096)]), ("rmsnorm", &[("N", 4096)])];
+
+fn build(example: &str, defines: &[(&str, i64)]) -> cutec::build::Artifacts {
+    let path = cutec_tests::repo_root().join(format!("examples/{example}.cute"));
+    let src = std::fs::read_to_string(&path).expect("example is readable");
+    let opts = BuildOptions {
+        defines: defines.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        assemble: true,
+        module_file: format!("{example}.ptx"),
+        ..BuildOptions::default()
+    };
+    match build_source(&format!("examples/{example}.cute"), &src, &opts) {
+        Ok((_, art)) => art,
+        Err(f) => panic!("{example} does not build:\n{}", cutec_diagnostics::render_plain(&f.map, &f.diagnostics)),
+    }
+}
+
+/// LLVM's module header names the module and the host; the data layout string is LLVM's, not ours.
+fn scrub_llvm(text: &str) -> String {
+    text.lines()
+        .filter(|l| {
+            !l.starts_with("; ModuleID") && !l.starts_with("source_filename") && !l.starts_with("target datalayout")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn stages_are_pinned() {
+    for (example, defines) in KERNELS {
+        let art = build(example, defines);
+        assert!(art.warnings.is_empty(), "{example}: unexpected warnings {:?}", art.warnings);
+        insta::assert_snapshot!(format!("{example}.ir"), art.ir);
+        insta::assert_snapshot!(format!("{example}.sched.ir"), art.ir_scheduled);
+        insta::assert_snapshot!(format!("{example}.ll"), scrub_llvm(&art.llvm));
+        insta::assert_snapshot!(format!("{example}.ptx"), art.ptx);
+        insta::assert_snapshot!(format!("{example}.json"), art.manifest.to_json_pretty());
+    }
+}
+
+#[test]
+fn ptxas_assembles_without_spills() {
+    for (example, defines) in KERNELS {
+        let art = build(example, defines);
+        let report = art.ptxas.expect("assembled");
+        assert!(!report.cubin.is_empty(), "{example}: no cubin");
+        for k in &report.kernels {
+            assert_eq!((k.spill_store_bytes, k.spill_load_bytes, k.stack_frame_bytes), (0, 0, 0), "{example}: {k:?}");
+            assert!(k.registers > 0 && k.registers <= 64, "{example}: {} registers", k.registers);
+        }
+        assert_eq!(report.kernels.len(), 1, "{example}: {}", report.log);
+    }
+}
+
+#[test]
+fn copy_uses_16_byte_accesses() {
+    let ptx = build("copy", &[]).ptx;
+    assert!(ptx.contains("ld.global.v4"), "copy must load 16 bytes at a time:\n{ptx}");
+    assert!(ptx.contains("st.global.v4"), "copy must store 16 bytes at a time:\n{ptx}");
+    let manifest = build("copy", &[]).manifest.to_json_pretty();
+    assert!(manifest.contains("\"align_bytes\": 16"), "16-byte accesses need 16-byte aligned tensors:\n{manifest}");
+}
