@@ -69,6 +69,7 @@ FULL_CASES = [
 ]
 SMOKE_CASES = [
     Case("copy", (1 << 20,)),
+    Case("copy", (1_000_003,)),  # a partial last tile: the bounds-checked tail path
     Case("softmax", (256, 4096)),
     Case("softmax", (256, 1024)),
 ]

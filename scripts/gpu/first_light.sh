@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 GPU_DIR=${GPU_DIR:-.gpu}
 
-# --- build step: produce $GPU_DIR/cutec and the modules on the build machine (filled in by the driver owner) ---
+# The build step runs on the build machine: bash scripts/gpu/build.sh (it fills $GPU_DIR).
 
 if [[ ! -x "$GPU_DIR/cutec" ]]; then
     echo "first_light: $GPU_DIR/cutec is missing; build it (cargo build --release) and carry $GPU_DIR" >&2

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Build step of the GPU harness, run on the build machine (no GPU needed): a release cutec and the first-light
+# modules (PTX + manifest + cubin), all into .gpu/, which the device call carries. Then, on the GPU machine:
+#   bash scripts/gpu/first_light.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/env.sh
+GPU_DIR=${GPU_DIR:-.gpu}
+mkdir -p "$GPU_DIR"
+cargo build --release --locked -q -p cutec
+cp target/release/cutec "$GPU_DIR/cutec"
+c="$GPU_DIR/cutec"
+"$c" build examples/copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+for n in 1024 4096; do
+    "$c" build examples/softmax.cute -D N=$n --emit ptx,manifest,cubin -o "$GPU_DIR/softmax_$n"
+    for ext in ptx json cubin; do mv "$GPU_DIR/softmax_$n/softmax.$ext" "$GPU_DIR/softmax_$n.$ext"; done
+    # The manifest names its module file; keep it pointing at the renamed PTX.
+    sed -i "s/\"softmax.ptx\"/\"softmax_$n.ptx\"/" "$GPU_DIR/softmax_$n.json"
+    rmdir "$GPU_DIR/softmax_$n"
+done
+ls -l "$GPU_DIR"
