@@ -79,8 +79,12 @@ enum Command {
     Explain { code: String },
     /// Load a compiled module on the GPU, launch one kernel with .npy or seeded random inputs, check, time.
     Run {
-        /// The module: PTX or cubin written by `cutec build` (its manifest is MODULE with extension .json).
+        /// A `.cute` file (compiled first, with -D), or a PTX/cubin module written by `cutec build` (its manifest
+        /// is MODULE with extension .json unless --manifest says otherwise).
         module: PathBuf,
+        /// With a `.cute` file: set a const generic parameter, -D N=4096.
+        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+        defines: Vec<(String, i64)>,
         /// The manifest, if not next to the module.
         #[arg(long)]
         manifest: Option<PathBuf>,
@@ -235,6 +239,7 @@ pub fn main() -> ExitCode {
         }),
         Command::Run {
             module,
+            defines,
             manifest,
             kernel,
             dims,
@@ -247,9 +252,22 @@ pub fn main() -> ExitCode {
             warmup,
             iters,
         } => {
+            // A .cute file is compiled first; its PTX and manifest go to a private temporary directory.
+            let compiled = if module.extension().is_some_and(|e| e == "cute") {
+                match compile_for_run(&reporter, &module, &kernel, &defines) {
+                    Some(paths) => Some(paths),
+                    None => return ExitCode::from(1),
+                }
+            } else {
+                None
+            };
+            let (ptx_path, manifest_path) = match &compiled {
+                Some((_, ptx, json)) => (ptx.clone(), json.clone()),
+                None => (module.clone(), manifest.unwrap_or_else(|| module.with_extension("json"))),
+            };
             let opts = cutec::run::RunOptions {
-                manifest_path: manifest.unwrap_or_else(|| module.with_extension("json")),
-                ptx_path: module,
+                manifest_path,
+                ptx_path,
                 kernel,
                 dims,
                 inputs,
@@ -261,7 +279,11 @@ pub fn main() -> ExitCode {
                 warmup,
                 iters,
             };
-            match cutec::run::run(&opts, &mut std::io::stdout().lock()) {
+            let result = cutec::run::run(&opts, &mut std::io::stdout().lock());
+            if let Some((dir, _, _)) = &compiled {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            match result {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -405,6 +427,47 @@ fn build(reporter: &Reporter, path: &Path, output: Option<&Path>, emits: &[Emit]
         print!("{summary}");
     }
     ExitCode::SUCCESS
+}
+
+/// `cutec run FILE.cute`: compiles `kernel` and writes its PTX and manifest into a fresh temporary directory;
+/// returns (directory, PTX path, manifest path), or `None` after reporting why it could not.
+fn compile_for_run(
+    reporter: &Reporter,
+    path: &Path,
+    kernel: &str,
+    defines: &[(String, i64)],
+) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    let src = read(reporter, path)?;
+    let stem = path.file_stem().map_or("module".into(), |s| s.to_string_lossy().into_owned());
+    let opts = BuildOptions {
+        defines: defines.to_vec(),
+        kernel: Some(kernel.to_string()),
+        module_file: format!("{stem}.ptx"),
+        ..BuildOptions::default()
+    };
+    let art = match build_source(&path.display().to_string(), &src, &opts) {
+        Ok((checked, art)) => {
+            reporter.report(&checked.map, &art.warnings);
+            art
+        }
+        Err(f) => {
+            reporter.report(&f.map, &f.diagnostics);
+            return None;
+        }
+    };
+    let dir = std::env::temp_dir().join(format!("cutec-run-{}", std::process::id()));
+    let ptx = dir.join(format!("{stem}.ptx"));
+    let json = dir.join(format!("{stem}.json"));
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(&ptx, &art.ptx))
+        .and_then(|_| std::fs::write(&json, art.manifest.to_json_pretty()));
+    match written {
+        Ok(()) => Some((dir, ptx, json)),
+        Err(e) => {
+            eprintln!("error: cannot write the compiled module into `{}`: {e}", dir.display());
+            None
+        }
+    }
 }
 
 fn parse_path_arg(s: &str) -> Result<(String, PathBuf), String> {

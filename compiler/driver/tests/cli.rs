@@ -134,3 +134,30 @@ fn layout_table_and_svg() {
     assert!(text.contains("T0") && text.contains("V1"), "TV cells are labelled");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn run_compiles_a_cute_file_first_and_reports_its_errors() {
+    // Without -D N=..., softmax cannot be compiled: the error comes before any GPU is touched.
+    let o = cutec(&["run", "examples/softmax.cute", "--kernel", "softmax", "--dim", "M=4", "--color=never"]);
+    assert_eq!(code(&o), 1);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("error[E0305]") && err.contains("-D N="), "{err}");
+}
+
+#[test]
+fn build_writes_ptx_and_manifest_with_a_summary() {
+    let dir = std::env::temp_dir().join(format!("cutec-ptx-{}", std::process::id()));
+    let o = cutec(&["build", "examples/softmax.cute", "-D", "N=1024", "-o", dir.to_str().expect("utf-8")]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let ptx = std::fs::read_to_string(dir.join("softmax.ptx")).expect("PTX written");
+    assert!(ptx.contains(".entry softmax") && ptx.contains(".target sm_90a"), "{ptx}");
+    let manifest = std::fs::read_to_string(dir.join("softmax.json")).expect("manifest written");
+    assert!(manifest.contains("\"module\": \"softmax.ptx\""), "{manifest}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("kernel softmax(") && out.contains("launch: grid = (M), block = (256)"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code(&cutec(&["build", "--print-passes"])), 0);
+    let o = cutec(&["build", "examples/copy.cute", "--emit", "ir", "--dump-after", "nonsense"]);
+    assert_eq!(code(&o), 1);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no pass named `nonsense`"));
+}
