@@ -78,43 +78,7 @@ enum Command {
     /// Explain an error code: `cutec explain E0101`.
     Explain { code: String },
     /// Load a compiled module on the GPU, launch one kernel with .npy or seeded random inputs, check, time.
-    Run {
-        /// A `.cute` file (compiled first, with -D), or a PTX/cubin module written by `cutec build` (its manifest
-        /// is MODULE with extension .json unless --manifest says otherwise).
-        module: PathBuf,
-        /// With a `.cute` file: set a const generic parameter, -D N=4096.
-        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
-        defines: Vec<(String, i64)>,
-        /// The manifest, if not next to the module.
-        #[arg(long)]
-        manifest: Option<PathBuf>,
-        /// The kernel to launch.
-        #[arg(long)]
-        kernel: String,
-        /// A dynamic dimension: --dim M=4096.
-        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_define)]
-        dims: Vec<(String, i64)>,
-        /// A tensor read from a .npy file: --input x=x.npy (others get seeded random data).
-        #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_path_arg)]
-        inputs: Vec<(String, PathBuf)>,
-        /// A tensor written to a .npy file after the launch: --output y=y.npy.
-        #[arg(long = "output", value_name = "NAME=FILE", value_parser = parse_path_arg)]
-        outputs: Vec<(String, PathBuf)>,
-        /// A scalar argument: --scalar eps=1e-5.
-        #[arg(long = "scalar", value_name = "NAME=VALUE", value_parser = parse_scalar_arg)]
-        scalars: Vec<(String, String)>,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        #[arg(long, default_value_t = 0)]
-        device: usize,
-        /// Time many launches with CUDA events; print the median and GB/s.
-        #[arg(long)]
-        bench: bool,
-        #[arg(long, default_value_t = 10)]
-        warmup: usize,
-        #[arg(long, default_value_t = 100)]
-        iters: usize,
-    },
+    Run(RunArgs),
     /// Evaluate a layout expression in CuTe's notation: `cutec layout --eval 'composition((6,2):(8,2), (4,3):(3,1))'`.
     Layout {
         /// The expression (also accepted as --eval).
@@ -134,6 +98,45 @@ enum Command {
         #[arg(long, value_name = "M,N", value_parser = crate::layout_cmd::parse_tile)]
         tv: Option<(i64, i64)>,
     },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// A `.cute` file (compiled first, with -D), or a PTX/cubin module written by `cutec build` (its manifest is
+    /// MODULE with extension .json unless --manifest says otherwise).
+    module: PathBuf,
+    /// With a `.cute` file: set a const generic parameter, -D N=4096.
+    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+    defines: Vec<(String, i64)>,
+    /// The manifest, if not next to the module.
+    #[arg(long)]
+    manifest: Option<PathBuf>,
+    /// The kernel to launch.
+    #[arg(long)]
+    kernel: String,
+    /// A dynamic dimension: --dim M=4096.
+    #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_define)]
+    dims: Vec<(String, i64)>,
+    /// A tensor read from a .npy file: --input x=x.npy (others get seeded random data).
+    #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_path_arg)]
+    inputs: Vec<(String, PathBuf)>,
+    /// A tensor written to a .npy file after the launch: --output y=y.npy.
+    #[arg(long = "output", value_name = "NAME=FILE", value_parser = parse_path_arg)]
+    outputs: Vec<(String, PathBuf)>,
+    /// A scalar argument: --scalar eps=1e-5.
+    #[arg(long = "scalar", value_name = "NAME=VALUE", value_parser = parse_scalar_arg)]
+    scalars: Vec<(String, String)>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long, default_value_t = 0)]
+    device: usize,
+    /// Time many launches with CUDA events; print the median and GB/s.
+    #[arg(long)]
+    bench: bool,
+    #[arg(long, default_value_t = 10)]
+    warmup: usize,
+    #[arg(long, default_value_t = 100)]
+    iters: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
@@ -237,60 +240,7 @@ pub fn main() -> ExitCode {
             svg: svg.as_deref(),
             tv,
         }),
-        Command::Run {
-            module,
-            defines,
-            manifest,
-            kernel,
-            dims,
-            inputs,
-            outputs,
-            scalars,
-            seed,
-            device,
-            bench,
-            warmup,
-            iters,
-        } => {
-            // A .cute file is compiled first; its PTX and manifest go to a private temporary directory.
-            let compiled = if module.extension().is_some_and(|e| e == "cute") {
-                match compile_for_run(&reporter, &module, &kernel, &defines) {
-                    Some(paths) => Some(paths),
-                    None => return ExitCode::from(1),
-                }
-            } else {
-                None
-            };
-            let (ptx_path, manifest_path) = match &compiled {
-                Some((_, ptx, json)) => (ptx.clone(), json.clone()),
-                None => (module.clone(), manifest.unwrap_or_else(|| module.with_extension("json"))),
-            };
-            let opts = cutec::run::RunOptions {
-                manifest_path,
-                ptx_path,
-                kernel,
-                dims,
-                inputs,
-                outputs,
-                scalars,
-                seed,
-                device,
-                bench,
-                warmup,
-                iters,
-            };
-            let result = cutec::run::run(&opts, &mut std::io::stdout().lock());
-            if let Some((dir, _, _)) = &compiled {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-            match result {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(1)
-                }
-            }
-        }
+        Command::Run(args) => run(&reporter, args),
         Command::Explain { code } => match explain(&code_tables(), &code) {
             Some(info) => {
                 println!("{}: {}\n\n{}", info.code, info.title, info.explanation.trim_end());
@@ -427,6 +377,47 @@ fn build(reporter: &Reporter, path: &Path, output: Option<&Path>, emits: &[Emit]
         print!("{summary}");
     }
     ExitCode::SUCCESS
+}
+
+fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
+    // A .cute file is compiled first; its PTX and manifest go to a private temporary directory.
+    let compiled = if args.module.extension().is_some_and(|e| e == "cute") {
+        match compile_for_run(reporter, &args.module, &args.kernel, &args.defines) {
+            Some(paths) => Some(paths),
+            None => return ExitCode::from(1),
+        }
+    } else {
+        None
+    };
+    let (ptx_path, manifest_path) = match &compiled {
+        Some((_, ptx, json)) => (ptx.clone(), json.clone()),
+        None => (args.module.clone(), args.manifest.unwrap_or_else(|| args.module.with_extension("json"))),
+    };
+    let opts = cutec::run::RunOptions {
+        manifest_path,
+        ptx_path,
+        kernel: args.kernel,
+        dims: args.dims,
+        inputs: args.inputs,
+        outputs: args.outputs,
+        scalars: args.scalars,
+        seed: args.seed,
+        device: args.device,
+        bench: args.bench,
+        warmup: args.warmup,
+        iters: args.iters,
+    };
+    let result = cutec::run::run(&opts, &mut std::io::stdout().lock());
+    if let Some((dir, _, _)) = &compiled {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// `cutec run FILE.cute`: compiles `kernel` and writes its PTX and manifest into a fresh temporary directory;
