@@ -34,6 +34,8 @@ pub struct Artifacts {
     pub ptxas: Option<cutec_codegen::PtxasReport>,
     /// Warnings of lowering (e.g. a register tensor indexed at run time).
     pub warnings: Vec<Diagnostic>,
+    /// Wall time of each stage, in order (`cutec build --timings`).
+    pub timings: Vec<(&'static str, std::time::Duration)>,
 }
 
 /// A failed build: the sources and the diagnostics saying why.
@@ -44,7 +46,15 @@ pub struct BuildFailure {
 
 /// Checks, lowers, optimises and generates code for `source`.
 pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Checked, Artifacts), BuildFailure> {
+    let mut timings = Vec::new();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |stage: &'static str, timings: &mut Vec<(&'static str, std::time::Duration)>| {
+        let now = std::time::Instant::now();
+        timings.push((stage, now - clock));
+        clock = now;
+    };
     let checked = check_source(name, source, &opts.defines);
+    lap("parse + check", &mut timings);
     if checked.has_errors() {
         let diagnostics = checked.output.diagnostics.clone();
         return Err(BuildFailure { map: checked.map, diagnostics });
@@ -66,6 +76,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         return Err(fail(checked, vec![d]));
     }
     let ir = cutec_ir::print(&module);
+    lap("lower", &mut timings);
     if let Some(pass) = &opts.dump_after
         && cutec_ir::find_pass(pass).is_none()
     {
@@ -87,6 +98,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         return Err(fail(checked, vec![internal(root, format!("the IR is invalid after a pass: {e}"))]));
     }
     let ir_scheduled = cutec_ir::print(&module);
+    lap("IR passes", &mut timings);
     // After the pipeline: `unroll` turns the indices of unrolled loops into constants.
     let warnings = cutec_ir::warnings(&module);
     let options = Options { opt_level: opts.opt_level, module_file: opts.module_file.clone(), ..Options::default() };
@@ -94,6 +106,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         Ok(o) => o,
         Err(e) => return Err(fail(checked, vec![internal(root, e.to_string())])),
     };
+    lap("LLVM (emit, optimise, PTX)", &mut timings);
     let ptxas = if opts.assemble {
         match cutec_codegen::assemble_with_ptxas(&out.ptx) {
             Ok(r) => Some(r),
@@ -106,8 +119,20 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     } else {
         None
     };
-    let artifacts =
-        Artifacts { ir, ir_scheduled, dump, llvm: out.llvm_ir, ptx: out.ptx, manifest: out.manifest, ptxas, warnings };
+    if opts.assemble {
+        lap("ptxas", &mut timings);
+    }
+    let artifacts = Artifacts {
+        ir,
+        ir_scheduled,
+        dump,
+        llvm: out.llvm_ir,
+        ptx: out.ptx,
+        manifest: out.manifest,
+        ptxas,
+        warnings,
+        timings,
+    };
     Ok((checked, artifacts))
 }
 

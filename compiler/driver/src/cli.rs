@@ -74,6 +74,9 @@ enum Command {
         /// Print the IR as it is after PASS (to standard error).
         #[arg(long, value_name = "PASS")]
         dump_after: Option<String>,
+        /// Print the wall time of each stage (to standard error).
+        #[arg(long)]
+        timings: bool,
     },
     /// Explain an error code: `cutec explain E0101`.
     Explain { code: String },
@@ -212,7 +215,7 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check { files, defines } => check(&reporter, &files, &defines),
-        Command::Build { file, output, emit, defines, opt_level, kernel, print_passes, dump_after } => {
+        Command::Build { file, output, emit, defines, opt_level, kernel, print_passes, dump_after, timings } => {
             if print_passes {
                 print!("{}", cutec_ir::describe_pipeline());
                 return ExitCode::SUCCESS;
@@ -231,7 +234,7 @@ pub fn main() -> ExitCode {
                 assemble: emit.contains(&Emit::Cubin),
                 module_file: String::new(),
             };
-            build(&reporter, &file, output.as_deref(), &emit, opts)
+            build(&reporter, &file, output.as_deref(), &emit, opts, timings)
         }
         Command::Layout { expr, eval, eval_file, table, svg, tv } => crate::layout_cmd::run(&LayoutArgs {
             expr: expr.as_deref().or(eval.as_deref()),
@@ -283,7 +286,14 @@ fn check(reporter: &Reporter, files: &[PathBuf], defines: &[(String, i64)]) -> E
     if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
-fn build(reporter: &Reporter, path: &Path, output: Option<&Path>, emits: &[Emit], mut opts: BuildOptions) -> ExitCode {
+fn build(
+    reporter: &Reporter,
+    path: &Path,
+    output: Option<&Path>,
+    emits: &[Emit],
+    mut opts: BuildOptions,
+    timings: bool,
+) -> ExitCode {
     let Some(src) = read(reporter, path) else { return ExitCode::from(1) };
     let name = path.display().to_string();
     let stem = path.file_stem().map_or("out".into(), |s| s.to_string_lossy().into_owned());
@@ -308,6 +318,13 @@ fn build(reporter: &Reporter, path: &Path, output: Option<&Path>, emits: &[Emit]
                 reporter.report(&checked.map, &art.warnings);
                 if let Some(dump) = &art.dump {
                     eprint!("{dump}");
+                }
+                if timings {
+                    let total: std::time::Duration = art.timings.iter().map(|(_, d)| *d).sum();
+                    for (stage, d) in &art.timings {
+                        eprintln!("time: {:>8.3} ms  {stage}", d.as_secs_f64() * 1e3);
+                    }
+                    eprintln!("time: {:>8.3} ms  total", total.as_secs_f64() * 1e3);
                 }
                 summary = manifest_summary(&art.manifest);
                 for r in art.ptxas.iter().flat_map(|r| &r.kernels) {
