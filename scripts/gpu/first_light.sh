@@ -20,4 +20,20 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,te
     --format=csv || true
 "$GPU_DIR/cutec" --version || true
 ls -l "$GPU_DIR"
-python3 scripts/gpu/compare.py --gpu-dir "$GPU_DIR" "$@"
+status=0
+python3 scripts/gpu/compare.py --gpu-dir "$GPU_DIR" "$@" || status=$?
+
+# Memory and race checks on small shapes: a partial last tile of copy, and softmax's shared-memory reductions.
+if command -v compute-sanitizer >/dev/null 2>&1; then
+    c="$GPU_DIR/cutec"
+    echo "== compute-sanitizer memcheck: copy, N = 1000003 (partial last tile)"
+    timeout 120 compute-sanitizer --tool memcheck "$c" run "$GPU_DIR/copy.ptx" --kernel copy --dim N=1000003 2>&1 | tail -2 || true
+    for n in 1024 4096; do
+        for tool in memcheck racecheck; do
+            echo "== compute-sanitizer $tool: softmax N = $n, M = 64"
+            timeout 120 compute-sanitizer --tool $tool "$c" run "$GPU_DIR/softmax_$n.ptx" --manifest "$GPU_DIR/softmax_$n.json" \
+                --kernel softmax --dim M=64 2>&1 | tail -2 || true
+        done
+    done
+fi
+exit $status

@@ -221,6 +221,20 @@ pub fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let Some(file) = file else { return ExitCode::from(2) };
+            // A mistyped pass name is a mistake on the command line: say so before compiling anything.
+            if let Some(pass) = dump_after.as_deref()
+                && cutec_ir::find_pass(pass).is_none()
+            {
+                let names: Vec<&str> = cutec_ir::pipeline().iter().map(|p| p.name()).collect();
+                let close = names.iter().copied().find(|n| n.starts_with(pass) || n.contains(pass));
+                let hint = close.or_else(|| cutec_diagnostics::suggest(pass, names.iter().copied()));
+                eprintln!("error: --dump-after: no pass named `{pass}`");
+                if let Some(h) = hint {
+                    eprintln!("help: did you mean `{h}`?");
+                }
+                eprintln!("note: the passes are: {}", names.join(", "));
+                return ExitCode::from(2);
+            }
             let opts = BuildOptions {
                 defines,
                 opt_level: match opt_level {
@@ -299,7 +313,9 @@ fn build(
     let stem = path.file_stem().map_or("out".into(), |s| s.to_string_lossy().into_owned());
     // Where the files go: one stage without -o goes to stdout, the rest into a directory.
     let to_stdout = output == Some(Path::new("-")) || (output.is_none() && emits.len() == 1 && emits[0] != Emit::Cubin);
-    let single_file = output.filter(|_| emits.len() == 1 && !to_stdout);
+    // `-o out/` or an existing directory is a directory even for one stage.
+    let is_dir = output.is_some_and(|p| p.is_dir() || p.as_os_str().to_string_lossy().ends_with('/'));
+    let single_file = output.filter(|_| emits.len() == 1 && !to_stdout && !is_dir);
     let dir = if to_stdout || single_file.is_some() { None } else { Some(output.unwrap_or(Path::new("."))) };
     let file_for = |emit: Emit| -> PathBuf {
         match (single_file, dir) {

@@ -155,9 +155,17 @@ fn build_writes_ptx_and_manifest_with_a_summary() {
     assert!(manifest.contains("\"module\": \"softmax.ptx\""), "{manifest}");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("kernel softmax(") && out.contains("launch: grid = (M), block = (256)"), "{out}");
+    // One stage and `-o DIR/` still means a directory.
+    let o = cutec(&["build", "examples/copy.cute", "--emit", "ptx", "-o", &format!("{}/", dir.display())]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(dir.join("copy.ptx").is_file());
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(code(&cutec(&["build", "--print-passes"])), 0);
-    let o = cutec(&["build", "examples/copy.cute", "--emit", "ir", "--dump-after", "nonsense"]);
-    assert_eq!(code(&o), 1);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("no pass named `nonsense`"));
+    let o = cutec(&["build", "examples/copy.cute", "--emit", "ir", "--dump-after", "fold"]);
+    assert_eq!(code(&o), 2, "a mistyped pass is bad usage");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no pass named `fold`") && err.contains("did you mean `fold-constants`"), "{err}");
+    let o = cutec(&["build", "examples/copy.cute", "--emit", "ir", "--dump-after", "dce", "-o", "-"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("kernel @copy"), "the IR after dce goes to stderr");
 }
