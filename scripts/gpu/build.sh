@@ -11,11 +11,13 @@ cargo build --release --locked -q -p cutec
 cp target/release/cutec "$GPU_DIR/cutec"
 c="$GPU_DIR/cutec"
 "$c" build examples/copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
-for n in 1024 4096; do
-    "$c" build examples/softmax.cute -D N=$n --emit ptx,manifest,cubin -o "$GPU_DIR/softmax_$n"
-    for ext in ptx json cubin; do mv "$GPU_DIR/softmax_$n/softmax.$ext" "$GPU_DIR/softmax_$n.$ext"; done
+for spec in softmax:1024 softmax:4096 rmsnorm:4096 rmsnorm:16384; do
+    k=${spec%%:*}
+    n=${spec##*:}
+    "$c" build "examples/$k.cute" -D N=$n --emit ptx,manifest,cubin -o "$GPU_DIR/${k}_$n"
+    for ext in ptx json cubin; do mv "$GPU_DIR/${k}_$n/$k.$ext" "$GPU_DIR/${k}_$n.$ext"; done
     # The manifest names its module file; keep it pointing at the renamed PTX.
-    sed -i "s/\"softmax.ptx\"/\"softmax_$n.ptx\"/" "$GPU_DIR/softmax_$n.json"
-    rmdir "$GPU_DIR/softmax_$n"
+    sed -i "s/\"$k.ptx\"/\"${k}_$n.ptx\"/" "$GPU_DIR/${k}_$n.json"
+    rmdir "$GPU_DIR/${k}_$n"
 done
 ls -l "$GPU_DIR"

@@ -66,12 +66,16 @@ FULL_CASES = [
     Case("copy", (1 << 28,)),
     Case("softmax", (32768, 4096)),
     Case("softmax", (65536, 1024)),
+    Case("rmsnorm", (32768, 4096), torch.bfloat16),
+    Case("rmsnorm", (16384, 16384), torch.bfloat16),
 ]
+RMSNORM_EPS = 1e-6
 SMOKE_CASES = [
     Case("copy", (1 << 20,)),
     Case("copy", (1_000_003,)),  # a partial last tile: the bounds-checked tail path
     Case("softmax", (256, 4096)),
     Case("softmax", (256, 1024)),
+    Case("rmsnorm", (256, 4096), torch.bfloat16),
 ]
 DTYPE_NAMES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
 
@@ -104,21 +108,35 @@ def kernel_and_params(manifest_path):
     return kernel["name"], inp["name"], out["name"]
 
 
-def reference(case, x):
+def reference(case, x, w=None):
     if case.kind == "copy":
         return x.clone()
     if case.kind == "softmax":
         return torch.softmax(x.double(), dim=-1).to(x.dtype)
+    if case.kind == "rmsnorm":
+        # float64 from the bf16 inputs; compared before rounding to bf16, so the tolerance is bf16's rounding.
+        xd = x.double()
+        return xd * torch.rsqrt(xd.pow(2).mean(dim=-1, keepdim=True) + RMSNORM_EPS) * w.double()
     raise ValueError(case.kind)
 
 
-def torch_op(case, x, y):
+def torch_op(case, x, y, w=None):
     """The torch anchor: a closure that performs the operation once."""
     if case.kind == "copy":
         return lambda: y.copy_(x)
     if case.kind == "softmax":
         return lambda: torch.softmax(x, dim=-1)
+    if case.kind == "rmsnorm":
+        return lambda: torch.nn.functional.rms_norm(x, (x.shape[-1],), w, RMSNORM_EPS)
     raise ValueError(case.kind)
+
+
+def save_npy(path, t):
+    """bf16 has no numpy type: save its raw bits as <u2, which `cutec run` reads as bf16."""
+    if t.dtype == torch.bfloat16:
+        np.save(path, t.cpu().view(torch.int16).numpy().view(np.uint16))
+    else:
+        np.save(path, t.cpu().numpy())
 
 
 def time_cuda(fn, warmup, iters):
@@ -164,12 +182,19 @@ def run_case(case, args, workdir):
 
     gen = torch.Generator(device="cuda").manual_seed(args.seed)
     x = torch.empty(case.shape, dtype=case.dtype, device="cuda").uniform_(-1.0, 1.0, generator=gen)
-    np.save(x_path, x.cpu().numpy())
+    save_npy(x_path, x)
     if os.path.exists(y_path):
         os.remove(y_path)
 
     cmd = cutec_command(args.cutec, ptx, manifest, kernel, x_name, x_path, y_name, y_path, args.seed,
                         args.warmup, args.iters)
+    w = None
+    if case.kind == "rmsnorm":
+        # The weight vector and eps: a second input file and a scalar argument.
+        w = torch.empty(case.shape[-1], dtype=case.dtype, device="cuda").uniform_(0.5, 1.5, generator=gen)
+        w_path = os.path.join(workdir, tag + "_w.npy")
+        save_npy(w_path, w)
+        cmd += ["--input", f"w={w_path}", "--scalar", f"eps={RMSNORM_EPS}"]
     case.log.append("$ " + " ".join(shlex.quote(c) for c in cmd))
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
@@ -194,7 +219,7 @@ def run_case(case, args, workdir):
     if tuple(y.shape) != tuple(case.shape):
         case.status, case.note = "FAIL", f"output shape {tuple(y.shape)} != {case.shape}"
         return
-    ref = reference(case, x)
+    ref = reference(case, x, w)
     finite = torch.isfinite(y)
     case.nan_count = int((~finite).sum().item())
     diff = (y.double() - ref.double()).abs()
@@ -203,6 +228,10 @@ def run_case(case, args, workdir):
     if case.kind == "copy":
         ok = case.nan_count == 0 and case.max_abs == 0.0
         tolerance = "bit-exact"
+    elif case.dtype == torch.bfloat16:
+        # One bf16 rounding of the result (2^-9 relative) plus f32 arithmetic: within 2^-8 relative.
+        ok = case.nan_count == 0 and bool(torch.all(diff <= 1e-6 + 2.0 ** -8 * ref.double().abs()).item())
+        tolerance = "|err| <= 1e-6 + 2^-8 |ref|"
     else:
         ok = case.nan_count == 0 and bool(torch.all(diff <= 1e-7 + 1e-5 * ref.double().abs()).item())
         tolerance = "|err| <= 1e-7 + 1e-5 |ref|"
@@ -211,7 +240,7 @@ def run_case(case, args, workdir):
     del ref, diff, finite
 
     y_torch = torch.empty_like(x)
-    case.torch_ms = time_cuda(torch_op(case, x, y_torch), args.warmup, args.iters)
+    case.torch_ms = time_cuda(torch_op(case, x, y_torch, w), args.warmup, args.iters)
     nbytes = 2 * x.numel() * x.element_size()
     case.torch_gbps = nbytes / (case.torch_ms * 1e-3) / 1e9
     del x, y, y_torch
