@@ -229,9 +229,10 @@ def run_case(case, args, workdir):
         ok = case.nan_count == 0 and case.max_abs == 0.0
         tolerance = "bit-exact"
     elif case.dtype == torch.bfloat16:
-        # One bf16 rounding of the result (2^-9 relative) plus f32 arithmetic: within 2^-8 relative.
-        ok = case.nan_count == 0 and bool(torch.all(diff <= 1e-6 + 2.0 ** -8 * ref.double().abs()).item())
-        tolerance = "|err| <= 1e-6 + 2^-8 |ref|"
+        # A correctly rounded bf16 result is within half an ulp (2^-8 relative); f32 arithmetic before the
+        # rounding can push it across: allow one ulp (2^-7 relative).
+        ok = case.nan_count == 0 and bool(torch.all(diff <= 1e-6 + 2.0 ** -7 * ref.double().abs()).item())
+        tolerance = "|err| <= 1e-6 + 2^-7 |ref|"
     else:
         ok = case.nan_count == 0 and bool(torch.all(diff <= 1e-7 + 1e-5 * ref.double().abs()).item())
         tolerance = "|err| <= 1e-7 + 1e-5 |ref|"
