@@ -4,8 +4,8 @@ use cutec_diagnostics::CodeInfo;
 
 /// A construct the checker accepts but code generation v0 cannot compile yet.
 pub const UNSUPPORTED: &str = "E0300";
-/// A register tensor (a fragment) indexed by a value not known at compile time (a warning: it still works, in
-/// local memory).
+/// A register tensor (a fragment) indexed by a value not known at compile time (a warning: it still works, maybe
+/// in local memory).
 pub const DYNAMIC_FRAGMENT_INDEX: &str = "E0301";
 /// A layout the lowering cannot turn into address arithmetic (a dynamic stride where a static one is needed...).
 pub const UNSUPPORTED_LAYOUT: &str = "E0302";
@@ -30,9 +30,12 @@ those, or wait for a later version.",
     CodeInfo {
         code: DYNAMIC_FRAGMENT_INDEX,
         title: "register tensor indexed at run time",
-        explanation: "A register tensor (made by `make_fragment_like` or `make_tensor<_, rmem>`) lives in registers \
-only if every index into it is known at compile time; a run-time index would move it to slow local memory. \
-Index it with constants or with the variable of a loop whose bounds are constants:\n\n    for i in 0..size(frag) { frag[i] = 0.0; }",
+        explanation: "A register tensor (made by `make_fragment_like` or `make_tensor<_, rmem>`) is sure to live in \
+registers only if every index into it is known at compile time: registers cannot be addressed at run time, so \
+ptxas may place a tensor indexed with a run-time value in local memory (off-chip, much slower), unless it can \
+remove the run-time indexing itself. Index it with constants or with the variable of a loop whose bounds are \
+constants, which the compiler unrolls fully (say `unroll` to make it explicit):\n\n    for i in 0..size(frag) \
+unroll { frag[i] = 0.0; }",
     },
     CodeInfo {
         code: UNSUPPORTED_LAYOUT,

@@ -60,9 +60,39 @@ fn softmax_unrolls_its_fragment_loops() {
 }
 
 #[test]
-fn a_const_generic_without_value_is_reported() {
-    let err = lower_source(&example("softmax.cute"), "softmax", &[]).unwrap_err();
-    assert!(err.iter().any(|d| d.code == "E0305" && d.message.contains("-D N=")), "{err:#?}");
+fn a_const_generic_without_value_is_reported_at_its_declaration() {
+    let source = example("softmax.cute");
+    let err = lower_source(&source, "softmax", &[]).unwrap_err();
+    assert_eq!(err.len(), 1, "{err:#?}");
+    let d = &err[0];
+    assert_eq!((d.code, d.message.as_str()), ("E0305", "the const generic `N` has no value"));
+    assert!(d.help.iter().any(|h| h.contains("-D N=")), "{d:#?}");
+    let primary = d.primary().expect("a primary label");
+    assert_eq!(&source[primary.span.range()], "const N: int");
+    assert_eq!(primary.message, "declared here without a default");
+    let used = d.labels.iter().find(|l| !l.primary).expect("a label at the use");
+    assert_eq!(&source[used.span.range()], "N");
+    assert!(source[..used.span.start as usize].ends_with("x: Tensor<f32, (M, "), "the first use in `x`'s type");
+    assert_eq!(used.message, "needed by the layout of `x`");
+    // A const generic only the launch clause needs.
+    let source = "kernel k<const B: int>(x: Tensor<f32, N:1, gmem>) launch(grid = (ceil_div(N, B)), block = (128)) {\n    \
+                  fill(x, 0.0);\n}\n";
+    let err = lower_source(source, "k", &[]).unwrap_err();
+    let d = &err[0];
+    assert_eq!(&source[d.primary().expect("primary").span.range()], "const B: int");
+    let used = d.labels.iter().find(|l| !l.primary).expect("a label at the use");
+    assert_eq!((&source[used.span.range()], used.message.as_str()), ("B", "needed by the launch clause"));
+}
+
+#[test]
+fn static_assert_emits_nothing() {
+    let src = example("softmax.cute");
+    let without =
+        src.replace("static_assert(N % (THREADS * VEC) == 0, \"N must be a multiple of THREADS * VEC\");", "");
+    assert_ne!(src, without);
+    let (_, a) = lowered_and_optimized(&src, "softmax", &[("N", 4096)]);
+    let (_, b) = lowered_and_optimized(&without, "softmax", &[("N", 4096)]);
+    assert_eq!(a, b);
 }
 
 #[test]
@@ -94,4 +124,19 @@ fn the_examples_have_no_warnings_and_a_run_time_fragment_index_has_one() {
     assert_eq!(w[0].code, "E0301");
     let span = w[0].primary().unwrap().span;
     assert_eq!(&source[span.range()], "f[thread_idx.x % 4]");
+}
+
+#[test]
+fn a_run_time_fragment_index_in_an_unrolled_loop_is_reported_once() {
+    let source = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (32)) {\n    \
+                  let f = make_fragment_like(local_tile(x, 16, 0));\n    \
+                  for i in 0..16 unroll {\n        f[(thread_idx.x + i) % 16] = 1.0;\n    }\n    \
+                  copy(f, local_tile(x, 16, block_idx.x));\n}\n";
+    let (module, text) = lowered_and_optimized(source, "k", &[]);
+    assert!(!text.contains("for "), "the loop is unrolled:\n{text}");
+    let w = cutec_ir::warnings(&module);
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert_eq!(&source[w[0].primary().unwrap().span.range()], "f[(thread_idx.x + i) % 16]");
+    assert!(w[0].notes.iter().any(|n| n.contains("may be placed in local memory")), "{w:#?}");
+    assert!(w[0].help.iter().any(|h| h.contains("compile-time constants")), "{w:#?}");
 }

@@ -102,6 +102,9 @@ pub enum Builtin {
     MbarrierArrive,
     MbarrierArriveExpectTx,
     MbarrierWait,
+    // Compile time.
+    /// `static_assert(cond, "message")`: checked by the checker, emits no code.
+    StaticAssert,
 }
 
 /// What an argument must be.
@@ -132,6 +135,8 @@ pub enum ArgKind {
     Mbarrier,
     /// A layout, tensor, shape or tuple: what `size`, `rank` and `get` inspect.
     Inspectable,
+    /// A string literal (the message of `static_assert`); strings are not values.
+    Str,
 }
 
 impl ArgKind {
@@ -153,6 +158,7 @@ impl ArgKind {
             ArgKind::TiledMma => "a tiled MMA (made by `tiled_mma`)",
             ArgKind::Mbarrier => "an mbarrier (a `u64` in shared memory)",
             ArgKind::Inspectable => "a layout, a tensor or a tuple",
+            ArgKind::Str => "a string literal",
         }
     }
 
@@ -174,6 +180,7 @@ impl ArgKind {
             ArgKind::TiledMma => "TiledMma",
             ArgKind::Mbarrier => "u64",
             ArgKind::Inspectable => "Layout | Tensor | Tuple",
+            ArgKind::Str => "string",
         }
     }
 
@@ -199,6 +206,8 @@ impl ArgKind {
             ArgKind::TiledMma => matches!(ty, Type::TiledMma(_)),
             ArgKind::Mbarrier => *ty == Type::Scalar(Scalar::U64),
             ArgKind::Inspectable => shape || matches!(ty, Type::Layout(_) | Type::Tensor(_) | Type::Tuple(_)),
+            // A string has no type: `static_assert` looks at its argument's syntax.
+            ArgKind::Str => false,
         }
     }
 
@@ -656,6 +665,13 @@ pub static BUILTINS: &[BuiltinInfo] = &[
         &[p("bar", K::Mbarrier), p("phase", K::Int)],
         "()",
         "Waits until the phase with parity `phase` of an mbarrier has completed.",
+    ),
+    func(
+        B::StaticAssert,
+        "static_assert",
+        &[p("cond", K::Bool), p("message", K::Str)],
+        "()",
+        "Stops compilation with `message` if the constant `cond` is false (checked once const generics have values).",
     ),
 ];
 

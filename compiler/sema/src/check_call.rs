@@ -287,6 +287,9 @@ impl Fcx<'_, '_> {
         if b.builtin == Builtin::Select && !generics.is_empty() {
             return self.select_modes(e, name, generics, args);
         }
+        if b.builtin == Builtin::StaticAssert {
+            return self.static_assert(e, name, b, generics, args);
+        }
         let errors = self.cx.errors.len();
         let gens = self.builtin_generics(b, name.span, generics);
         let (pos, named) = self.split_args(b.name, args, b.named);
@@ -417,7 +420,8 @@ impl Fcx<'_, '_> {
             | B::MbarrierInit
             | B::MbarrierArrive
             | B::MbarrierArriveExpectTx
-            | B::MbarrierWait => Type::Unit,
+            | B::MbarrierWait
+            | B::StaticAssert => Type::Unit,
             B::Setmaxnreg => {
                 if let (Some(v), Some(g)) = (gens.first().and_then(|g| g.int()), generics.first())
                     && !(24..=256).contains(&v) | (v % 8 != 0)

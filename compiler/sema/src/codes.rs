@@ -294,6 +294,17 @@ Only some builtins take named arguments (`tma_load(src, dst, multicast = 2)`).\n
 use `int` or `bool`\n",
     ),
     code(
+        "E0141",
+        "static assertion failed",
+        "The condition of a `static_assert` is false for the values the program is compiled with. The condition \
+is evaluated when compiling, from literals, `const` items, const generics with a value (a default or `-D`) and \
+layout queries of folded layouts (`size(l)`); while a const generic it needs has no value yet it is not checked, \
+and a condition that uses a run-time value (`thread_idx.x`, a dynamic dimension) is an error (E0124). Use it to \
+state what a kernel assumes of its const generics, so a wrong `-D` stops the build instead of computing a wrong \
+result:\n\n    kernel softmax<const N: int, const THREADS: int = 256, const VEC: int = 4>(...) ... {\n        \
+static_assert(N % (THREADS * VEC) == 0, \"N must be a multiple of THREADS * VEC\");   // error with -D N=1536\n",
+    ),
+    code(
         "E0200",
         "layout shapes or strides do not divide",
         "CuTe's algebra composes, divides and reshapes layouts mode by mode, and needs the quantities it splits \

@@ -354,3 +354,255 @@ pub(crate) fn check_const_item(cx: &mut Cx<'_>, c: usize) {
     cx.consts[c].value = value;
     cx.const_state[c] = ConstState::Done;
 }
+
+/// The value of a `static_assert` condition (or of a part of it).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Cond {
+    Known(i64),
+    /// Needs a const generic that has no value yet.
+    Pending,
+    /// Known only at run time: this sub-expression.
+    Runtime(Span),
+    /// Division by zero or overflow at this sub-expression.
+    Overflow(Span),
+    /// A floating-point value: not evaluated.
+    Float(Span),
+}
+
+impl Fcx<'_, '_> {
+    /// `static_assert(cond, "message")`: checks its arguments and, when `cond` folds to a constant, reports
+    /// E0141 if it is false. A condition that needs a const generic without value is not checked (the kernel is
+    /// checked again with `-D`); one that uses a run-time value is E0124.
+    pub(crate) fn static_assert(
+        &mut self,
+        e: &Expr,
+        name: &ast::Ident,
+        b: &crate::builtins::BuiltinInfo,
+        generics: &[Expr],
+        args: &[ast::Arg],
+    ) -> Type {
+        if !generics.is_empty() {
+            let span = crate::check_call::span_of(generics, name.span);
+            self.error(SemaError::UnexpectedGenerics { name: b.name.to_owned(), span });
+            self.skip_generics(generics);
+        }
+        let errors = self.cx.errors.len();
+        let (pos, _) = self.split_args(b.name, args, &[]);
+        let signature = Some(b.signature());
+        self.check_arity("function", name, e.span, &pos, b.min_args(), b.params.len(), None, signature.clone());
+        let mut message = None;
+        for (i, arg) in pos.iter().enumerate() {
+            if i == 1
+                && let ExprKind::Str(s) = &arg.kind
+            {
+                // The message is not a value; it is only read here.
+                self.set_type(arg.id, Type::Unit);
+                message = Some(s.clone());
+                continue;
+            }
+            let t = self.value(arg, None);
+            let Some(p) = b.params.get(i) else { continue };
+            if !p.kind.accepts(&t) {
+                self.error(SemaError::WrongArgKind {
+                    span: arg.span,
+                    expected: p.kind.describe().to_owned(),
+                    found: t.describe(),
+                    param: p.name.to_owned(),
+                    signature: b.signature(),
+                });
+            }
+        }
+        let Some(cond) = pos.first() else { return Type::Unit };
+        if self.cx.errors.len() != errors {
+            return Type::Unit;
+        }
+        let pending = self
+            .func
+            .and_then(|f| self.cx.functions.get(f))
+            .is_some_and(|f| f.const_generics.iter().any(|g| g.value.is_none()));
+        match self.cond_value(cond, pending, 0) {
+            Cond::Known(0) => {
+                let sides = match &cond.kind {
+                    ExprKind::Binary { op, lhs, rhs } if is_comparison(*op) => [lhs, rhs]
+                        .into_iter()
+                        .filter(|x| !matches!(x.kind, ExprKind::Int(_)) && self.ty(x.id).is_integer())
+                        .filter_map(|x| match self.cond_value(x, pending, 0) {
+                            Cond::Known(v) => Some((source_text(x, 0), v)),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let generics = self.const_generics_in(cond);
+                self.error(SemaError::StaticAssertFailed { span: cond.span, message, sides, generics });
+            }
+            Cond::Known(_) | Cond::Pending => {}
+            Cond::Runtime(span) => {
+                let context = "the condition of `static_assert`".to_owned();
+                self.error(SemaError::NotConstant { span, context, whole: cond.span });
+            }
+            Cond::Overflow(span) => {
+                self.error(SemaError::ConstEval { span, problem: "division by zero or overflow" });
+            }
+            Cond::Float(span) => {
+                let problem = "`static_assert` evaluates integers and booleans only";
+                self.error(SemaError::ConstEval { span, problem });
+            }
+        }
+        Type::Unit
+    }
+
+    /// The const generics `e` names, in order of first use, with their values and whether `-D` set them.
+    fn const_generics_in(&self, e: &Expr) -> Vec<(String, i64, bool)> {
+        fn walk(f: &Fcx<'_, '_>, e: &Expr, out: &mut Vec<String>, depth: u32) {
+            if depth > MAX_DEPTH {
+                return;
+            }
+            match &e.kind {
+                ExprKind::Name { .. } => {
+                    if let Some(Resolution::ConstGeneric(n)) = f.res(e.id)
+                        && !out.contains(n)
+                    {
+                        out.push(n.clone());
+                    }
+                }
+                ExprKind::Unary { operand, .. } | ExprKind::Cast { value: operand, .. } => {
+                    walk(f, operand, out, depth + 1);
+                }
+                ExprKind::Binary { lhs, rhs, .. } => {
+                    walk(f, lhs, out, depth + 1);
+                    walk(f, rhs, out, depth + 1);
+                }
+                ExprKind::Call { args, .. } => args.iter().for_each(|a| walk(f, &a.value, out, depth + 1)),
+                _ => {}
+            }
+        }
+        let mut names = Vec::new();
+        walk(self, e, &mut names, 0);
+        let Some(info) = self.func.and_then(|f| self.cx.functions.get(f)) else { return Vec::new() };
+        names
+            .iter()
+            .filter_map(|n| info.const_generics.iter().find(|g| &g.name == n))
+            .filter_map(|g| Some((g.name.clone(), g.value?, g.from_define)))
+            .collect()
+    }
+
+    /// The value of a checked integer or `bool` expression of a `static_assert` condition. With `pending` (a
+    /// const generic of the function has no value), what does not fold is taken to wait for it.
+    fn cond_value(&self, e: &Expr, pending: bool, depth: u32) -> Cond {
+        if depth > MAX_DEPTH {
+            return Cond::Runtime(e.span);
+        }
+        if self.ty(e.id).is_error() {
+            return Cond::Pending; // reported
+        }
+        if let Some(v) = self.folded_static(e.id) {
+            return Cond::Known(v);
+        }
+        let unknown = if pending { Cond::Pending } else { Cond::Runtime(e.span) };
+        if self.ty(e.id).scalar().is_some_and(Scalar::is_float) {
+            return Cond::Float(e.span);
+        }
+        let known = |v: Option<i64>| v.map_or(Cond::Overflow(e.span), Cond::Known);
+        match &e.kind {
+            ExprKind::Int(v) => known(i64::try_from(*v).ok()),
+            ExprKind::Bool(b) => Cond::Known(i64::from(*b)),
+            ExprKind::Name { .. } => match self.res(e.id) {
+                Some(Resolution::ConstGeneric(n)) => self.const_generic_value(n).map_or(Cond::Pending, Cond::Known),
+                Some(Resolution::Const(m, i)) => match self.const_item_value(*m, *i) {
+                    Some(ConstValue::Int(v)) => Cond::Known(v),
+                    Some(ConstValue::Bool(b)) => Cond::Known(i64::from(b)),
+                    Some(ConstValue::Float(_)) => Cond::Float(e.span),
+                    None => Cond::Pending, // reported with the constant
+                },
+                // An immutable binding of a constant has folded; others may wait for a const generic.
+                Some(Resolution::Local(_)) => unknown,
+                _ => Cond::Runtime(e.span),
+            },
+            ExprKind::Unary { op, operand } => match self.cond_value(operand, pending, depth + 1) {
+                Cond::Known(v) => match op {
+                    UnaryOp::Not => Cond::Known(i64::from(v == 0)),
+                    UnaryOp::Neg => known(v.checked_neg()),
+                    UnaryOp::BitNot => Cond::Known(!v),
+                },
+                other => other,
+            },
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.cond_value(lhs, pending, depth + 1), self.cond_value(rhs, pending, depth + 1));
+                for side in [a, b] {
+                    if matches!(side, Cond::Runtime(_) | Cond::Overflow(_) | Cond::Float(_)) {
+                        return side;
+                    }
+                }
+                match (op, a, b) {
+                    (BinaryOp::And, Cond::Known(0), _) | (BinaryOp::And, _, Cond::Known(0)) => Cond::Known(0),
+                    (BinaryOp::Or, Cond::Known(x), _) | (BinaryOp::Or, _, Cond::Known(x)) if x != 0 => Cond::Known(1),
+                    (_, Cond::Known(x), Cond::Known(y)) => match op {
+                        BinaryOp::And => Cond::Known(i64::from(x != 0 && y != 0)),
+                        BinaryOp::Or => Cond::Known(i64::from(x != 0 || y != 0)),
+                        BinaryOp::Shl => known(u32::try_from(y).ok().and_then(|y| x.checked_shl(y))),
+                        BinaryOp::Shr => known(u32::try_from(y).ok().and_then(|y| x.checked_shr(y))),
+                        BinaryOp::BitAnd => Cond::Known(x & y),
+                        BinaryOp::BitOr => Cond::Known(x | y),
+                        BinaryOp::BitXor => Cond::Known(x ^ y),
+                        op if is_comparison(*op) => Cond::Known(i64::from(compare(*op, x.cmp(&y)))),
+                        op => known(sym_op(*op).and_then(|s| s.apply(x, y))),
+                    },
+                    _ => Cond::Pending,
+                }
+            }
+            ExprKind::Cast { value, .. } => match self.cond_value(value, pending, depth + 1) {
+                Cond::Known(v) if *self.ty(e.id) == Type::BOOL => Cond::Known(i64::from(v != 0)),
+                other => other,
+            },
+            ExprKind::Call { callee, args } => match builtin_op(self, callee, args) {
+                Some((op, a, b)) => {
+                    match (self.cond_value(a, pending, depth + 1), self.cond_value(b, pending, depth + 1)) {
+                        (Cond::Known(x), Cond::Known(y)) => known(op.apply(x, y)),
+                        (Cond::Known(_), other) | (other, _) => other,
+                    }
+                }
+                // A layout query that did not fold: a layout waiting for a const generic, or a dynamic one.
+                None if self.ty(e.id).is_integer() => unknown,
+                None => Cond::Runtime(e.span),
+            },
+            _ => Cond::Runtime(e.span),
+        }
+    }
+}
+
+fn is_comparison(op: BinaryOp) -> bool {
+    matches!(op, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)
+}
+
+/// `e` as written (up to spacing and parentheses), for notes.
+fn source_text(e: &Expr, depth: u32) -> String {
+    if depth > 16 {
+        return "..".to_owned();
+    }
+    let go = |x: &Expr| {
+        let t = source_text(x, depth + 1);
+        if matches!(x.kind, ExprKind::Binary { .. }) { format!("({t})") } else { t }
+    };
+    match &e.kind {
+        ExprKind::Int(v) => v.to_string(),
+        ExprKind::Bool(b) => b.to_string(),
+        ExprKind::Name { name, generics } if generics.is_empty() => name.name.clone(),
+        ExprKind::Name { name, generics } => {
+            let g: Vec<String> = generics.iter().map(|g| source_text(g, depth + 1)).collect();
+            format!("{}<{}>", name.name, g.join(", "))
+        }
+        ExprKind::Field { base, field } => format!("{}.{}", go(base), field.name),
+        ExprKind::Unary { op, operand } => format!("{}{}", op.as_str(), go(operand)),
+        ExprKind::Binary { op, lhs, rhs } => format!("{} {} {}", go(lhs), op.as_str(), go(rhs)),
+        ExprKind::Cast { value, ty } => match &ty.kind {
+            ast::TypeExprKind::Named { name, .. } => format!("{} as {}", go(value), name.name),
+            _ => go(value),
+        },
+        ExprKind::Call { callee, args } => {
+            let a: Vec<String> = args.iter().map(|a| source_text(&a.value, depth + 1)).collect();
+            format!("{}({})", source_text(callee, depth + 1), a.join(", "))
+        }
+        _ => "..".to_owned(),
+    }
+}

@@ -364,6 +364,15 @@ pub(crate) enum SemaError {
         span: Span,
         found: String,
     },
+    StaticAssertFailed {
+        /// The condition.
+        span: Span,
+        message: Option<String>,
+        /// The sides of a comparison that are not literals, as written, with their values.
+        sides: Vec<(String, i64)>,
+        /// The const generics the condition names, with their values and whether `-D` gave them.
+        generics: Vec<(String, i64, bool)>,
+    },
 }
 
 fn did_you_mean(d: Diagnostic, suggestion: &Option<String>) -> Diagnostic {
@@ -797,6 +806,25 @@ impl Located {
             E::BadConstGenericType { span, found } => {
                 err("E0140", format!("a const generic must be `int` or `bool`, not `{found}`"), *span)
                     .with_primary_message("unsupported const generic type")
+            }
+            E::StaticAssertFailed { span, message, sides, generics } => {
+                let msg = match message {
+                    Some(m) if !m.is_empty() => format!("static assertion failed: {m}"),
+                    _ => "static assertion failed".to_owned(),
+                };
+                let d = err("E0141", msg, *span).with_primary_message("this is `false`");
+                let values: Vec<String> = generics
+                    .iter()
+                    .map(|(n, v, define)| if *define { format!("{n} = {v} (from -D)") } else { format!("{n} = {v}") })
+                    .collect();
+                let sides: Vec<String> = sides.iter().map(|(s, v)| format!("`{s}` is {v}")).collect();
+                let note = match (values.is_empty(), sides.is_empty()) {
+                    (true, true) => return d,
+                    (false, true) => format!("with {}", values.join(", ")),
+                    (true, false) => sides.join(", "),
+                    (false, false) => format!("with {}: {}", values.join(", "), sides.join(", ")),
+                };
+                d.with_note(note)
             }
         }
     }

@@ -513,3 +513,64 @@ fn builtin_signatures_are_enforced() {
         Vec::<&str>::new()
     );
 }
+
+/// Diagnostic codes of `src` checked with `defines`.
+fn codes_with(src: &str, defines: &[(&str, i64)]) -> Vec<&'static str> {
+    let (_, out) = run_with(src, defines);
+    out.diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn static_assert_rejects_softmax_sizes_it_would_truncate() {
+    let src = std::fs::read_to_string(repo().join("examples/softmax.cute")).expect("softmax.cute");
+    let (map, out) = run_with(&src, &[("N", 1536)]);
+    assert_eq!(out.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(), ["E0141"], "{}", rendered(&map, &out));
+    let d = &out.diagnostics[0];
+    assert!(d.message.contains("N must be a multiple of THREADS * VEC"), "{}", d.message);
+    let primary = d.primary().expect("a primary label");
+    assert_eq!(&src[primary.span.range()], "N % (THREADS * VEC) == 0");
+    let text = rendered(&map, &out);
+    assert!(text.contains("with N = 1536 (from -D), THREADS = 256, VEC = 4: `N % (THREADS * VEC)` is 512"), "{text}");
+    assert!(codes_with(&src, &[("N", 4096)]).is_empty());
+    assert!(codes_with(&src, &[("N", 4096), ("VEC", 8), ("THREADS", 128)]).is_empty());
+    // Without -D, N has no value: nothing to check yet.
+    assert!(codes_with(&src, &[]).is_empty());
+    let rms = std::fs::read_to_string(repo().join("examples/rmsnorm.cute")).expect("rmsnorm.cute");
+    assert_eq!(codes_with(&rms, &[("N", 3000)]), ["E0141"]);
+    assert!(codes_with(&rms, &[("N", 4096)]).is_empty());
+}
+
+#[test]
+fn static_assert_conditions() {
+    let k = |generics: &str, body: &str| {
+        format!(
+            "const TILE: int = 64;\nkernel k{generics}(x: Tensor<f32, (M, 64):(64, 1), gmem>, n: int) \
+             launch(grid = (M), block = (64)) {{\n{body}\n}}\n"
+        )
+    };
+    let none = Vec::<&str>::new();
+    // Literals, constants, folded layout queries, `&&`, `!`, `min`.
+    assert_eq!(codes(&k("", "    static_assert(TILE * 2 == 128 && !(TILE < 8), \"tile\");")), none);
+    assert_eq!(codes(&k("", "    let l = (4, 8):(8, 1);\n    static_assert(size(l) == 32, \"size\");")), none);
+    assert_eq!(codes(&k("", "    let l = (4, 8):(8, 1);\n    static_assert(cosize(l) == 31, \"c\");")), ["E0141"]);
+    assert_eq!(codes(&k("", "    static_assert(min(TILE, 16) > 16, \"min\");")), ["E0141"]);
+    assert_eq!(codes(&k("", "    static_assert(false, \"always\");")), ["E0141"]);
+    // A const generic without value: not checked; with a value, checked.
+    let g = "<const B: int, const C: bool = false>";
+    assert_eq!(codes(&k(g, "    static_assert(B % 2 == 0, \"even\");")), none);
+    assert_eq!(codes_with(&k(g, "    static_assert(B % 2 == 0, \"even\");"), &[("B", 3)]), ["E0141"]);
+    assert_eq!(codes_with(&k(g, "    static_assert(B > 0 || C, \"\");"), &[("B", 2)]), none);
+    assert_eq!(codes_with(&k(g, "    static_assert(C, \"c\");"), &[("B", 2)]), ["E0141"]);
+    // Run-time values are never constants, with or without values for the const generics.
+    assert_eq!(codes(&k("", "    static_assert(thread_idx.x < 64, \"t\");")), ["E0124"]);
+    assert_eq!(codes(&k("", "    static_assert(M > 0, \"m\");")), ["E0124"]);
+    assert_eq!(codes(&k("", "    static_assert(n > 0, \"n\");")), ["E0124"]);
+    assert_eq!(codes(&k(g, "    static_assert(B < M, \"m\");")), ["E0124"]);
+    assert_eq!(codes(&k("", "    for i in 0..4 {\n        static_assert(i < 4, \"i\");\n    }")), ["E0124"]);
+    assert_eq!(codes(&k("", "    static_assert(TILE / (TILE - 64) == 1, \"z\");")), ["E0124"]);
+    // Arguments.
+    assert_eq!(codes(&k("", "    static_assert(1, \"int\");")), ["E0111"]);
+    assert_eq!(codes(&k("", "    static_assert(true, TILE);")), ["E0111"]);
+    assert_eq!(codes(&k("", "    static_assert(true);")), ["E0110"]);
+    assert_eq!(codes(&k("", "    static_assert<4>(true, \"\");")), ["E0125"]);
+}

@@ -149,11 +149,7 @@ impl Lower<'_> {
                 let value = self.frame()?.info.const_generics.iter().find(|g| &g.name == name).and_then(|g| g.value);
                 match value {
                     Some(v) => Ok(Value::Const(v)),
-                    None => self.error(
-                        codes::NOT_CONSTANT,
-                        e.span,
-                        format!("the const generic `{name}` has no value: give it one with `-D {name}=...`"),
-                    ),
+                    None => self.no_value(name, e.span),
                 }
             }
             Resolution::DynDim(name) => match self.dims.get(name) {

@@ -109,11 +109,7 @@ impl Lower<'_> {
             cutec_sema::IntTuple::Leaf(SymInt::Const(v)) => mf::IntTuple::Int(*v),
             cutec_sema::IntTuple::Leaf(SymInt::DynDim(n)) => mf::IntTuple::Dim(n.clone()),
             cutec_sema::IntTuple::Leaf(SymInt::ConstGeneric(n)) => {
-                return self.error(
-                    codes::NOT_CONSTANT,
-                    span,
-                    format!("the const generic `{n}` has no value: give it one with `-D {n}=...`"),
-                );
+                return self.no_value(n, span);
             }
             cutec_sema::IntTuple::Leaf(other) => {
                 return self.unsupported(span, format!("the layout entry `{other}` in a kernel parameter"));
@@ -142,13 +138,7 @@ impl Lower<'_> {
                 };
                 mf::Expr::op(op, vec![self.mf_expr(a, span)?, self.mf_expr(b, span)?])
             }
-            SymInt::ConstGeneric(n) => {
-                return self.error(
-                    codes::NOT_CONSTANT,
-                    span,
-                    format!("the const generic `{n}` has no value: give it one with `-D {n}=...`"),
-                );
-            }
+            SymInt::ConstGeneric(n) => return self.no_value(n, span),
             SymInt::Param(_) | SymInt::Runtime(_) => {
                 return self.unsupported(span, "a launch size computed from a scalar argument");
             }

@@ -21,13 +21,7 @@ impl Lower<'_> {
             cutec_sema::IntTuple::Leaf(s) => IntTuple::Int(match s {
                 SymInt::Const(v) => Int::Static(*v),
                 SymInt::DynDim(name) => Int::named(name.clone()),
-                SymInt::ConstGeneric(name) => {
-                    return self.error(
-                        codes::NOT_CONSTANT,
-                        span,
-                        format!("the const generic `{name}` has no value: give it one with `-D {name}=...`"),
-                    );
-                }
+                SymInt::ConstGeneric(name) => return self.no_value(name, span),
                 other => {
                     return self.error(
                         codes::UNSUPPORTED_LAYOUT,

@@ -281,6 +281,35 @@ impl<'p> Lower<'p> {
         Err(Reported)
     }
 
+    /// Reports E0305 for the const generic `name` of the current function, which has no value: at its
+    /// declaration, with the use that needed it as a secondary label. `use_span` is that use, or a parameter's
+    /// name (the use is then found in its type), or the signature (the use is then found in the launch clause).
+    pub fn no_value<T>(&mut self, name: &str, use_span: Span) -> LResult<T> {
+        let file = self.file();
+        let f = self.frames.last().and_then(|f| self.function_ast(f.info.module, f.info.item));
+        let decl = f.and_then(|f| f.generics.iter().find(|g| g.name.name == name)).map(|g| g.span);
+        let param = f.and_then(|f| f.params.iter().find(|p| p.name.span == use_span));
+        let (use_span, use_label) = if let Some(p) = param {
+            let at = type_mentions(&p.ty, name, 0).unwrap_or(p.span);
+            (at, format!("needed by the layout of `{}`", p.name.name))
+        } else if let Some(l) = f.and_then(|f| f.launch.as_ref()).filter(|_| f.is_some_and(|f| f.sig_span == use_span))
+        {
+            let at = l.args.iter().find_map(|a| mentions(&a.value, name, 0)).unwrap_or(l.span);
+            (at, "needed by the launch clause".to_owned())
+        } else {
+            (use_span, "needed here".to_owned())
+        };
+        let message = format!("the const generic `{name}` has no value");
+        let d = match decl {
+            Some(decl) => Diagnostic::error(codes::NOT_CONSTANT, message, file, decl)
+                .with_primary_message("declared here without a default")
+                .with_label(file, use_span, use_label),
+            None => Diagnostic::error(codes::NOT_CONSTANT, message, file, use_span).with_primary_message(use_label),
+        };
+        self.diagnostics.push(d.with_help(format!("give it a value with `-D {name}=...`")));
+        Err(Reported)
+    }
+
     /// Reports "not supported yet by codegen v0" at `span`.
     pub fn unsupported<T>(&mut self, span: Span, what: impl std::fmt::Display) -> LResult<T> {
         let d = Diagnostic::error(
@@ -312,5 +341,34 @@ impl<'p> Lower<'p> {
             ast::ItemKind::Kernel(f) | ast::ItemKind::Fn(f) => Some(f),
             _ => None,
         }
+    }
+}
+
+/// The span of the first use of the name `name` in `e`.
+fn mentions(e: &ast::Expr, name: &str, depth: u32) -> Option<Span> {
+    use ast::ExprKind as K;
+    if depth > 64 {
+        return None;
+    }
+    let go = |x: &ast::Expr| mentions(x, name, depth + 1);
+    match &e.kind {
+        K::Name { name: n, generics } if n.name == name && generics.is_empty() => Some(e.span),
+        K::Name { generics, .. } => generics.iter().find_map(go),
+        K::Tuple(items) => items.iter().find_map(go),
+        K::Layout { shape, stride } => go(shape).or_else(|| go(stride)),
+        K::Unary { operand, .. } => go(operand),
+        K::Binary { lhs, rhs, .. } => go(lhs).or_else(|| go(rhs)),
+        K::Call { args, .. } => args.iter().find_map(|a| go(&a.value)),
+        K::Cast { value, .. } => go(value),
+        _ => None,
+    }
+}
+
+/// The span of the first use of the name `name` in a written type.
+fn type_mentions(t: &ast::TypeExpr, name: &str, depth: u32) -> Option<Span> {
+    match &t.kind {
+        ast::TypeExprKind::Named { args, .. } => args.iter().find_map(|a| mentions(a, name, depth + 1)),
+        ast::TypeExprKind::Tuple(items) if depth < 64 => items.iter().find_map(|x| type_mentions(x, name, depth + 1)),
+        _ => None,
     }
 }

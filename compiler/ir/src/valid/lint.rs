@@ -7,15 +7,20 @@ use crate::module::{Kernel, Module};
 use crate::stmt::{Block, Stmt};
 use crate::types::AddrSpace;
 use cutec_diagnostics::Diagnostic;
+use std::collections::BTreeSet;
 
-/// Every warning of every kernel, in program order:
-/// - `E0301`: a register array (`Local` allocation) accessed at an offset that is not a literal. The array
-///   then lives in local memory (off-chip, cached) instead of registers.
+/// Every warning of every kernel, in program order, once per source span (a loop unrolled 16 times has 16
+/// copies of its accesses, with one span):
+/// - `E0301`: a register array (`Local` allocation) accessed at an offset that is not a literal. ptxas may then
+///   place the array in local memory (off-chip, cached) instead of registers, unless it can remove the run-time
+///   indexing itself.
 pub fn warnings(module: &Module) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for k in &module.kernels {
         block(k, &k.body, &mut out);
     }
+    let mut seen = BTreeSet::new();
+    out.retain(|d| d.primary().is_none_or(|l| seen.insert((d.code, l.file, l.span, d.message.clone()))));
     out
 }
 
@@ -38,8 +43,14 @@ fn block(k: &Kernel, b: &Block, out: &mut Vec<Diagnostic>) {
                             loc.span,
                         )
                         .with_primary_message("this index is not a compile-time constant")
-                        .with_note("the tensor will live in local memory, which is much slower than registers")
-                        .with_help("index it with constants, or inside a loop with constant bounds"),
+                        .with_note(
+                            "the tensor may be placed in local memory (much slower than registers) unless ptxas can \
+                             remove the run-time indexing",
+                        )
+                        .with_help(
+                            "index it with compile-time constants: loop over it with constant bounds and `unroll`, \
+                             and avoid run-time values in the index",
+                        ),
                     );
                 }
             }
