@@ -19,8 +19,10 @@ echo
 echo "== cutec build examples/softmax.cute -D N=4096 --emit ptx,cubin,manifest -o $out"
 "$bin" build examples/softmax.cute -D N=4096 --emit ptx,cubin,manifest -o "$out"
 echo
-echo "== the PTX's kernel entry and its 16-byte loads ($out/softmax.ptx)"
-grep -E "^\.visible \.entry|\.reqntid|ld\.global\.v4|shfl\.sync|bar\.sync" "$out/softmax.ptx" | sort | uniq -c
+echo "== what is in the PTX ($out/softmax.ptx): the entry, and how many of each instruction that matters"
+grep -E "^\.visible \.entry|^\.reqntid" "$out/softmax.ptx"
+grep -oE "ld\.global\.v4\.[a-z0-9]+|st\.global\.v4\.[a-z0-9]+|shfl\.sync\.bfly\.b32|bar\.sync|ex2\.approx\.[a-z0-9.]+" \
+    "$out/softmax.ptx" | sort | uniq -c
 echo
 echo "Run it on a GPU: $bin run $out/softmax.ptx --kernel softmax --dim M=32768 --bench"
 [ "$bad" = 0 ]
