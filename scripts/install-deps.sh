@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing cutec needs on a fresh Debian 12 machine, idempotently:
 # LLVM 22 (static libraries, linked into the compiler), ptxas 13.0 (assembles our PTX for sm_90a without a GPU),
-# and pycute (the layout algebra's reference implementation for the differential test).
+# pycute (the layout algebra's reference implementation for the differential test) and mdbook (the book).
 # Prints the environment to use; `source scripts/env.sh` applies it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +28,12 @@ if ! command -v ptxas >/dev/null 2>&1 || ! ptxas --version | grep -q "V13.0"; th
     . scripts/env.sh
 fi
 ptxas --version | tail -1
+
+# mdbook renders the book (the test script builds it and checks that every picture it links exists).
+if ! command -v mdbook >/dev/null 2>&1 || ! mdbook --version | grep -q "v0.5.4"; then
+    echo "install-deps: cargo install mdbook 0.5.4"
+    cargo install --quiet --locked mdbook --version 0.5.4
+fi
 
 if [ -x scripts/install-pycute.sh ]; then
     bash scripts/install-pycute.sh
