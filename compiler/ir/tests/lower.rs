@@ -140,3 +140,25 @@ fn a_run_time_fragment_index_in_an_unrolled_loop_is_reported_once() {
     assert!(w[0].notes.iter().any(|n| n.contains("may be placed in local memory")), "{w:#?}");
     assert!(w[0].help.iter().any(|h| h.contains("compile-time constants")), "{w:#?}");
 }
+
+#[test]
+fn size_of_a_mode_is_the_size_of_that_mode() {
+    // A run-time partition index keeps the checker from folding `size<0>(acc)`: lowering computes it, and must
+    // take the mode, not the whole fragment (8 x 8 per thread here, so the loops run 8 times, not 64).
+    let (module, text) = lowered_and_optimized(&example("gemm_simt.cute"), "gemm_simt", &[]);
+    assert!(cutec_ir::warnings(&module).is_empty(), "{:?}", cutec_ir::warnings(&module));
+    let source = "kernel k(x: Tensor<f32, (16, 32):(32, 1), gmem>) launch(grid = (1), block = (32)) {\n    \
+                  let t = local_partition(x, (4, 8):(8, 1), thread_idx.x);\n    \
+                  let f = make_fragment_like(t);\n    \
+                  for i in 0..size<0>(f) {\n        \
+                  for j in 0..size<1>(f) {\n            \
+                  f[i, j] = 1.0;\n        \
+                  }\n    \
+                  }\n    \
+                  copy(f, t);\n}\n";
+    let module = lower_source(source, "k", &[]).unwrap_or_else(|d| panic!("{d:#?}"));
+    let lowered = print(&module);
+    assert!(lowered.contains("for $i in 0..4 "), "size<0> of the (4, 4) fragment is 4:\n{lowered}");
+    assert!(lowered.contains("for $j in 0..4 "), "size<1> of the (4, 4) fragment is 4:\n{lowered}");
+    assert_eq!(text.matches("for ").count(), 1, "only the k-tile loop is left after unrolling:\n{text}");
+}

@@ -109,7 +109,17 @@ impl Lower<'_> {
                 Ok(Value::Const(v))
             }
             Builtin::Size => match arg(0)? {
-                Value::Tensor(TensorView { layout, .. }) | Value::Layout(layout) => self.size(&layout, span),
+                Value::Tensor(TensorView { layout, .. }) | Value::Layout(layout) => {
+                    // `size<i, j>(l)` is the size of mode (i, j): select the mode first.
+                    let mut mode = cutec_layout::Value::Layout(layout);
+                    for i in self.generic_ints(e)? {
+                        mode = self.layout_result(cutec_layout::apply("get", &[i], &[mode]), span)?;
+                    }
+                    match self.layout_result(cutec_layout::apply("size", &[], &[mode]), span)? {
+                        cutec_layout::Value::Int(n) => self.static_int(&n, span),
+                        other => self.unsupported(span, format!("`size` giving `{other}`")),
+                    }
+                }
                 v @ (Value::Tuple(_) | Value::Const(_)) => {
                     let shape = self.int_tuple(&v, arg_span(0))?;
                     let size = self.layout_result(shape.product("size"), span)?;
@@ -183,9 +193,19 @@ impl Lower<'_> {
         Ok(Value::Scalar(self.b.math(fun, &handles), s))
     }
 
-    fn size(&mut self, layout: &Layout, span: Span) -> LResult<Value> {
-        let size = self.layout_result(layout.size(), span)?;
-        self.static_int(&size, span)
+    /// The compile-time values of a call's generic arguments (`size<0, 1>(t)` gives `[0, 1]`), as the checker
+    /// evaluated them.
+    fn generic_ints(&mut self, e: &ast::Expr) -> LResult<Vec<i64>> {
+        let ExprKind::Call { callee, .. } = &e.kind else { return Ok(Vec::new()) };
+        let ExprKind::Name { generics, .. } = &callee.kind else { return Ok(Vec::new()) };
+        let module = self.frame()?.module;
+        generics
+            .iter()
+            .map(|g| match self.program.value_of(module, g.id) {
+                Some(v) => Ok(v),
+                None => self.unsupported(g.span, "a generic argument that is not a compile-time integer"),
+            })
+            .collect()
     }
 
     fn static_int(&mut self, i: &cutec_layout::Int, span: Span) -> LResult<Value> {
