@@ -154,3 +154,61 @@ fn mutated_examples_never_panic_and_rejections_are_located() {
     );
     assert!(rejected > CASES / 2, "mutations should mostly produce errors; only {rejected} did");
 }
+
+/// Mutations of the kernels the back end compiles, through the whole compiler: whatever checks must lower and
+/// generate code, or be refused with a located, coded diagnostic; nothing panics after the front end either.
+#[test]
+fn mutated_kernels_compile_or_are_refused_with_located_diagnostics() {
+    const BUILDS: usize = 5_000;
+    let seed = seed(0xB1D5);
+    let mut rng = Rng::new(seed);
+    let kernels: Vec<(String, String)> = ["copy", "softmax", "rmsnorm"]
+        .iter()
+        .map(|k| {
+            let path = cutec_tests::repo_root().join(format!("examples/{k}.cute"));
+            (repo_relative(&path), std::fs::read_to_string(&path).expect("readable"))
+        })
+        .collect();
+    let opts = cutec::build::BuildOptions { defines: vec![("N".into(), 4096)], ..Default::default() };
+    let tables = cutec::code_tables();
+    let (mut compiled, mut refused, mut rejected_early) = (0usize, 0usize, 0usize);
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for case in 0..BUILDS {
+        let (name, src) = &kernels[rng.below(kernels.len())];
+        let input = mutate(&mut rng, src);
+        let result = catch_unwind(AssertUnwindSafe(|| cutec::build::build_source(name, &input, &opts)));
+        let failure = match result {
+            Err(_) => {
+                std::panic::set_hook(previous_hook);
+                panic!("build case {case} panicked (seed {seed}; rerun with CUTEC_SEED={seed}); input:\n{input}");
+            }
+            Ok(Ok((_, art))) => {
+                assert!(art.ptx.contains(".entry"), "case {case}: PTX without a kernel entry");
+                compiled += 1;
+                continue;
+            }
+            Ok(Err(f)) => f,
+        };
+        // Front-end rejections are the other test's business; count what lowering and codegen refused.
+        if failure.diagnostics.iter().any(|d| d.code < "E0300") {
+            rejected_early += 1;
+        } else {
+            refused += 1;
+        }
+        for d in &failure.diagnostics {
+            let ok = cutec_diagnostics::explain(&tables, d.code).is_some()
+                && d.primary().is_some_and(|l| l.span.end as usize <= failure.map.source(l.file).len());
+            if !ok || d.code == "E0402" {
+                std::panic::set_hook(previous_hook);
+                panic!("build case {case} (seed {seed}): {d:?}; input:\n{input}");
+            }
+        }
+    }
+    std::panic::set_hook(previous_hook);
+    eprintln!(
+        "build mutation test: {BUILDS} inputs, {compiled} compiled to PTX, {refused} refused by lowering, \
+         {rejected_early} rejected by the front end (seed {seed})"
+    );
+    assert!(compiled > BUILDS / 20, "some mutations should still compile; only {compiled} did");
+}
