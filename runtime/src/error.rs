@@ -63,4 +63,6 @@ pub enum RuntimeError {
     Tensor { dtype: DType, shape: Vec<usize>, reason: String },
     #[error(transparent)]
     Manifest(#[from] ManifestError),
+    #[error("not supported: {0}")]
+    Unsupported(String),
 }

@@ -46,5 +46,8 @@ mod scalar;
 pub use args::{ArgDesc, ArgError, BoundDim, LaunchPlan, ParamValue, TensorDesc, check_launch};
 pub use device::{Context, DeviceTensor};
 pub use error::{CudaError, RuntimeError};
-pub use module::{Kernel, KernelArg, KernelInfo, Module, PreparedLaunch, median, target_runs_on, time_launches};
+pub use module::{
+    Kernel, KernelArg, KernelInfo, LaunchOverhead, Module, PreparedLaunch, measure_launch_overhead, median,
+    target_runs_on, time_launches,
+};
 pub use scalar::{ParseScalarError, ScalarValue};

@@ -347,6 +347,61 @@ pub fn time_launches(
     events.windows(2).map(|w| w[0].elapsed_ms(&w[1]).map_err(cuda("cuEventElapsedTime"))).collect()
 }
 
+/// Host time of one launch call, in microseconds (medians over rounds of back-to-back launches): through
+/// [`Kernel::launch`] (arguments checked on every call), through a [`PreparedLaunch`] (checked once), and through
+/// the bare driver call with the parameter array built once: the floor every other path is compared with.
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchOverhead {
+    pub checked_us: f64,
+    pub prepared_us: f64,
+    pub bare_us: f64,
+}
+
+/// Measures [`LaunchOverhead`] with `rounds` rounds of `per_round` launches of each kind. Launches are
+/// asynchronous: only the host side is timed, and the stream is drained between rounds so that a full launch
+/// queue never makes the host wait. Use a kernel that runs for less time than a launch takes to issue.
+pub fn measure_launch_overhead(
+    kernel: &Kernel,
+    args: &[KernelArg<'_>],
+    rounds: usize,
+    per_round: usize,
+) -> Result<LaunchOverhead, RuntimeError> {
+    let prepared = kernel.prepare(args)?;
+    let plan = prepared.plan().clone();
+    if plan.cluster.is_some() {
+        return Err(RuntimeError::Unsupported("measuring the launch overhead of a cluster launch".into()));
+    }
+    let mut slots: Vec<Slot> = plan.params.iter().map(|p| Slot(p.to_le_bytes())).collect();
+    let mut ptrs: Vec<*mut c_void> = slots.iter_mut().map(|s| s.0.as_mut_ptr().cast()).collect();
+    let stream = kernel.stream.cu_stream();
+    let ([gx, gy, gz], [bx, by, bz]) = (plan.grid, plan.block);
+    let mut bare = || {
+        // SAFETY: the same checked parameters and live allocations as `prepared`, which borrows the tensors.
+        unsafe { result::launch_kernel(kernel.func, (gx, gy, gz), (bx, by, bz), plan.smem_bytes, stream, &mut ptrs) }
+            .map_err(cuda("cuLaunchKernel"))
+    };
+    let per_round = per_round.max(1);
+    let time = |launch: &mut dyn FnMut() -> Result<(), RuntimeError>| -> Result<f64, RuntimeError> {
+        let mut samples = Vec::with_capacity(rounds);
+        for _ in 0..rounds.max(1) {
+            kernel.stream.synchronize().map_err(cuda("cuStreamSynchronize"))?;
+            let start = std::time::Instant::now();
+            for _ in 0..per_round {
+                launch()?;
+            }
+            samples.push(start.elapsed().as_secs_f64() * 1e6 / per_round as f64);
+        }
+        kernel.stream.synchronize().map_err(cuda("cuStreamSynchronize"))?;
+        samples.sort_by(f64::total_cmp);
+        Ok(samples[samples.len() / 2])
+    };
+    kernel.ctx.bind_to_thread().map_err(cuda("cuCtxSetCurrent"))?;
+    let bare_us = time(&mut bare)?;
+    let prepared_us = time(&mut || prepared.launch())?;
+    let checked_us = time(&mut || kernel.launch(args))?;
+    Ok(LaunchOverhead { checked_us, prepared_us, bare_us })
+}
+
 /// The median of `samples` (the mean of the middle two for an even count); `None` when empty. NaNs sort last.
 pub fn median(samples: &[f32]) -> Option<f32> {
     let mut v = samples.to_vec();

@@ -136,6 +136,9 @@ struct RunArgs {
     /// Time many launches with CUDA events; print the median and GB/s.
     #[arg(long)]
     bench: bool,
+    /// Measure the host time of a launch call (checked, prepared, bare driver call); use a tiny problem.
+    #[arg(long)]
+    launch_overhead: bool,
     #[arg(long, default_value_t = 10)]
     warmup: usize,
     #[arg(long, default_value_t = 100)]
@@ -437,6 +440,7 @@ fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
         seed: args.seed,
         device: args.device,
         bench: args.bench,
+        launch_overhead: args.launch_overhead,
         warmup: args.warmup,
         iters: args.iters,
     };

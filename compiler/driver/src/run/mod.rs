@@ -23,7 +23,9 @@
 //! are read and written then, before any benchmark launch. Printed lines (stable, parsed by
 //! `scripts/gpu/compare.py`): `module ...`, `launch ...`, `nan <param> <count>`, `wrote ...`, and with `--bench`:
 //! `bench kernel=<name> median_ms=<f> min_ms=<f> max_ms=<f> iters=<n> bytes=<n> gbps=<f>`, where `bytes` is the
-//! size of all tensor arguments and `gbps` is `bytes / median` in 10^9 bytes per second.
+//! size of all tensor arguments and `gbps` is `bytes / median` in 10^9 bytes per second. With `--launch-overhead`:
+//! `launch_overhead kernel=<name> checked_us=<f> prepared_us=<f> bare_us=<f> checked_over_bare=<f>
+//! prepared_over_bare=<f>` (host microseconds per launch call; see `cutec_runtime::measure_launch_overhead`).
 
 use std::fmt;
 use std::io::Write;
@@ -31,7 +33,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use cutec_manifest::{Access, DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param};
-use cutec_runtime::{Context, DeviceTensor, KernelArg, Module, RuntimeError, ScalarValue, median, time_launches};
+use cutec_runtime::{
+    Context, DeviceTensor, KernelArg, Module, RuntimeError, ScalarValue, measure_launch_overhead, median, time_launches,
+};
 mod data;
 
 use data::{count_nan, npy_to_elements, random_elements, read_npy, write_npy};
@@ -57,6 +61,8 @@ pub struct RunOptions {
     pub device: usize,
     /// Time `iters` launches after `warmup` untimed ones and print the median.
     pub bench: bool,
+    /// Measure the host time of one launch call: checked, prepared, and the bare driver call.
+    pub launch_overhead: bool,
     pub warmup: usize,
     pub iters: usize,
 }
@@ -74,6 +80,7 @@ impl Default for RunOptions {
             seed: 0,
             device: 0,
             bench: false,
+            launch_overhead: false,
             warmup: 10,
             iters: 100,
         }
@@ -267,6 +274,21 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
             "bench kernel={} median_ms={med:.6} min_ms={min:.6} max_ms={max:.6} iters={} bytes={bytes} gbps={gbps:.1}",
             kernel.name(),
             times.len()
+        )
+        .map_err(report)?;
+    }
+    if opts.launch_overhead {
+        let o = measure_launch_overhead(&kernel, &args, 11, 1000)?;
+        writeln!(
+            out,
+            "launch_overhead kernel={} checked_us={:.3} prepared_us={:.3} bare_us={:.3} checked_over_bare={:.3} \
+             prepared_over_bare={:.3}",
+            kernel.name(),
+            o.checked_us,
+            o.prepared_us,
+            o.bare_us,
+            o.checked_us / o.bare_us,
+            o.prepared_us / o.bare_us
         )
         .map_err(report)?;
     }
