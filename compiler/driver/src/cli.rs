@@ -40,6 +40,7 @@ enum Color {
 enum Command {
     /// Parse, resolve and type-check files; print every diagnostic.
     Check {
+        /// The `.cute` files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Set a const generic parameter: -D N=4096.
@@ -51,6 +52,7 @@ enum Command {
     /// Without -o, one text stage goes to standard output; anything else is written into the current directory
     /// as FILE_STEM.EXT (.tokens .ast .ir .sched.ir .ll .ptx .cubin .json).
     Build {
+        /// The `.cute` file to compile.
         #[arg(required_unless_present = "print_passes")]
         file: Option<PathBuf>,
         /// Output file (one --emit) or directory (several); `-` is standard output.
@@ -79,7 +81,10 @@ enum Command {
         timings: bool,
     },
     /// Explain an error code: `cutec explain E0101`.
-    Explain { code: String },
+    Explain {
+        /// An error code such as E0101 (case does not matter).
+        code: String,
+    },
     /// Load a compiled module on the GPU, launch one kernel with .npy or seeded random inputs, check, time.
     Run(RunArgs),
     /// Evaluate a layout expression in CuTe's notation: `cutec layout --eval 'composition((6,2):(8,2), (4,3):(3,1))'`.
