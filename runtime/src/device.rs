@@ -163,6 +163,18 @@ impl DeviceTensor {
         self.ctx.ordinal()
     }
 
+    /// Whether [`Self::desc`] would equal `d`, without allocating (the launch path's cache check).
+    pub fn matches_desc(&self, d: &TensorDesc) -> bool {
+        if d.dtype != self.dtype
+            || d.ptr != self.ptr
+            || d.device != self.ordinal()
+            || d.len != (self.num_bytes / self.dtype.size_bytes() as usize) as u64
+        {
+            return false;
+        }
+        row_major_matches(&self.shape, &d.shape, &d.strides)
+    }
+
     /// The description the argument checker sees: row-major strides, the whole buffer as its extent.
     pub fn desc(&self) -> TensorDesc {
         // `byte_size` checked at construction that every count fits in i64.
@@ -175,6 +187,45 @@ impl DeviceTensor {
             ptr: self.ptr,
             len: (self.num_bytes / self.dtype.size_bytes() as usize) as u64,
             device: self.ordinal(),
+        }
+    }
+}
+
+/// Whether `d_shape` is `shape` and `d_strides` its row-major strides as [`TensorDesc::row_major_strides`] gives
+/// them, without allocating.
+fn row_major_matches(shape: &[usize], d_shape: &[i64], d_strides: &[i64]) -> bool {
+    if d_shape.len() != shape.len() || d_strides.len() != shape.len() {
+        return false;
+    }
+    let mut stride: i64 = 1;
+    for ((&extent, &s), &e) in shape.iter().zip(d_strides).zip(d_shape).rev() {
+        if e != extent as i64 || s != stride {
+            return false;
+        }
+        stride = stride.saturating_mul((extent as i64).max(1));
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_major_match_agrees_with_row_major_strides() {
+        for shape in [&[][..], &[7], &[4, 8], &[2, 0, 3], &[1, 1, 5], &[3, 5, 7, 2]] {
+            let s: Vec<i64> = shape.iter().map(|&e| e as i64).collect();
+            let strides = TensorDesc::row_major_strides(&s).expect("small shapes");
+            assert!(row_major_matches(shape, &s, &strides), "{shape:?}");
+            if let Some(last) = strides.len().checked_sub(1) {
+                let mut wrong = strides.clone();
+                wrong[last] += 1;
+                assert!(!row_major_matches(shape, &s, &wrong), "{shape:?} with strides {wrong:?}");
+                let mut other = s.clone();
+                other[0] += 1;
+                assert!(!row_major_matches(shape, &other, &strides), "{other:?}");
+            }
+            assert!(!row_major_matches(shape, &[s.clone(), vec![1]].concat(), &strides));
         }
     }
 }

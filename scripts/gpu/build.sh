@@ -22,3 +22,6 @@ for spec in softmax:1024 softmax:4096 rmsnorm:4096 rmsnorm:16384; do
     rmdir "$GPU_DIR/${k}_$n"
 done
 ls -l "$GPU_DIR"
+# The runtime's GPU smoke test of its launch-argument cache (run by first_light.sh).
+cargo build --release --locked -q -p cutec-runtime --example launch_check
+cp target/release/examples/launch_check "$GPU_DIR/launch_check"

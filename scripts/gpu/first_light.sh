@@ -22,6 +22,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,te
 ls -l "$GPU_DIR"
 status=0
 python3 scripts/gpu/compare.py --gpu-dir "$GPU_DIR" "$@" || status=$?
+echo "== the runtime's launch-argument cache"
+"$GPU_DIR/launch_check" "$GPU_DIR/copy.ptx" "$GPU_DIR/copy.json" || status=$?
 echo "== gemm_simt (SIMT f32 GEMM) against float64 and torch.matmul"
 GPU_DIR="$GPU_DIR" python3 scripts/gpu/gemm_check.py || status=$?
 
