@@ -12,7 +12,7 @@ cp target/release/cutec "$GPU_DIR/cutec"
 c="$GPU_DIR/cutec"
 "$c" build examples/copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_simt.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
-for spec in softmax:1024 softmax:4096 rmsnorm:4096 rmsnorm:16384; do
+for spec in softmax:1024 softmax:4096 softmax_warp:1024 rmsnorm:4096 rmsnorm:16384; do
     k=${spec%%:*}
     n=${spec##*:}
     "$c" build "examples/$k.cute" -D N=$n --emit ptx,manifest,cubin -o "$GPU_DIR/${k}_$n"
