@@ -22,7 +22,8 @@ fi
 
 # ptxas from the CUDA 13.0 wheel: the same version as the GPU machine's driver and toolkit.
 . scripts/env.sh
-if ! command -v ptxas >/dev/null 2>&1 || ! ptxas --version | grep -q "V13.0"; then
+# (grep without -q reads all of ptxas's output: with pipefail, an early exit would fail the pipe.)
+if ! command -v ptxas >/dev/null 2>&1 || ! ptxas --version | grep "V13.0" >/dev/null; then
     echo "install-deps: pip install nvidia-cuda-nvcc==13.0.88"
     python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore nvidia-cuda-nvcc==13.0.88
     . scripts/env.sh
@@ -30,7 +31,7 @@ fi
 ptxas --version | tail -1
 
 # mdbook renders the book (the test script builds it and checks that every picture it links exists).
-if ! command -v mdbook >/dev/null 2>&1 || ! mdbook --version | grep -q "v0.5.4"; then
+if ! command -v mdbook >/dev/null 2>&1 || ! mdbook --version | grep "v0.5.4" >/dev/null; then
     echo "install-deps: cargo install mdbook 0.5.4"
     cargo install --quiet --locked mdbook --version 0.5.4
 fi

@@ -4,12 +4,8 @@
 use cutec::build::{BuildOptions, build_source};
 
 /// (example, const overrides) of the kernels the compiler generates code for today.
-const KERNELS: &[(&str, &[(&str, i64)])] = &[
-    ("copy", &[]),
-    ("softmax", &[("N", 4096)]),
-    ("softmax_warp", &[("N", 1024)]),
-    ("rmsnorm", &[("N", 4096)]),
-];
+const KERNELS: &[(&str, &[(&str, i64)])] =
+    &[("copy", &[]), ("softmax", &[("N", 4096)]), ("softmax_warp", &[("N", 1024)]), ("rmsnorm", &[("N", 4096)])];
 
 fn build(example: &str, defines: &[(&str, i64)]) -> cutec::build::Artifacts {
     let path = cutec_tests::repo_root().join(format!("examples/{example}.cute"));
