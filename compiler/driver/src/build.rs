@@ -149,79 +149,41 @@ fn internal(file: FileId, message: String) -> Diagnostic {
 
 /// One line per kernel: what the manifest says (parameters, dynamic dimensions, launch, shared memory).
 pub fn manifest_summary(m: &cutec_manifest::Manifest) -> String {
-    let json = serde_json::to_value(m).unwrap_or_default();
+    use cutec_manifest::{ConstValue, Param};
+    let list = |items: &[cutec_manifest::Expr]| items.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", ");
     let mut out = String::new();
-    for k in json["kernels"].as_array().into_iter().flatten() {
-        let params: Vec<String> = k["params"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|p| {
-                let name = p["name"].as_str().unwrap_or("?");
-                let dtype = p["dtype"].as_str().unwrap_or("?");
-                match p["layout"].as_object() {
-                    Some(l) => format!("{name}: {dtype}[{}:{}]", compact(&l["shape"]), compact(&l["stride"])),
-                    None => format!("{name}: {dtype}"),
-                }
+    for k in &m.kernels {
+        let params: Vec<String> = k
+            .params
+            .iter()
+            .map(|p| match p {
+                Param::Tensor(t) => format!("{}: {}[{}]", t.name, t.dtype, t.layout),
+                Param::Scalar(s) => format!("{}: {}", s.name, s.dtype),
             })
             .collect();
-        let dims: Vec<&str> = k["dims"].as_array().into_iter().flatten().filter_map(|d| d["name"].as_str()).collect();
-        out.push_str(&format!("kernel {}({})\n", k["name"].as_str().unwrap_or("?"), params.join(", ")));
-        if !dims.is_empty() {
+        out.push_str(&format!("kernel {}({})\n", k.name, params.join(", ")));
+        if !k.dims.is_empty() {
+            let dims: Vec<&str> = k.dims.iter().map(|d| d.name.as_str()).collect();
             out.push_str(&format!("  dynamic dims: {}\n", dims.join(", ")));
         }
-        let launch = &k["launch"];
         out.push_str(&format!(
-            "  launch: grid = {}, block = {}, static smem = {} B\n",
-            expr_list(&launch["grid"]),
-            expr_list(&launch["block"]),
-            launch["static_smem_bytes"].as_u64().unwrap_or(0)
+            "  launch: grid = ({}), block = ({}), static smem = {} B\n",
+            list(&k.launch.grid),
+            list(&k.launch.block),
+            k.launch.static_smem_bytes
         ));
-        if let Some(c) = k["const_params"].as_object().filter(|c| !c.is_empty()) {
-            let consts: Vec<String> = c.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        if !k.const_params.is_empty() {
+            let consts: Vec<String> = k
+                .const_params
+                .iter()
+                .map(|(n, v)| match v {
+                    ConstValue::Bool(b) => format!("{n} = {b}"),
+                    ConstValue::Int(i) => format!("{n} = {i}"),
+                    ConstValue::Str(s) => format!("{n} = {s:?}"),
+                })
+                .collect();
             out.push_str(&format!("  const params: {}\n", consts.join(", ")));
         }
     }
     out
-}
-
-fn compact(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::Array(a) => format!("({})", a.iter().map(compact).collect::<Vec<_>>().join(",")),
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// A launch expression list as source-like text: `(ceil_div(N, 1024))`.
-fn expr_list(v: &serde_json::Value) -> String {
-    let items: Vec<String> = v.as_array().into_iter().flatten().map(expr).collect();
-    format!("({})", items.join(", "))
-}
-
-fn expr(v: &serde_json::Value) -> String {
-    if let Some(i) = v.get("int") {
-        return i.to_string();
-    }
-    if let Some(d) = v.get("dim").and_then(|d| d.as_str()) {
-        return d.to_string();
-    }
-    if let Some(op) = v.get("op").and_then(|o| o.as_str()) {
-        let args: Vec<String> = v["args"].as_array().into_iter().flatten().map(expr).collect();
-        let sym = match op {
-            "add" => Some("+"),
-            "sub" => Some("-"),
-            "mul" => Some("*"),
-            "div" => Some("/"),
-            _ => None,
-        };
-        return match (sym, args.as_slice()) {
-            (Some(s), [a, b]) => format!("{a} {s} {b}"),
-            _ => format!("{op}({})", args.join(", ")),
-        };
-    }
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }

@@ -45,16 +45,7 @@ impl fmt::Display for Tiler {
         match self {
             Tiler::Layout(l) => write!(f, "{l}"),
             Tiler::Underscore => f.write_str("_"),
-            Tiler::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, t) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                f.write_str(")")
-            }
+            Tiler::Tuple(v) => crate::int_tuple::write_tuple(f, v),
         }
     }
 }

@@ -349,20 +349,23 @@ impl IntTuple {
     }
 }
 
+/// CuTe's tuple notation: `(a,b,c)`, no spaces; the one printer of every tuple-like value.
+pub(crate) fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T]) -> fmt::Result {
+    f.write_str("(")?;
+    for (k, item) in items.iter().enumerate() {
+        if k > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{item}")?;
+    }
+    f.write_str(")")
+}
+
 impl fmt::Display for IntTuple {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IntTuple::Int(i) => write!(f, "{i}"),
-            IntTuple::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, t) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                f.write_str(")")
-            }
+            IntTuple::Tuple(v) => crate::int_tuple::write_tuple(f, v),
         }
     }
 }
@@ -527,16 +530,7 @@ impl fmt::Display for Coord {
         match self {
             Coord::Int(i) => write!(f, "{i}"),
             Coord::Underscore => f.write_str("_"),
-            Coord::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, c) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{c}")?;
-                }
-                f.write_str(")")
-            }
+            Coord::Tuple(v) => crate::int_tuple::write_tuple(f, v),
         }
     }
 }

@@ -218,18 +218,8 @@ impl Lower<'_> {
         }
         let s = self.scalar_type(e)?;
         let (a, b) = (self.scalar(&l, s, lhs.span)?, self.scalar(&r, s, rhs.span)?);
-        let op = match op {
-            AstOp::Add => BinaryOp::Add,
-            AstOp::Sub => BinaryOp::Sub,
-            AstOp::Mul => BinaryOp::Mul,
-            AstOp::Div => BinaryOp::Div,
-            AstOp::Rem => BinaryOp::Rem,
-            AstOp::Shl => BinaryOp::Shl,
-            AstOp::Shr => BinaryOp::Shr,
-            AstOp::BitAnd | AstOp::And => BinaryOp::And,
-            AstOp::BitOr | AstOp::Or => BinaryOp::Or,
-            AstOp::BitXor => BinaryOp::Xor,
-            _ => return self.unsupported(e.span, format!("the operator `{}`", op.as_str())),
+        let Some(op) = arithmetic_op(op) else {
+            return self.unsupported(e.span, format!("the operator `{}`", op.as_str()));
         };
         Ok(Value::Scalar(self.b.binary(op, a, b), s))
     }
@@ -237,21 +227,29 @@ impl Lower<'_> {
     /// Applies a compound assignment's operator (`+=` ...) to two scalar values of type `s`.
     pub fn apply_op(&mut self, op: AstOp, l: &Value, r: &Value, s: Scalar, span: Span) -> LResult<Value> {
         let (a, b) = (self.scalar(l, s, span)?, self.scalar(r, s, span)?);
-        let op = match op {
-            AstOp::Add => BinaryOp::Add,
-            AstOp::Sub => BinaryOp::Sub,
-            AstOp::Mul => BinaryOp::Mul,
-            AstOp::Div => BinaryOp::Div,
-            AstOp::Rem => BinaryOp::Rem,
-            AstOp::Shl => BinaryOp::Shl,
-            AstOp::Shr => BinaryOp::Shr,
-            AstOp::BitAnd => BinaryOp::And,
-            AstOp::BitOr => BinaryOp::Or,
-            AstOp::BitXor => BinaryOp::Xor,
-            _ => return self.unsupported(span, format!("the assignment operator `{}=`", op.as_str())),
+        let Some(op) = arithmetic_op(op) else {
+            return self.unsupported(span, format!("the assignment operator `{}=`", op.as_str()));
         };
         Ok(Value::Scalar(self.b.binary(op, a, b), s))
     }
+}
+
+/// The IR operation of an arithmetic or bitwise source operator; `&&` and `||` on `bool` (`i1`) values are the
+/// bitwise `and` and `or`. `None` for comparisons, which lower to `compare`.
+fn arithmetic_op(op: AstOp) -> Option<BinaryOp> {
+    Some(match op {
+        AstOp::Add => BinaryOp::Add,
+        AstOp::Sub => BinaryOp::Sub,
+        AstOp::Mul => BinaryOp::Mul,
+        AstOp::Div => BinaryOp::Div,
+        AstOp::Rem => BinaryOp::Rem,
+        AstOp::Shl => BinaryOp::Shl,
+        AstOp::Shr => BinaryOp::Shr,
+        AstOp::BitAnd | AstOp::And => BinaryOp::And,
+        AstOp::BitOr | AstOp::Or => BinaryOp::Or,
+        AstOp::BitXor => BinaryOp::Xor,
+        AstOp::Eq | AstOp::Ne | AstOp::Lt | AstOp::Le | AstOp::Gt | AstOp::Ge => return None,
+    })
 }
 
 enum Folded {

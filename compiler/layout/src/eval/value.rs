@@ -28,16 +28,7 @@ impl fmt::Display for Value {
         match self {
             Value::Int(i) => write!(f, "{i}"),
             Value::Underscore => f.write_str("_"),
-            Value::Tuple(v) => {
-                f.write_str("(")?;
-                for (k, x) in v.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{x}")?;
-                }
-                f.write_str(")")
-            }
+            Value::Tuple(v) => crate::int_tuple::write_tuple(f, v),
             Value::Layout(l) => write!(f, "{l}"),
             Value::Swizzle(s) => write!(f, "{s}"),
             Value::Composed(c) => write!(f, "{c}"),
