@@ -1,6 +1,6 @@
 //! Errors of reading and validating a manifest.
 
-use crate::expr::ExprError;
+use crate::ExprError;
 use crate::layout::IntTuple;
 use crate::{DimComponent, FORMAT_VERSION};
 

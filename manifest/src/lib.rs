@@ -48,8 +48,9 @@
 //! * `launch`: `grid` and `block` are lists of 1 to 3 expressions (x, y, z; missing entries are 1), `cluster` an
 //!   optional list of 1 to 3 expressions, `smem_bytes` the dynamic shared memory in bytes (an expression; default
 //!   0), `static_smem_bytes` the static shared memory the compiler allocated (informational). Expressions are JSON
-//!   trees: `{"int": 4}`, `{"dim": "M"}`, `{"op": OP, "args": [..]}` with `OP` one of `add sub mul div ceil_div min
-//!   max` (see [`Expr`]); on input a bare integer or string is accepted as shorthand.
+//!   trees: `{"int": 4}`, `{"dim": "M"}`, `{"op": OP, "args": [..]}` with `OP` one of `add sub mul div rem ceil_div
+//!   shape_div min max` (the compiler's one symbolic integer, [`SymInt`], whose JSON form this is); on input a bare
+//!   integer or string is accepted as shorthand.
 //! * `const_params`: the compile-time (const generic) values the kernel was specialized with: integers, booleans
 //!   or strings; informational.
 //!
@@ -64,7 +65,6 @@
 
 mod dtype;
 mod error;
-mod expr;
 mod layout;
 mod validate;
 
@@ -75,7 +75,10 @@ use serde::{Deserialize, Serialize};
 
 pub use dtype::{DType, IntType, UnknownDType};
 pub use error::ManifestError;
-pub use expr::{Expr, ExprError, Op};
+pub use cutec_symint::{EvalError as ExprError, Op, SymInt};
+
+/// A launch expression: a [`SymInt`] over the kernel's dynamic dimensions (the only leaves it may have).
+pub type Expr = SymInt;
 pub use layout::{IntTuple, Layout};
 
 /// The manifest format version this crate reads and writes.
@@ -206,7 +209,7 @@ pub struct Launch {
 }
 
 fn zero() -> Expr {
-    Expr::Int(0)
+    Expr::Const(0)
 }
 
 /// A compile-time parameter value.

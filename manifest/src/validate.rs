@@ -159,11 +159,19 @@ fn kernel(k: &Kernel) -> Result<(), ManifestError> {
 }
 
 fn expr(k: &Kernel, what: &str, e: &crate::Expr, declared: &dyn Fn(&str) -> bool) -> Result<(), ManifestError> {
-    e.check_arity().map_err(|source| ManifestError::LaunchExpr {
-        kernel: k.name.clone(),
-        what: what.to_owned(),
-        source,
-    })?;
+    // Only dimensions and constants are known at launch (deserialized expressions have nothing else).
+    let mut other = None;
+    e.any_leaf(&mut |l| {
+        let bad = !matches!(l, crate::SymInt::Const(_) | crate::SymInt::Dim(_));
+        if bad {
+            other = Some(l.to_string());
+        }
+        bad
+    });
+    if let Some(name) = other {
+        let source = crate::ExprError::Unbound { name };
+        return Err(ManifestError::LaunchExpr { kernel: k.name.clone(), what: what.to_owned(), source });
+    }
     let mut undeclared = None;
     e.for_each_dim(&mut |d| {
         if undeclared.is_none() && !declared(d) {

@@ -420,7 +420,7 @@ fn eval_in_range(
     max: i64,
 ) -> Result<i64, ArgError> {
     let value =
-        e.eval(env).map_err(|source| ArgError::LaunchExpr { what: what.clone(), expr: e.to_string(), source })?;
+        e.eval_dims(env).map_err(|source| ArgError::LaunchExpr { what: what.clone(), expr: e.to_string(), source })?;
     if value < min || value > max {
         return Err(ArgError::LaunchRange { what, expr: e.to_string(), value, min, max });
     }

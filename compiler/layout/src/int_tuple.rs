@@ -1,13 +1,16 @@
 //! Hierarchical integer tuples: CuTe's `IntTuple` (an integer or a tuple of `IntTuple`s) and the arithmetic of
 //! shapes on them (`product`, `shape_div`, `ceil_div`, `elem_scale`, compact strides, `crd2idx`, `idx2crd`).
 //!
-//! An integer is [`Int::Static`] (known to the compiler) or [`Int::Dynamic`] (a run-time value with a name and,
-//! where the caller knows it, a value). Dynamic integers behave like CuTe's run-time integers: they never take
-//! part in static simplifications (coalescing, `is_constant<1>` tests), products and quotients of them are formed
-//! symbolically (`128*K`), and an operation that must compare or branch on an unknown value fails with
+//! An integer is [`Int::Static`] (known to the compiler) or [`Int::Dynamic`] (a run-time value: a
+//! [`SymInt`] over dynamic dimensions and run-time values, and, where the caller knows it, a value). Dynamic
+//! integers behave like CuTe's run-time integers: they never take part in static simplifications (coalescing,
+//! `is_constant<1>` tests), products and quotients of them are formed symbolically (the tree `128*K`, never a
+//! string), and an operation that must compare or branch on an unknown value fails with
 //! [`LayoutError::NeedsStatic`].
 
 use std::fmt;
+
+pub use cutec_symint::{Op as SymOp, SymInt};
 
 use crate::error::{LayoutError, Result, invalid, rank_mismatch};
 
@@ -16,15 +19,31 @@ use crate::error::{LayoutError, Result, invalid, rank_mismatch};
 pub enum Int {
     /// A compile-time integer (CuTe's `Int<N>`).
     Static(i64),
-    /// A run-time integer: `name` prints where the value is unknown; `value` is known in some contexts (tests,
-    /// a specialisation), and then prints instead of the name.
-    Dynamic { name: String, value: Option<i64> },
+    /// A run-time integer: `sym` says how it is computed (and prints where the value is unknown); `value` is
+    /// known in some contexts (tests, a specialisation), and then prints instead.
+    Dynamic { sym: SymInt, value: Option<i64> },
 }
 
 impl Int {
-    /// A dynamic integer with unknown value.
+    /// A dynamic dimension named `name`, value unknown.
     pub fn named(name: impl Into<String>) -> Int {
-        Int::Dynamic { name: name.into(), value: None }
+        Int::Dynamic { sym: SymInt::dim(name), value: None }
+    }
+
+    /// The integer a symbolic integer stands for: static when it is a constant.
+    pub fn from_sym(sym: SymInt) -> Int {
+        match sym {
+            SymInt::Const(v) => Int::Static(v),
+            sym => Int::Dynamic { sym, value: None },
+        }
+    }
+
+    /// The symbolic form: a constant for a static integer.
+    pub fn sym(&self) -> SymInt {
+        match self {
+            Int::Static(v) => SymInt::Const(*v),
+            Int::Dynamic { sym, .. } => sym.clone(),
+        }
     }
 
     /// The value, when it is known (static, or dynamic with a known value).
@@ -57,22 +76,8 @@ impl Int {
         match self {
             Int::Static(v) => Ok(*v),
             Int::Dynamic { value: Some(v), .. } => Ok(*v),
-            Int::Dynamic { name, value: None } => Err(LayoutError::NeedsStatic { op, name: name.clone() }),
+            Int::Dynamic { sym, value: None } => Err(LayoutError::NeedsStatic { op, name: sym.to_string() }),
         }
-    }
-
-    /// The symbolic text of this integer inside a derived name: the number, or the dynamic name.
-    fn symbol(&self) -> String {
-        match self {
-            Int::Static(v) => v.to_string(),
-            Int::Dynamic { name, .. } => name.clone(),
-        }
-    }
-
-    /// The symbol, in parentheses when it is a compound expression.
-    fn operand(&self) -> String {
-        let s = self.symbol();
-        if s.contains(['+', '-', '/']) && !s.starts_with('-') { format!("({s})") } else { s }
     }
 }
 
@@ -86,7 +91,7 @@ impl fmt::Display for Int {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Int::Static(v) | Int::Dynamic { value: Some(v), .. } => write!(f, "{v}"),
-            Int::Dynamic { name, value: None } => f.write_str(name),
+            Int::Dynamic { sym, value: None } => write!(f, "{sym}"),
         }
     }
 }
@@ -95,14 +100,13 @@ fn overflow(op: &'static str, what: String) -> LayoutError {
     LayoutError::Overflow { op, what }
 }
 
-/// A dynamic result `name` whose value is `f(a, b)` when both values are known.
-fn derived(op: &'static str, name: String, a: &Int, b: &Int, f: impl Fn(i64, i64) -> Result<i64>) -> Result<Int> {
+/// The dynamic result `a sop b`, whose value is `f(a, b)` when both values are known.
+fn derived(sop: SymOp, a: &Int, b: &Int, f: impl Fn(i64, i64) -> Result<i64>) -> Result<Int> {
     let value = match (a.value(), b.value()) {
         (Some(x), Some(y)) => Some(f(x, y)?),
         _ => None,
     };
-    let _ = op;
-    Ok(Int::Dynamic { name, value })
+    Ok(Int::Dynamic { sym: SymInt::Op(sop, Box::new(a.sym()), Box::new(b.sym())), value })
 }
 
 /// `a * b`, static when both are; `0 * x = 0` and `1 * x = x` keep static zeros and dynamic names.
@@ -112,7 +116,7 @@ pub fn mul(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(checked(*x, *y)?)),
         (Int::Static(0), _) | (_, Int::Static(0)) => Ok(Int::Static(0)),
         (Int::Static(1), x) | (x, Int::Static(1)) => Ok(x.clone()),
-        _ => derived(op, format!("{}*{}", a.operand(), b.operand()), a, b, checked),
+        _ => derived(SymOp::Mul, a, b, checked),
     }
 }
 
@@ -122,18 +126,21 @@ pub fn add(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
     match (a, b) {
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(checked(*x, *y)?)),
         (Int::Static(0), x) | (x, Int::Static(0)) => Ok(x.clone()),
-        _ => derived(op, format!("{}+{}", a.symbol(), b.symbol()), a, b, checked),
+        _ => derived(SymOp::Add, a, b, checked),
     }
 }
 
-/// `|a|`.
+/// `|a|`: needs the value of a dynamic integer (the sign decides), and keeps it symbolic when it is already
+/// non-negative.
 pub fn abs(op: &'static str, a: &Int) -> Result<Int> {
     match a {
         Int::Static(x) => x.checked_abs().map(Int::Static).ok_or_else(|| overflow(op, format!("|{x}|"))),
-        Int::Dynamic { value: Some(v), name } if *v >= 0 => Ok(Int::Dynamic { name: name.clone(), value: Some(*v) }),
-        Int::Dynamic { .. } => {
+        Int::Dynamic { value: Some(v), .. } if *v >= 0 => Ok(a.clone()),
+        Int::Dynamic { sym, .. } => {
             let v = a.need(op)?;
-            Ok(Int::Dynamic { name: format!("abs({})", a.symbol()), value: Some(v.abs()) })
+            let value = v.checked_abs().ok_or_else(|| overflow(op, format!("|{v}|")))?;
+            let negated = SymInt::Op(SymOp::Sub, Box::new(SymInt::Const(0)), Box::new(sym.clone()));
+            Ok(Int::Dynamic { sym: negated, value: Some(value) })
         }
     }
 }
@@ -162,7 +169,7 @@ pub fn shape_div(op: &'static str, a: &Int, b: &Int, what: &dyn Fn() -> String) 
             }
             Ok(Int::Static(div(*x, *y)?))
         }
-        _ => derived(op, format!("{}/{}", a.operand(), b.operand()), a, b, div),
+        _ => derived(SymOp::ShapeDiv, a, b, div),
     }
 }
 
@@ -177,7 +184,7 @@ pub fn safe_div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
     match (a, b) {
         (_, Int::Static(1)) => Ok(a.clone()),
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(div(*x, *y)?)),
-        _ => derived(op, format!("{}/{}", a.operand(), b.operand()), a, b, div),
+        _ => derived(SymOp::Div, a, b, div),
     }
 }
 
@@ -193,16 +200,17 @@ pub fn ceil_div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
     match (a, b) {
         (_, Int::Static(1)) => Ok(a.clone()),
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(div(*x, *y)?)),
-        _ => derived(op, format!("ceil_div({},{})", a.symbol(), b.symbol()), a, b, div),
+        _ => derived(SymOp::CeilDiv, a, b, div),
     }
 }
 
 /// CuTe's `shape_min`: a static `1` is smaller than every shape; otherwise `min(a, b)`.
 pub fn shape_min(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+    let _ = op;
     match (a, b) {
         (Int::Static(1), _) | (_, Int::Static(1)) => Ok(Int::Static(1)),
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(*x.min(y))),
-        _ => derived(op, format!("min({},{})", a.symbol(), b.symbol()), a, b, |x, y| Ok(x.min(y))),
+        _ => derived(SymOp::Min, a, b, |x, y| Ok(x.min(y))),
     }
 }
 
@@ -670,7 +678,7 @@ mod tests {
         assert_eq!(mul("t", &Int::named("M"), &Int::Static(1)).unwrap(), Int::named("M"));
         assert_eq!(mul("t", &Int::named("M"), &Int::Static(0)).unwrap(), Int::Static(0));
         assert_eq!(mul("t", &Int::named("M"), &Int::named("K")).unwrap().to_string(), "M*K");
-        let m = Int::Dynamic { name: "M".into(), value: Some(6) };
+        let m = Int::Dynamic { sym: SymInt::dim("M"), value: Some(6) };
         assert_eq!(mul("t", &m, &Int::Static(2)).unwrap().value(), Some(12));
         assert!(Int::named("M").need("t").is_err());
     }

@@ -3,6 +3,7 @@
 //! `check_call.rs` (one `match` over [`Builtin`]).
 
 use crate::types::{Scalar, Type};
+use cutec_layout::LayoutOp;
 
 /// A builtin name.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -686,6 +687,52 @@ pub fn info(builtin: Builtin) -> &'static BuiltinInfo {
     BUILTINS.iter().find(|b| b.builtin == builtin).unwrap_or(&BUILTINS[0])
 }
 
+impl Builtin {
+    /// The operation of the layout algebra this builtin is (`cutec_layout::apply` computes it, for the checker's
+    /// folding and for the lowering alike); `None` for builtins that are not algebra. `select` is the algebra's
+    /// `select<I...>(L)` when it has generic arguments. Tied to the algebra's table by a test: a builtin named
+    /// after an operation is that operation.
+    pub fn layout_op(self) -> Option<LayoutOp> {
+        use Builtin as B;
+        Some(match self {
+            B::Size => LayoutOp::Size,
+            B::Rank => LayoutOp::Rank,
+            B::Depth => LayoutOp::Depth,
+            B::Get => LayoutOp::Get,
+            B::Shape => LayoutOp::Shape,
+            B::Stride => LayoutOp::Stride,
+            B::Cosize => LayoutOp::Cosize,
+            B::Select => LayoutOp::Select,
+            B::Composition => LayoutOp::Composition,
+            B::MakeLayout => LayoutOp::MakeLayout,
+            B::Coalesce => LayoutOp::Coalesce,
+            B::Complement => LayoutOp::Complement,
+            B::Filter => LayoutOp::Filter,
+            B::RightInverse => LayoutOp::RightInverse,
+            B::LeftInverse => LayoutOp::LeftInverse,
+            B::LogicalDivide => LayoutOp::LogicalDivide,
+            B::ZippedDivide => LayoutOp::ZippedDivide,
+            B::TiledDivide => LayoutOp::TiledDivide,
+            B::FlatDivide => LayoutOp::FlatDivide,
+            B::LogicalProduct => LayoutOp::LogicalProduct,
+            B::ZippedProduct => LayoutOp::ZippedProduct,
+            B::TiledProduct => LayoutOp::TiledProduct,
+            B::FlatProduct => LayoutOp::FlatProduct,
+            B::BlockedProduct => LayoutOp::BlockedProduct,
+            B::RakedProduct => LayoutOp::RakedProduct,
+            B::TileToShape => LayoutOp::TileToShape,
+            B::MakeOrderedLayout => LayoutOp::MakeOrderedLayout,
+            B::MakeLayoutTv => LayoutOp::MakeLayoutTv,
+            B::MaxCommonVector => LayoutOp::MaxCommonVector,
+            B::Upcast => LayoutOp::Upcast,
+            B::Downcast => LayoutOp::Downcast,
+            B::LocalTile => LayoutOp::LocalTile,
+            B::LocalPartition => LayoutOp::LocalPartition,
+            _ => return None,
+        })
+    }
+}
+
 /// A method of a builtin value type.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Method {
@@ -803,6 +850,28 @@ mod tests {
             assert!(!b.doc.is_empty() && b.doc.ends_with('.'), "{}: doc must be one sentence", b.name);
             assert_eq!(info(b.builtin).name, b.name);
             assert!(b.optional <= b.params.len() && b.optional_generics <= b.generics.len());
+        }
+    }
+
+    #[test]
+    fn layout_builtins_are_the_algebras_operations() {
+        for b in BUILTINS {
+            let by_name = LayoutOp::from_name(b.name);
+            match b.builtin.layout_op() {
+                Some(op) => assert_eq!(op.name(), b.name, "{:?} is the operation `{}`", b.builtin, op.name()),
+                // `ceil_div` is the language's integer `ceil_div(a, b)`, the algebra's works on shapes.
+                None => assert!(
+                    by_name.is_none() || b.builtin == Builtin::CeilDiv,
+                    "the builtin `{}` is named after a layout operation but does not map to it",
+                    b.name
+                ),
+            }
+            // Every operation the builtin maps to accepts the builtin's arity (`select(c, a, b)` is the scalar
+            // form; the algebra's is `select<I...>(L)`).
+            if let Some(op) = b.builtin.layout_op().filter(|_| b.builtin != Builtin::Select) {
+                let (lo, hi) = op.info().args;
+                assert!(b.min_args() >= lo && b.params.len() <= hi, "{}: arity disagrees with the algebra", b.name);
+            }
         }
     }
 

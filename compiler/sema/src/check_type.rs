@@ -125,7 +125,7 @@ impl Fcx<'_, '_> {
         if let ExprKind::Tuple(items) = &e.kind {
             if !self.enter(e.span) {
                 self.set_type(e.id, Type::Error);
-                return IntTuple::Leaf(SymInt::Runtime(e.id));
+                return IntTuple::Leaf(self.runtime_sym(e));
             }
             let v: Vec<IntTuple> = items.iter().map(|x| self.int_tree(x, part)).collect();
             self.leave();
@@ -136,7 +136,7 @@ impl Fcx<'_, '_> {
         let t = self.expr(e, Some(Scalar::Int));
         if !t.is_integer() && !t.is_error() {
             self.error(SemaError::LayoutEntry { span: e.span, found: t.describe(), part });
-            return IntTuple::Leaf(SymInt::Runtime(e.id));
+            return IntTuple::Leaf(self.runtime_sym(e));
         }
         let v = self.sym(e);
         if let SymInt::Const(x) = v {

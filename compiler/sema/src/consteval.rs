@@ -55,8 +55,13 @@ impl Fcx<'_, '_> {
         self.sym_at(e, 0)
     }
 
+    /// The run-time value of `e` as a leaf: its node id, named after its source text.
+    pub fn runtime_sym(&self, e: &Expr) -> SymInt {
+        SymInt::value(e.id.0, crate::fold::text(e, 0))
+    }
+
     fn sym_at(&self, e: &Expr, depth: u32) -> SymInt {
-        let runtime = SymInt::Runtime(e.id);
+        let runtime = self.runtime_sym(e);
         if depth > MAX_DEPTH {
             return runtime;
         }
@@ -71,15 +76,18 @@ impl Fcx<'_, '_> {
             ExprKind::Bool(b) => SymInt::Const(i64::from(*b)),
             ExprKind::Name { name, .. } => match self.res(e.id) {
                 Some(Resolution::ConstGeneric(n)) => {
-                    self.const_generic_value(n).map_or_else(|| SymInt::ConstGeneric(n.clone()), SymInt::Const)
+                    self.const_generic_value(n).map_or_else(|| SymInt::Generic(n.clone()), SymInt::Const)
                 }
                 Some(Resolution::Const(m, i)) => match self.const_item_value(*m, *i) {
                     Some(ConstValue::Int(v)) => SymInt::Const(v),
                     Some(ConstValue::Bool(b)) => SymInt::Const(i64::from(b)),
                     _ => runtime,
                 },
-                Some(Resolution::DynDim(_)) => SymInt::DynDim(name.name.clone()),
-                Some(Resolution::Param(i)) if self.ty(e.id).is_integer() => SymInt::Param(*i),
+                Some(Resolution::DynDim(_)) => SymInt::Dim(name.name.clone()),
+                Some(Resolution::Param(i)) if self.ty(e.id).is_integer() => match u32::try_from(*i) {
+                    Ok(index) => SymInt::Param { index, name: name.name.clone() },
+                    Err(_) => runtime,
+                },
                 _ => runtime,
             },
             ExprKind::Unary { op: UnaryOp::Neg, operand } => {
@@ -175,7 +183,7 @@ impl Fcx<'_, '_> {
             self.record_value(e, v);
             return Some(v);
         }
-        if !contains_generic(&s) && !matches!(s, SymInt::Runtime(_)) {
+        if s.is_launch_time() {
             self.error(SemaError::ConstEval { span: e.span, problem: "division by zero or overflow" });
         }
         None
@@ -213,7 +221,7 @@ impl Fcx<'_, '_> {
                 match (a, b) {
                     (V::Int(x), V::Int(y)) => {
                         if let Some(sop) = sym_op(*op) {
-                            V::Int(sop.apply(x, y).ok_or(overflow)?)
+                            V::Int(sop.apply(x, y).map_err(|_| overflow)?)
                         } else {
                             match op {
                                 BinaryOp::Shl => {
@@ -262,7 +270,7 @@ impl Fcx<'_, '_> {
             }
             ExprKind::Call { callee, args } => match builtin_op(self, callee, args) {
                 Some((op, a, b)) => match (self.const_value(a, depth + 1)?, self.const_value(b, depth + 1)?) {
-                    (V::Int(x), V::Int(y)) => V::Int(op.apply(x, y).ok_or(overflow)?),
+                    (V::Int(x), V::Int(y)) => V::Int(op.apply(x, y).map_err(|_| overflow)?),
                     (x, y) if op == SymOp::Min => V::Float(float(x).min(float(y))),
                     (x, y) if op == SymOp::Max => V::Float(float(x).max(float(y))),
                     _ => return Err((e.span, None)),
@@ -287,13 +295,6 @@ fn compare(op: BinaryOp, o: std::cmp::Ordering) -> bool {
     }
 }
 
-fn contains_generic(s: &SymInt) -> bool {
-    match s {
-        SymInt::ConstGeneric(_) => true,
-        SymInt::Op(_, a, b) => contains_generic(a) || contains_generic(b),
-        _ => false,
-    }
-}
 
 /// Checks `const` item number `c` (an index into `cx.consts`) and computes its value, once.
 pub(crate) fn check_const_item(cx: &mut Cx<'_>, c: usize) {
@@ -546,7 +547,7 @@ impl Fcx<'_, '_> {
                         BinaryOp::BitOr => Cond::Known(x | y),
                         BinaryOp::BitXor => Cond::Known(x ^ y),
                         op if is_comparison(*op) => Cond::Known(i64::from(compare(*op, x.cmp(&y)))),
-                        op => known(sym_op(*op).and_then(|s| s.apply(x, y))),
+                        op => known(sym_op(*op).and_then(|s| s.apply(x, y).ok())),
                     },
                     _ => Cond::Pending,
                 }
@@ -558,7 +559,7 @@ impl Fcx<'_, '_> {
             ExprKind::Call { callee, args } => match builtin_op(self, callee, args) {
                 Some((op, a, b)) => {
                     match (self.cond_value(a, pending, depth + 1), self.cond_value(b, pending, depth + 1)) {
-                        (Cond::Known(x), Cond::Known(y)) => known(op.apply(x, y)),
+                        (Cond::Known(x), Cond::Known(y)) => known(op.apply(x, y).ok()),
                         (Cond::Known(_), other) | (other, _) => other,
                     }
                 }

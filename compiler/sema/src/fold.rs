@@ -30,7 +30,7 @@ use cutec_diagnostics::Span;
 use cutec_grammar::ast::{BinaryOp, Expr, ExprKind, NodeId};
 use cutec_layout::int_tuple::compact_col_major;
 use cutec_layout::{
-    ComposedLayout, Int, IntTuple, Layout, LayoutError, Swizzle, Tiler, Value, apply, make_ordered_layout,
+    ComposedLayout, Int, IntTuple, Layout, LayoutError, LayoutOp, Swizzle, Tiler, Value, apply, make_ordered_layout,
     tiled_product,
 };
 
@@ -39,21 +39,12 @@ const MAX_NAME: usize = 40;
 /// Largest layout whose offsets are enumerated to check a swizzle.
 const MAX_ENUMERATED: i64 = 1 << 16;
 
-fn has_generic(s: &SymInt) -> bool {
-    match s {
-        SymInt::ConstGeneric(_) => true,
-        SymInt::Op(_, a, b) => has_generic(a) || has_generic(b),
-        _ => false,
-    }
-}
-
 /// The algebra's integer for a symbolic one of a signature: `None` where a const generic has no value.
 fn sym_to_int(s: &SymInt) -> Option<Int> {
     match s {
         SymInt::Const(v) => Some(Int::Static(*v)),
-        SymInt::DynDim(n) => Some(Int::named(n.clone())),
-        _ if has_generic(s) => None,
-        other => Some(Int::named(other.to_string())),
+        _ if s.has_generic() => None,
+        other => Some(Int::from_sym(other.clone())),
     }
 }
 
@@ -77,7 +68,7 @@ pub(crate) fn layout_of_type(l: &LayoutType) -> Option<Value> {
 }
 
 /// A short source-like text of an integer expression, the name of its run-time value.
-fn text(e: &Expr, depth: u32) -> String {
+pub(crate) fn text(e: &Expr, depth: u32) -> String {
     if depth > 8 {
         return "..".to_owned();
     }
@@ -237,7 +228,7 @@ impl Fcx<'_, '_> {
             let v = match &ty {
                 Type::Tensor(t) if is_kernel => layout_of_type(&t.layout),
                 Type::Layout(l) if is_kernel => layout_of_type(l),
-                t if t.is_integer() => Some(Value::Int(Int::named(name))),
+                t if t.is_integer() => Some(Value::Int(Int::from_sym(SymInt::value(id.0, name)))),
                 _ => None,
             };
             if let Some(v) = v {
@@ -302,8 +293,8 @@ impl Fcx<'_, '_> {
         let s = self.sym(e);
         match s {
             SymInt::Const(v) => Some(Value::Int(Int::Static(v))),
-            _ if has_generic(&s) => None,
-            _ => Some(Value::Int(Int::named(text(e, 0)))),
+            _ if s.has_generic() => None,
+            s => Some(Value::Int(Int::from_sym(s))),
         }
     }
 
@@ -317,7 +308,7 @@ impl Fcx<'_, '_> {
             _ => None,
         };
         if let (Some(sop), Some(a), Some(b)) = (sop, self.folded_static(lhs.id), self.folded_static(rhs.id))
-            && let Some(v) = sop.apply(a, b)
+            && let Ok(v) = sop.apply(a, b)
         {
             return Some(Value::Int(Int::Static(v)));
         }
@@ -380,7 +371,7 @@ impl Fcx<'_, '_> {
         if indices.len() == 1 {
             return Some(layout);
         }
-        apply("slice", &[], &[Value::Tuple(coords), layout]).ok()
+        apply(LayoutOp::Slice, &[], &[Value::Tuple(coords), layout]).ok()
     }
 
     fn report_algebra(&mut self, op: &str, error: LayoutError, span: Span, pos: &[&Expr], args: &[Value]) {
@@ -414,8 +405,14 @@ impl Fcx<'_, '_> {
         };
         let ints = || gens.iter().map(|g| g.int()).collect::<Option<Vec<i64>>>();
         let arg = |i: usize| args.get(i);
+        // Every algebra builtin is computed by the one evaluator, keyed on its operation.
+        let lop = b.layout_op();
+        let eval_op = |generics: &[i64], args: &[Value]| match lop {
+            Some(lop) => apply(lop, generics, args),
+            None => Err(LayoutError::Invalid { op: "fold", what: format!("`{op}` is not a layout operation") }),
+        };
         let result: Result<Option<Value>, (LayoutError, Span)> = match b {
-            B::LocalTile | B::LocalPartition => match apply(op, &[], &args) {
+            B::LocalTile | B::LocalPartition => match eval_op(&[], &args) {
                 Ok(Value::Tuple(mut v)) if !v.is_empty() => Ok(Some(v.swap_remove(0))),
                 Ok(_) => Ok(None),
                 Err(err) => Err((err, e.span)),
@@ -428,7 +425,7 @@ impl Fcx<'_, '_> {
                 let mut cur = args.first().cloned();
                 let mut failed = None;
                 for (k, g) in path.iter().enumerate() {
-                    match cur.as_ref().map(|c| apply("get", &[*g], std::slice::from_ref(c))) {
+                    match cur.as_ref().map(|c| cutec_layout::apply(LayoutOp::Get, &[*g], std::slice::from_ref(c))) {
                         Some(Ok(v)) => cur = Some(v),
                         Some(Err(err)) => {
                             failed = Some((err, generics.get(k).map_or(e.span, |g| g.span)));
@@ -440,13 +437,13 @@ impl Fcx<'_, '_> {
                 match (failed, cur) {
                     (Some(f), _) => Err(f),
                     (None, Some(c)) if b == B::Get => Ok(Some(c)),
-                    (None, Some(c)) => apply(op, &[], &[c]).map(Some).map_err(|err| (err, e.span)),
+                    (None, Some(c)) => eval_op(&[], &[c]).map(Some).map_err(|err| (err, e.span)),
                     (None, None) => Ok(None),
                 }
             }
             B::Select | B::Upcast | B::Downcast => {
                 let Some(g) = ints() else { return };
-                apply(op, &g, &args).map(Some).map_err(|err| {
+                eval_op(&g, &args).map(Some).map_err(|err| {
                     let at = match &err {
                         LayoutError::IndexOutOfRange { index, .. } => {
                             gens.iter().position(|x| x.int() == Some(*index)).and_then(|k| generics.get(k))
@@ -456,7 +453,7 @@ impl Fcx<'_, '_> {
                     (err, at.map_or(e.span, |g| g.span))
                 })
             }
-            B::Composition => match apply(op, &[], &args) {
+            B::Composition => match eval_op(&[], &args) {
                 Ok(Value::Composed(c)) if matches!(arg(0), Some(Value::Swizzle(_))) => {
                     if let Some((offset, to, cosize)) = swizzle_escape(&c) {
                         self.error(SemaError::Layout(LayoutDiag::SwizzleOutside {
@@ -492,7 +489,7 @@ impl Fcx<'_, '_> {
             | B::MakeLayout
             | B::MakeOrderedLayout
             | B::MakeLayoutTv
-            | B::MaxCommonVector => apply(op, &[], &args).map(Some).map_err(|err| (err, e.span)),
+            | B::MaxCommonVector => eval_op(&[], &args).map(Some).map_err(|err| (err, e.span)),
             _ => return,
         };
         match result {

@@ -328,7 +328,7 @@ fn defines_override_defaults_and_unknown_ones_are_reported() {
     let k = out.program.kernel("gemm").expect("kernel");
     let bn = k.const_generics.iter().find(|g| g.name == "BN").expect("BN");
     assert_eq!((bn.default, bn.value, bn.from_define), (Some(256), Some(128), true));
-    assert_eq!(k.launch.as_ref().map(|l| l.grid[1].to_string()), Some("ceil_div(N, 128)".into()));
+    assert_eq!(k.launch.as_ref().map(|l| l.grid[1].to_string()), Some("ceil_div(N,128)".into()));
 
     let (map, out) = run_with(&src, &[("BMM", 64)]);
     assert_eq!(out.diagnostics.len(), 1);
@@ -368,8 +368,8 @@ fn dynamic_dimensions_are_recorded_with_their_sites() {
     assert_eq!(
         launch.grid,
         [
-            crate::SymInt::op(crate::SymOp::CeilDiv, crate::SymInt::DynDim("M".into()), crate::SymInt::Const(128)),
-            crate::SymInt::Param(2)
+            crate::SymInt::op(crate::SymOp::CeilDiv, crate::SymInt::Dim("M".into()), crate::SymInt::Const(128)),
+            crate::SymInt::Param { index: 2, name: "s".into() }
         ]
     );
 }

@@ -5,7 +5,6 @@
 //! ...) keeps only its rank when that is obvious. The values of layouts whose inputs are known are folded by the
 //! layout algebra into a separate table (`fold.rs`, [`crate::CheckedModule::folded`]); these types do not change.
 
-use cutec_grammar::ast::NodeId;
 use std::fmt;
 
 /// A scalar type. `Int` is the 32-bit signed index integer that literals, loop variables and dimensions have.
@@ -152,107 +151,9 @@ impl Space {
     }
 }
 
-/// An operator of a symbolic integer.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum SymOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    CeilDiv,
-    Min,
-    Max,
-}
-
-impl SymOp {
-    /// Evaluates with checked arithmetic; `None` on overflow or division by zero.
-    pub fn apply(self, a: i64, b: i64) -> Option<i64> {
-        match self {
-            SymOp::Add => a.checked_add(b),
-            SymOp::Sub => a.checked_sub(b),
-            SymOp::Mul => a.checked_mul(b),
-            SymOp::Div => a.checked_div(b),
-            SymOp::Rem => a.checked_rem(b),
-            SymOp::CeilDiv => {
-                let q = a.checked_div(b)?;
-                let r = a.checked_rem(b)?;
-                if r != 0 && ((r > 0) == (b > 0)) { q.checked_add(1) } else { Some(q) }
-            }
-            SymOp::Min => Some(a.min(b)),
-            SymOp::Max => Some(a.max(b)),
-        }
-    }
-}
-
-/// A symbolic integer: a shape or stride entry of a layout, or a launch dimension.
-///
-/// Constant parts are folded when they are built (`Const`); const generics with a value have been replaced by it.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub enum SymInt {
-    Const(i64),
-    /// A const generic that has no value (no default and no `-D`).
-    ConstGeneric(String),
-    /// A dynamic dimension of the enclosing kernel or function.
-    DynDim(String),
-    /// A scalar integer parameter of the enclosing kernel (by index).
-    Param(usize),
-    Op(SymOp, Box<SymInt>, Box<SymInt>),
-    /// Any other integer expression (a loop variable, `thread_idx.x`, ...): known only at run time, inside the kernel.
-    Runtime(NodeId),
-}
-
-impl SymInt {
-    /// `op(a, b)`, folded when both sides are constants.
-    pub fn op(op: SymOp, a: SymInt, b: SymInt) -> SymInt {
-        if let (SymInt::Const(x), SymInt::Const(y)) = (&a, &b)
-            && let Some(v) = op.apply(*x, *y)
-        {
-            return SymInt::Const(v);
-        }
-        SymInt::Op(op, Box::new(a), Box::new(b))
-    }
-
-    pub fn as_const(&self) -> Option<i64> {
-        match self {
-            SymInt::Const(v) => Some(*v),
-            _ => None,
-        }
-    }
-
-    /// Whether the value is known before the kernel starts (no `Runtime` part).
-    pub fn is_launch_time(&self) -> bool {
-        match self {
-            SymInt::Runtime(_) => false,
-            SymInt::Op(_, a, b) => a.is_launch_time() && b.is_launch_time(),
-            _ => true,
-        }
-    }
-}
-
-impl fmt::Display for SymInt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SymInt::Const(v) => write!(f, "{v}"),
-            SymInt::ConstGeneric(n) | SymInt::DynDim(n) => f.write_str(n),
-            SymInt::Param(i) => write!(f, "param#{i}"),
-            SymInt::Op(op, a, b) => {
-                let sym = match op {
-                    SymOp::Add => "+",
-                    SymOp::Sub => "-",
-                    SymOp::Mul => "*",
-                    SymOp::Div => "/",
-                    SymOp::Rem => "%",
-                    SymOp::CeilDiv => return write!(f, "ceil_div({a}, {b})"),
-                    SymOp::Min => return write!(f, "min({a}, {b})"),
-                    SymOp::Max => return write!(f, "max({a}, {b})"),
-                };
-                write!(f, "({a} {sym} {b})")
-            }
-            SymInt::Runtime(_) => f.write_str("?"),
-        }
-    }
-}
+/// The one symbolic integer of the compiler (`cutec-symint`): shape and stride entries of layout types and
+/// launch dimensions are these.
+pub use cutec_symint::{Op as SymOp, SymInt};
 
 /// A (possibly nested) tuple of symbolic integers: a shape or a stride.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]

@@ -1,6 +1,7 @@
 //! Calls: the builtins code generation v0 supports, and device functions (inlined).
 
-use super::value::{Idx, TensorView, Value};
+use super::value::{TensorView, Value};
+use cutec_sema::SymInt;
 use super::{Frame, LResult, Lower, Reported};
 use crate::{AddrSpace, MathFn, ShuffleMode, codes};
 use cutec_diagnostics::Span;
@@ -108,35 +109,6 @@ impl Lower<'_> {
             {
                 Ok(Value::Const(v))
             }
-            Builtin::Size => match arg(0)? {
-                Value::Tensor(TensorView { layout, .. }) | Value::Layout(layout) => {
-                    // `size<i, j>(l)` is the size of mode (i, j): select the mode first.
-                    let mut mode = cutec_layout::Value::Layout(layout);
-                    for i in self.generic_ints(e)? {
-                        mode = self.layout_result(cutec_layout::apply("get", &[i], &[mode]), span)?;
-                    }
-                    match self.layout_result(cutec_layout::apply("size", &[], &[mode]), span)? {
-                        cutec_layout::Value::Int(n) => self.static_int(&n, span),
-                        other => self.unsupported(span, format!("`size` giving `{other}`")),
-                    }
-                }
-                v @ (Value::Tuple(_) | Value::Const(_)) => {
-                    let shape = self.int_tuple(&v, arg_span(0))?;
-                    let size = self.layout_result(shape.product("size"), span)?;
-                    self.static_int(&size, span)
-                }
-                _ => self.unsupported(span, "`size` of this value"),
-            },
-            Builtin::Composition => match (arg(0)?, arg(1)?) {
-                (Value::Tensor(t), l) => {
-                    let layout = self.compose(&t.layout, &l, arg_span(1))?;
-                    Ok(Value::Tensor(TensorView { layout, ..t }))
-                }
-                (a, l) => {
-                    let a = self.layout_of(&a, arg_span(0))?;
-                    Ok(Value::Layout(self.compose(&a, &l, arg_span(1))?))
-                }
-            },
             Builtin::LocalTile => {
                 let Value::Tensor(t) = arg(0)? else { return self.unsupported(span, "`local_tile` of a layout") };
                 let tiler = self.tiler_of(&arg(1)?, arg_span(1))?;
@@ -171,6 +143,9 @@ impl Lower<'_> {
                 let Type::Tensor(t) = self.type_of(e.id) else { return Err(Reported) };
                 let (space, elem) = (t.space, t.elem.scalar());
                 let Some(elem) = elem else { return self.unsupported(span, "a tensor of tuples") };
+                if let Value::Composed(c) = arg(0)? {
+                    return self.allocate_swizzled(elem, space, &c, span).map(Value::Tensor);
+                }
                 let layout = self.layout_of(&arg(0)?, arg_span(0))?;
                 self.allocate(elem, space, layout, span).map(Value::Tensor)
             }
@@ -182,7 +157,34 @@ impl Lower<'_> {
                 Value::Tensor(t) => self.fill(&t, &arg(1)?, span).map(|()| Value::Unit),
                 _ => self.unsupported(span, "`fill` of this value"),
             },
+            // Every other operation of the algebra: computed by the one evaluator; on a tensor, the operation
+            // applies to its layout (its swizzle and offset stay) where the checker typed the result a tensor.
+            _ if let Some(op) = b.layout_op() => self.layout_call(e, op, args),
             _ => self.unsupported(span, format!("the builtin `{}`", builtin_name(b))),
+        }
+    }
+
+    /// A call of an operation of the layout algebra, by `cutec_layout::apply`.
+    fn layout_call(&mut self, e: &ast::Expr, op: cutec_layout::LayoutOp, args: &[Value]) -> LResult<Value> {
+        let span = e.span;
+        let generics = self.generic_ints(e)?;
+        let tensor = match args.first() {
+            Some(Value::Tensor(t)) if matches!(self.type_of(e.id), Type::Tensor(_)) => Some(t.clone()),
+            _ => None,
+        };
+        let mut values = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            values.push(match (k, &tensor) {
+                // The view's layout: its swizzle and offset are applied after it.
+                (0, Some(t)) => cutec_layout::Value::Layout(t.layout.clone()),
+                _ => self.to_algebra(a, span)?,
+            });
+        }
+        let result = self.layout_result(cutec_layout::apply(op, &generics, &values), span)?;
+        match (tensor, result) {
+            (Some(t), cutec_layout::Value::Layout(layout)) => Ok(Value::Tensor(TensorView { layout, ..t })),
+            (Some(_), other) => self.unsupported(span, format!("`{}` giving `{other}` on a tensor", op.name())),
+            (None, v) => self.from_algebra(v, span),
         }
     }
 
@@ -208,24 +210,6 @@ impl Lower<'_> {
             .collect()
     }
 
-    fn static_int(&mut self, i: &cutec_layout::Int, span: Span) -> LResult<Value> {
-        match i.static_value() {
-            Some(v) => Ok(Value::Const(v)),
-            None => self.unsupported(span, "the size of a tensor with a dynamic shape"),
-        }
-    }
-
-    fn compose(&mut self, a: &Layout, b: &Value, span: Span) -> LResult<Layout> {
-        let r = match b {
-            Value::Layout(l) => cutec_layout::composition(a, l),
-            _ => {
-                let tiler = self.tiler_of(b, span)?;
-                cutec_layout::composition_tiler(a, &tiler)
-            }
-        };
-        self.layout_result(r, span)
-    }
-
     /// `local_tile(t, tiler, coord)`: the tile at `coord` of `zipped_divide(t, tiler)`, offset in IR.
     fn local_tile(
         &mut self,
@@ -248,14 +232,14 @@ impl Lower<'_> {
         };
         let (shape, stride) = (rest.shape().clone(), rest.stride().clone());
         let idx = self.crd2idx(&coord, &shape, &stride, span)?;
-        let offset = self.idx_add(t.offset, idx);
+        let offset = self.idx_add(&t.offset, &idx, span)?;
         Ok(TensorView { layout, offset, ..t.clone() })
     }
 
     /// `local_partition(t, tile, index)` (CuTe's `outer_partition`): the elements of `zipped_divide(t,
     /// shape(tile))` at the tile coordinate of thread `index`, that coordinate computed in IR
     /// (`tile.get_flat_coord(index)`).
-    fn local_partition(&mut self, t: &TensorView, tile: &Layout, index: Idx, span: Span) -> LResult<TensorView> {
+    fn local_partition(&mut self, t: &TensorView, tile: &Layout, index: SymInt, span: Span) -> LResult<TensorView> {
         use super::value::CoordV;
         let r = cutec_layout::local_partition(&t.layout, tile, &cutec_layout::Int::Static(0));
         let (layout, _) = self.layout_result(r, span)?;
@@ -271,11 +255,11 @@ impl Lower<'_> {
         let sizes = self.layout_result(sizes, span)?;
         let tiler = Tiler::from_shape(&cutec_layout::IntTuple::Tuple(sizes));
         // get_flat_coord: the hierarchical coordinate of `index`, then one 1-D coordinate per top-level mode.
-        let hier = self.idx2crd(index, tile.shape(), tile.stride(), span)?;
+        let hier = self.idx2crd(&index, tile.shape(), tile.stride(), span)?;
         let mut flat = Vec::new();
         for (k, m) in tile.modes().iter().enumerate() {
             let c = match &hier {
-                CoordV::Tuple(v) => v.get(k).cloned().unwrap_or(CoordV::Int(Idx::Const(0))),
+                CoordV::Tuple(v) => v.get(k).cloned().unwrap_or(CoordV::Int(SymInt::Const(0))),
                 c => c.clone(),
             };
             let compact = self.layout_result(Layout::compact(m.shape().clone()), span)?;
@@ -289,7 +273,7 @@ impl Lower<'_> {
         let first = if r0 == 1 && flat.len() == 1 { flat.remove(0) } else { CoordV::Tuple(flat) };
         let (shape, stride) = (z.shape().clone(), z.stride().clone());
         let idx = self.crd2idx(&CoordV::Tuple(vec![first, rest]), &shape, &stride, span)?;
-        let offset = self.idx_add(t.offset, idx);
+        let offset = self.idx_add(&t.offset, &idx, span)?;
         Ok(TensorView { layout, offset, ..t.clone() })
     }
 
@@ -312,7 +296,41 @@ impl Lower<'_> {
         let name =
             self.name_hint.take().unwrap_or_else(|| if space == AddrSpace::Shared { "smem" } else { "frag" }.into());
         let base = self.b.alloc(&name, space, ir_elem, len.max(1), ALLOC_ALIGN);
-        Ok(TensorView { base, space, elem, layout, offset: Idx::Const(0), base_align: ALLOC_ALIGN, param: None })
+        Ok(TensorView {
+            base,
+            space,
+            elem,
+            layout,
+            swizzle: None,
+            offset: SymInt::Const(0),
+            base_align: ALLOC_ALIGN,
+            param: None,
+        })
+    }
+
+    /// A new tensor with a swizzled layout `Sw o offset o L`: enough elements for every index the swizzle
+    /// reaches.
+    fn allocate_swizzled(
+        &mut self,
+        elem: Scalar,
+        space: Space,
+        c: &cutec_layout::ComposedLayout,
+        span: Span,
+    ) -> LResult<TensorView> {
+        let indices = self.layout_result(c.indices(), span)?;
+        let len = indices.iter().copied().max().map_or(0, |m| m + 1);
+        let mut t = self.allocate(elem, space, c.layout.clone(), span)?;
+        let Ok(len) = u32::try_from(len) else {
+            return self.error(codes::NOT_CONSTANT, span, "the layout of a new tensor must be static");
+        };
+        if let Some(crate::Expr::AllocPtr(a)) = self.b.kernel_mut().exprs.get(t.base).cloned()
+            && let Some(alloc) = self.b.kernel_mut().allocs.get_mut(a)
+        {
+            alloc.len = alloc.len.max(len);
+        }
+        t.swizzle = Some(c.swizzle);
+        t.offset = c.offset.sym();
+        Ok(t)
     }
 
     /// Inlines a device function: binds its parameters to the argument values, lowers its body, and gives the

@@ -1,6 +1,7 @@
 //! Tensor element access, slicing, and `copy` with vector width chosen from the layouts.
 
-use super::value::{CoordV, Idx, TensorView, Value};
+use super::value::{CoordV, TensorView, Value};
+use cutec_sema::SymInt;
 use super::{LResult, Lower};
 use crate::{AddrSpace, Expr, Handle, Type, codes};
 use cutec_diagnostics::Span;
@@ -40,17 +41,47 @@ impl Lower<'_> {
     pub fn element_ptr(&mut self, t: &TensorView, coord: &CoordV, span: Span) -> LResult<(Handle<Expr>, u32)> {
         let (shape, stride) = (t.layout.shape().clone(), t.layout.stride().clone());
         let idx = self.crd2idx(coord, &shape, &stride, span)?;
-        let idx = self.idx_add(t.offset, idx);
+        let idx = self.idx_add(&t.offset, &idx, span)?;
         let elem = self.ir_scalar(t.elem, span)?;
-        Ok((self.offset_ptr(t.base, idx, elem), elem.size_bytes()))
+        Ok((self.offset_ptr(t, &idx, elem, span)?, elem.size_bytes()))
     }
 
-    fn offset_ptr(&mut self, base: Handle<Expr>, idx: Idx, elem: crate::Scalar) -> Handle<Expr> {
-        if idx == Idx::Const(0) {
-            return base;
+    /// The address of element `idx` of `t`'s storage, through its swizzle.
+    fn offset_ptr(&mut self, t: &TensorView, idx: &SymInt, elem: crate::Scalar, span: Span) -> LResult<Handle<Expr>> {
+        let idx = match &t.swizzle {
+            Some(sw) => self.swizzled(sw, idx, span)?,
+            None => idx.clone(),
+        };
+        if idx == SymInt::Const(0) {
+            return Ok(t.base);
         }
-        let i = self.idx_value(idx);
-        self.b.offset(base, i, Type::Scalar(elem))
+        let i = self.materialize(&idx, span)?;
+        Ok(self.b.offset(t.base, i, Type::Scalar(elem)))
+    }
+
+    /// CuTe's `Swizzle<B, M, S>` applied to an index: `i ^ ((i & yyy_mask) >> S)` (a left shift for a negative
+    /// `S`), folded for constants.
+    fn swizzled(&mut self, sw: &cutec_layout::Swizzle, idx: &SymInt, span: Span) -> LResult<SymInt> {
+        if let SymInt::Const(c) = idx {
+            return Ok(SymInt::Const(sw.apply(*c)));
+        }
+        let (Ok(mask), Ok(shift)) = (i32::try_from(sw.yyy_mask()), i32::try_from(sw.shift())) else {
+            return self.unsupported(span, format!("the swizzle {sw} on 32-bit indices"));
+        };
+        let x = self.materialize(idx, span)?;
+        let m = self.b.i32(mask);
+        let bits = self.b.binary(crate::BinaryOp::And, x, m);
+        let moved = if shift >= 0 {
+            let s = self.b.i32(shift);
+            self.b.binary(crate::BinaryOp::Shr, bits, s)
+        } else {
+            let s = self.b.i32(-shift);
+            self.b.binary(crate::BinaryOp::Shl, bits, s)
+        };
+        let h = self.b.binary(crate::BinaryOp::Xor, x, moved);
+        // The low `base` bits are kept.
+        let div = crate::lower::value::pow2_part(self.divisor(idx)).min(1 << sw.base().clamp(0, 20));
+        Ok(self.sym_value(h, div))
     }
 
     /// `t[coord]` with `_`: the modes under `_`, offset by the rest of the coordinate.
@@ -59,7 +90,7 @@ impl Lower<'_> {
         let (layout, _) = self.layout_result(r, span)?;
         let (shape, stride) = (t.layout.shape().clone(), t.layout.stride().clone());
         let idx = self.crd2idx(coord, &shape, &stride, span)?;
-        let offset = self.idx_add(t.offset, idx);
+        let offset = self.idx_add(&t.offset, &idx, span)?;
         Ok(TensorView { layout, offset, ..t.clone() })
     }
 
@@ -166,29 +197,26 @@ impl Lower<'_> {
     /// The alignment in bytes of the element at `a` in `t`.
     fn affine_align(&mut self, t: &TensorView, a: &Affine, bytes: u32) -> u32 {
         let leaves = t.layout.leaves();
-        let mut align = t.align_at(Idx::Const(a.konst), bytes);
+        let offset = SymInt::op(cutec_sema::SymOp::Add, t.offset.clone(), SymInt::Const(a.konst));
+        let mut div = self.divisor(&offset);
         for &(k, c) in &a.terms {
-            let stride = leaves.get(k).map(|(_, d)| d.clone());
-            let div = match stride.and_then(|d| self.stride_divisor(&d)) {
-                Some(div) => div.saturating_mul(c),
-                None => 1,
-            };
-            align = align.min(t.align_at(Idx::Dyn { h: t.base, div }, bytes));
+            let stride = leaves.get(k).map_or(1, |(_, d)| self.stride_divisor(d));
+            div = SymInt::gcd(div, stride.saturating_mul(c.checked_abs().unwrap_or(1).max(1)));
         }
-        align
+        t.align_for(div, bytes)
     }
 
     /// The address of the element at `a` in `t`.
     fn affine_ptr(&mut self, t: &TensorView, a: &Affine, elem: crate::Scalar, span: Span) -> LResult<Handle<Expr>> {
         let leaves = t.layout.leaves();
-        let mut idx = self.idx_add(t.offset, Idx::Const(a.konst));
+        let mut idx = self.idx_add(&t.offset, &SymInt::Const(a.konst), span)?;
         for &(k, c) in &a.terms {
             let Some((s, d)) = leaves.get(k) else { continue };
             let (shape, stride) = (cutec_layout::IntTuple::Int(s.clone()), cutec_layout::IntTuple::Int(d.clone()));
-            let part = self.crd2idx(&CoordV::Int(Idx::Const(c)), &shape, &stride, span)?;
-            idx = self.idx_add(idx, part);
+            let part = self.crd2idx(&CoordV::Int(SymInt::Const(c)), &shape, &stride, span)?;
+            idx = self.idx_add(&idx, &part, span)?;
         }
-        Ok(self.offset_ptr(t.base, idx, elem))
+        self.offset_ptr(t, &idx, elem, span)
     }
 
     /// Records that a kernel argument's base must be aligned to `bytes` (the manifest's `align_bytes`).

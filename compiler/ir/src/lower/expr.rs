@@ -162,6 +162,22 @@ impl Lower<'_> {
                 Some(ConstValue::Float(v)) => Ok(Value::Scalar(self.b.f32(v as f32), Scalar::F32)),
                 None => Err(Reported),
             },
+            // A swizzle (`Swizzle<5, 0, 5>`) or a Hopper swizzle atom (`SW128_K<bf16>`): the checker's value.
+            Resolution::Builtin(
+                Builtin::Swizzle
+                | Builtin::Sw128K
+                | Builtin::Sw64K
+                | Builtin::Sw32K
+                | Builtin::Sw128Mn
+                | Builtin::Sw64Mn
+                | Builtin::Sw32Mn,
+            ) => {
+                let folded = self.frame().ok().and_then(|f| self.program.folded(f.module, e.id)).cloned();
+                match folded {
+                    Some(v) => self.from_algebra(v, e.span),
+                    None => self.error(codes::NOT_CONSTANT, e.span, "this swizzle's parameters must be constants"),
+                }
+            }
             Resolution::Builtin(b) => self.builtin_value(*b, e.span),
             _ => self.unsupported(e.span, "this name as a value"),
         }

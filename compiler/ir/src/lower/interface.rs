@@ -4,7 +4,7 @@ use super::{LResult, Lower};
 use crate::codes;
 use cutec_diagnostics::Span;
 use cutec_manifest as mf;
-use cutec_sema::{DimComponent, FunctionInfo, Scalar, SymInt, SymOp, Type};
+use cutec_sema::{DimComponent, FunctionInfo, Scalar, SymInt, Type};
 use std::collections::BTreeMap;
 
 impl Lower<'_> {
@@ -74,7 +74,7 @@ impl Lower<'_> {
         let block = launch.block.iter().map(|b| self.mf_expr(b, span)).collect::<LResult<_>>()?;
         let smem_bytes = match &launch.smem {
             Some(s) => self.mf_expr(s, span)?,
-            None => mf::Expr::Int(0),
+            None => mf::Expr::Const(0),
         };
         let const_params: BTreeMap<String, mf::ConstValue> = info
             .const_generics
@@ -107,8 +107,8 @@ impl Lower<'_> {
     fn mf_tuple(&mut self, t: &cutec_sema::IntTuple, span: Span) -> LResult<mf::IntTuple> {
         Ok(match t {
             cutec_sema::IntTuple::Leaf(SymInt::Const(v)) => mf::IntTuple::Int(*v),
-            cutec_sema::IntTuple::Leaf(SymInt::DynDim(n)) => mf::IntTuple::Dim(n.clone()),
-            cutec_sema::IntTuple::Leaf(SymInt::ConstGeneric(n)) => {
+            cutec_sema::IntTuple::Leaf(SymInt::Dim(n)) => mf::IntTuple::Dim(n.clone()),
+            cutec_sema::IntTuple::Leaf(SymInt::Generic(n)) => {
                 return self.no_value(n, span);
             }
             cutec_sema::IntTuple::Leaf(other) => {
@@ -120,29 +120,22 @@ impl Lower<'_> {
         })
     }
 
-    /// A launch expression over dynamic dimensions.
+    /// A launch expression: the checker's symbolic integer itself, once it is known to be computable at launch
+    /// (constants and dynamic dimensions only).
     pub fn mf_expr(&mut self, s: &SymInt, span: Span) -> LResult<mf::Expr> {
-        Ok(match s {
-            SymInt::Const(v) => mf::Expr::Int(*v),
-            SymInt::DynDim(n) => mf::Expr::Dim(n.clone()),
-            SymInt::Op(op, a, b) => {
-                let op = match op {
-                    SymOp::Add => mf::Op::Add,
-                    SymOp::Sub => mf::Op::Sub,
-                    SymOp::Mul => mf::Op::Mul,
-                    SymOp::Div => mf::Op::Div,
-                    SymOp::CeilDiv => mf::Op::CeilDiv,
-                    SymOp::Min => mf::Op::Min,
-                    SymOp::Max => mf::Op::Max,
-                    SymOp::Rem => return self.unsupported(span, "`%` in a launch clause"),
-                };
-                mf::Expr::op(op, vec![self.mf_expr(a, span)?, self.mf_expr(b, span)?])
+        let mut found = None;
+        s.any_leaf(&mut |l| {
+            let stop = !matches!(l, SymInt::Const(_) | SymInt::Dim(_));
+            if stop {
+                found = Some(l.clone());
             }
-            SymInt::ConstGeneric(n) => return self.no_value(n, span),
-            SymInt::Param(_) | SymInt::Runtime(_) => {
-                return self.unsupported(span, "a launch size computed from a scalar argument");
-            }
-        })
+            stop
+        });
+        match found {
+            None => Ok(s.clone()),
+            Some(SymInt::Generic(n)) => self.no_value(&n, span),
+            Some(_) => self.unsupported(span, "a launch size computed from a scalar argument"),
+        }
     }
 }
 

@@ -1,12 +1,12 @@
 //! Layouts in the lowering: from the checker's symbolic layouts and from values to `cutec-layout` layouts, and
 //! CuTe's `crd2idx` as IR index arithmetic.
 
-use super::value::{CoordV, Idx, Value};
+use super::value::{CoordV, Value};
 use super::{LResult, Lower};
-use crate::{BinaryOp, codes};
+use crate::{BinaryOp, CompareOp, Expr, Handle, Scalar, codes};
 use cutec_diagnostics::Span;
-use cutec_layout::{Int, IntTuple, Layout, LayoutError, Tiler};
-use cutec_sema::{SymInt, SymLayout};
+use cutec_layout::{ComposedLayout, Int, IntTuple, Layout, LayoutError, Tiler};
+use cutec_sema::{SymInt, SymLayout, SymOp};
 
 impl Lower<'_> {
     /// A parameter's layout as written in its type: constants folded by the checker, dynamic dimensions by name.
@@ -20,8 +20,8 @@ impl Lower<'_> {
         Ok(match t {
             cutec_sema::IntTuple::Leaf(s) => IntTuple::Int(match s {
                 SymInt::Const(v) => Int::Static(*v),
-                SymInt::DynDim(name) => Int::named(name.clone()),
-                SymInt::ConstGeneric(name) => return self.no_value(name, span),
+                SymInt::Dim(name) => Int::named(name.clone()),
+                SymInt::Generic(name) => return self.no_value(name, span),
                 other => {
                     return self.error(
                         codes::UNSUPPORTED_LAYOUT,
@@ -33,6 +33,50 @@ impl Lower<'_> {
             cutec_sema::IntTuple::Tuple(v) => {
                 IntTuple::Tuple(v.iter().map(|m| self.sym_tuple(m, span)).collect::<LResult<_>>()?)
             }
+        })
+    }
+
+    /// A value as the layout algebra sees it: integers become static or symbolic ([`SymInt`]) integers, tensors
+    /// their layouts (the caller keeps the view).
+    pub fn to_algebra(&mut self, v: &Value, span: Span) -> LResult<cutec_layout::Value> {
+        use cutec_layout::Value as A;
+        Ok(match v {
+            Value::Const(c) => A::Int(Int::Static(*c)),
+            Value::Scalar(h, s) if s.is_integer() => {
+                let h = self.index_i32(*h, *s);
+                A::Int(Int::from_sym(self.sym_value(h, 1)))
+            }
+            Value::Tuple(items) => A::Tuple(items.iter().map(|i| self.to_algebra(i, span)).collect::<LResult<_>>()?),
+            Value::Wildcard => A::Underscore,
+            Value::Layout(l) => A::Layout(l.clone()),
+            Value::Swizzle(s) => A::Swizzle(*s),
+            Value::Composed(c) => A::Composed(c.clone()),
+            Value::Tensor(t) => match &t.swizzle {
+                None => A::Layout(t.layout.clone()),
+                Some(s) => A::Composed(ComposedLayout {
+                    swizzle: *s,
+                    offset: Int::from_sym(t.offset.clone()),
+                    layout: t.layout.clone(),
+                }),
+            },
+            _ => return self.error(codes::UNSUPPORTED_LAYOUT, span, "expected a value of the layout algebra"),
+        })
+    }
+
+    /// A value of the layout algebra as a lowering value: symbolic integers are built in IR here.
+    pub fn from_algebra(&mut self, v: cutec_layout::Value, span: Span) -> LResult<Value> {
+        use cutec_layout::Value as A;
+        Ok(match v {
+            A::Int(Int::Static(c)) => Value::Const(c),
+            A::Int(Int::Dynamic { sym, .. }) => Value::Scalar(self.materialize(&sym, span)?, cutec_sema::Scalar::Int),
+            A::Underscore => Value::Wildcard,
+            A::Tuple(items) => {
+                Value::Tuple(items.into_iter().map(|i| self.from_algebra(i, span)).collect::<LResult<_>>()?)
+            }
+            A::Layout(l) => Value::Layout(l),
+            A::Swizzle(s) => Value::Swizzle(s),
+            A::Composed(c) => Value::Composed(c),
+            A::Text(_) => return self.unsupported(span, "a picture of a layout in a kernel"),
         })
     }
 
@@ -92,117 +136,169 @@ impl Lower<'_> {
     }
 
     /// An index from an integer value.
-    pub fn idx_of(&mut self, v: &Value, span: Span) -> LResult<Idx> {
+    pub fn idx_of(&mut self, v: &Value, span: Span) -> LResult<SymInt> {
         match v {
-            Value::Const(c) => Ok(Idx::Const(*c)),
+            Value::Const(c) => Ok(SymInt::Const(*c)),
             Value::Scalar(h, s) if s.is_integer() => {
                 let h = self.index_i32(*h, *s);
-                Ok(Idx::Dyn { h, div: 1 })
+                Ok(self.sym_value(h, 1))
             }
             _ => self.error(codes::UNSUPPORTED, span, "expected an integer index"),
         }
     }
 
     /// An `int`-typed handle for an integer of another width (indices are `i32`).
-    fn index_i32(&mut self, h: crate::Handle<crate::Expr>, s: cutec_sema::Scalar) -> crate::Handle<crate::Expr> {
-        if matches!(s, cutec_sema::Scalar::Int | cutec_sema::Scalar::I32) {
-            h
-        } else {
-            self.b.convert(h, crate::Scalar::I32)
-        }
+    fn index_i32(&mut self, h: Handle<Expr>, s: cutec_sema::Scalar) -> Handle<Expr> {
+        if matches!(s, cutec_sema::Scalar::Int | cutec_sema::Scalar::I32) { h } else { self.b.convert(h, Scalar::I32) }
     }
 
-    /// The IR value of an index.
-    pub fn idx_value(&mut self, i: Idx) -> crate::Handle<crate::Expr> {
-        match i {
-            Idx::Const(c) => self.b.i32(c as i32),
-            Idx::Dyn { h, .. } => h,
-        }
+    /// The IR value `h` as a symbolic integer leaf, known to be a multiple of `div`.
+    pub fn sym_value(&mut self, h: Handle<Expr>, div: i64) -> SymInt {
+        let id = h.index() as u32;
+        self.divisors.insert(id, div.max(1));
+        SymInt::value(id, format!("%{id}"))
     }
 
-    pub fn idx_add(&mut self, a: Idx, b: Idx) -> Idx {
-        match (a, b) {
-            (Idx::Const(x), Idx::Const(y)) => Idx::Const(x.wrapping_add(y)),
-            (Idx::Const(0), d) | (d, Idx::Const(0)) => d,
-            _ => {
-                let div = gcd(divisor(a), divisor(b));
-                let (x, y) = (self.idx_value(a), self.idx_value(b));
-                Idx::Dyn { h: self.b.add(x, y), div }
-            }
-        }
+    /// A positive integer known to divide `s` (`i64::MAX` for zero): constants, products and sums of them, and
+    /// the divisors recorded for the IR values it mentions.
+    pub fn divisor(&self, s: &SymInt) -> i64 {
+        s.known_divisor_by(&|leaf| match leaf {
+            SymInt::Value { id, .. } => self.divisors.get(id).copied().unwrap_or(1),
+            _ => 1,
+        })
     }
 
-    pub fn idx_mul(&mut self, a: Idx, b: Idx) -> Idx {
-        match (a, b) {
-            (Idx::Const(x), Idx::Const(y)) => Idx::Const(x.wrapping_mul(y)),
-            (Idx::Const(0), _) | (_, Idx::Const(0)) => Idx::Const(0),
-            (Idx::Const(1), d) | (d, Idx::Const(1)) => d,
-            _ => {
-                let div = divisor(a).saturating_mul(divisor(b));
-                let (x, y) = (self.idx_value(a), self.idx_value(b));
-                Idx::Dyn { h: self.b.mul(x, y), div }
-            }
-        }
-    }
-
-    fn idx_binary(&mut self, op: BinaryOp, a: Idx, b: Idx) -> Idx {
-        let (x, y) = (self.idx_value(a), self.idx_value(b));
-        Idx::Dyn { h: self.b.binary(op, x, y), div: 1 }
-    }
-
-    /// The value of a layout integer: a constant, or the kernel parameter of a dynamic dimension.
-    fn layout_int(&mut self, i: &Int, span: Span) -> LResult<Idx> {
-        match i {
-            Int::Static(v) => Ok(Idx::Const(*v)),
-            Int::Dynamic { name, .. } => match self.dynamic_product(name) {
-                Some(i) => Ok(i),
+    /// The `i32` IR value of a symbolic integer, built here: constants as literals, dynamic dimensions as their
+    /// kernel parameters, IR values as themselves, operations as IR arithmetic with the same semantics
+    /// ([`SymOp`]: `div` and `rem` truncate, `ceil_div` rounds up, `shape_div` rounds a zero quotient away
+    /// from zero).
+    pub fn materialize(&mut self, s: &SymInt, span: Span) -> LResult<Handle<Expr>> {
+        match s {
+            SymInt::Const(c) => match i32::try_from(*c) {
+                Ok(c) => Ok(self.b.i32(c)),
+                Err(_) => self.unsupported(span, format!("the index {c}, which does not fit in 32 bits,")),
+            },
+            SymInt::Dim(name) => match self.dims.get(name) {
+                Some(h) => Ok(*h),
                 None => self.error(
                     codes::UNSUPPORTED_LAYOUT,
                     span,
-                    format!("the layout depends on `{name}`, which codegen v0 cannot compute at run time"),
+                    format!("the layout depends on `{name}`, which is not a dynamic dimension of this kernel"),
                 ),
             },
+            SymInt::Value { id, .. } if self.divisors.contains_key(id) => Ok(Handle::from_index(*id as usize)),
+            SymInt::Generic(name) => self.no_value(name, span),
+            SymInt::Param { .. } | SymInt::Value { .. } => self.error(
+                codes::INTERNAL,
+                span,
+                format!("the run-time integer `{s}` reached the lowering without an IR value"),
+            ),
+            SymInt::Op(op, a, b) => {
+                let (x, y) = (self.materialize(a, span)?, self.materialize(b, span)?);
+                Ok(self.int_op(*op, x, y))
+            }
         }
     }
 
-    /// The known divisor of a layout integer: itself when static, the product of the static factors of a
-    /// named product (`32*K` is a multiple of 32), 1 for a dimension; `None` when it cannot be computed.
-    pub fn stride_divisor(&self, i: &Int) -> Option<i64> {
+    /// IR arithmetic for one operation of a symbolic integer (`i32` operands).
+    fn int_op(&mut self, op: SymOp, x: Handle<Expr>, y: Handle<Expr>) -> Handle<Expr> {
+        match op {
+            SymOp::Add => self.b.add(x, y),
+            SymOp::Sub => self.b.sub(x, y),
+            SymOp::Mul => self.b.mul(x, y),
+            SymOp::Div => self.b.div(x, y),
+            SymOp::Rem => self.b.binary(BinaryOp::Rem, x, y),
+            SymOp::CeilDiv => {
+                // (x + y - 1) / y, CuTe's `ceil_div` (its operands are positive extents).
+                let one = self.b.i32(1);
+                let sum = self.b.add(x, y);
+                let top = self.b.sub(sum, one);
+                self.b.div(top, y)
+            }
+            SymOp::ShapeDiv => {
+                // q = x / y, or sign(x) * sign(y) where q == 0.
+                let q = self.b.div(x, y);
+                let zero = self.b.i32(0);
+                let sx = self.sign(x);
+                let sy = self.sign(y);
+                let s = self.b.mul(sx, sy);
+                let q0 = self.b.compare(CompareOp::Eq, q, zero);
+                self.b.select(q0, s, q)
+            }
+            SymOp::Min | SymOp::Max => {
+                let cmp = if op == SymOp::Min { CompareOp::Lt } else { CompareOp::Gt };
+                let c = self.b.compare(cmp, x, y);
+                self.b.select(c, x, y)
+            }
+        }
+    }
+
+    /// `-1`, `0` or `1`.
+    fn sign(&mut self, x: Handle<Expr>) -> Handle<Expr> {
+        let zero = self.b.i32(0);
+        let (one, minus) = (self.b.i32(1), self.b.i32(-1));
+        let pos = self.b.compare(CompareOp::Gt, x, zero);
+        let neg = self.b.compare(CompareOp::Lt, x, zero);
+        let s = self.b.select(neg, minus, zero);
+        self.b.select(pos, one, s)
+    }
+
+    /// `a + b`, folded for constants, otherwise built in IR here.
+    pub fn idx_add(&mut self, a: &SymInt, b: &SymInt, span: Span) -> LResult<SymInt> {
+        match (a, b) {
+            (SymInt::Const(x), SymInt::Const(y)) if x.checked_add(*y).is_some() => Ok(SymInt::Const(x + y)),
+            (SymInt::Const(0), d) | (d, SymInt::Const(0)) => Ok(d.clone()),
+            _ => {
+                let div = SymInt::gcd(self.divisor(a), self.divisor(b));
+                let (x, y) = (self.materialize(a, span)?, self.materialize(b, span)?);
+                let h = self.b.add(x, y);
+                Ok(self.sym_value(h, div))
+            }
+        }
+    }
+
+    /// `a * b`, folded for constants, otherwise built in IR here.
+    pub fn idx_mul(&mut self, a: &SymInt, b: &SymInt, span: Span) -> LResult<SymInt> {
+        match (a, b) {
+            (SymInt::Const(x), SymInt::Const(y)) if x.checked_mul(*y).is_some() => Ok(SymInt::Const(x * y)),
+            (SymInt::Const(0), _) | (_, SymInt::Const(0)) => Ok(SymInt::Const(0)),
+            (SymInt::Const(1), d) | (d, SymInt::Const(1)) => Ok(d.clone()),
+            _ => {
+                let div = self.divisor(a).saturating_mul(self.divisor(b));
+                let (x, y) = (self.materialize(a, span)?, self.materialize(b, span)?);
+                let h = self.b.mul(x, y);
+                Ok(self.sym_value(h, div))
+            }
+        }
+    }
+
+    /// The value of a layout integer: a constant, or its symbolic form built in IR.
+    fn layout_int(&mut self, i: &Int, span: Span) -> LResult<SymInt> {
         match i {
-            Int::Static(v) => Some(*v),
-            // The static factors of a product of known dimensions (no IR is built for a divisor).
-            Int::Dynamic { name, .. } => name.split('*').try_fold(1i64, |acc, f| match f.parse::<i64>() {
-                Ok(v) => acc.checked_mul(v),
-                Err(_) => self.dims.contains_key(f).then_some(acc),
-            }),
+            Int::Static(v) => Ok(SymInt::Const(*v)),
+            Int::Dynamic { sym, .. } => {
+                let div = self.divisor(sym);
+                let h = self.materialize(sym, span)?;
+                Ok(self.sym_value(h, div))
+            }
         }
     }
 
-    /// The value of a dynamic layout integer the algebra named: a dimension (`K`), or a product of dimensions
-    /// and integers (`128*K`, what tiling a dynamic stride gives). Other derived names (`ceil_div(N,128)`) are
-    /// not computed in v0; they occur in the shapes of rest modes, which element offsets never need.
-    fn dynamic_product(&mut self, name: &str) -> Option<Idx> {
-        let mut product = Idx::Const(1);
-        for factor in name.split('*') {
-            let f = match factor.parse::<i64>() {
-                Ok(v) => Idx::Const(v),
-                Err(_) => Idx::Dyn { h: *self.dims.get(factor)?, div: 1 },
-            };
-            product = self.idx_mul(product, f);
-        }
-        Some(product)
+    /// The known divisor of a layout integer (`32*K` is a multiple of 32).
+    pub fn stride_divisor(&self, i: &Int) -> i64 {
+        self.divisor(&i.sym())
     }
 
     /// CuTe's `crd2idx(coord, shape, stride)` as IR arithmetic (`_` counts as 0): an integer coordinate of a
     /// tuple mode is split colexicographically (`c % size(s0)`, `c / size(s0)`, the last mode taking the rest).
-    pub fn crd2idx(&mut self, coord: &CoordV, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<Idx> {
+    pub fn crd2idx(&mut self, coord: &CoordV, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<SymInt> {
         match (coord, shape, stride) {
-            (CoordV::Underscore, _, _) => Ok(Idx::Const(0)),
+            (CoordV::Underscore, _, _) => Ok(SymInt::Const(0)),
             (CoordV::Tuple(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) if c.len() == s.len() && s.len() == d.len() => {
-                let mut sum = Idx::Const(0);
+                let mut sum = SymInt::Const(0);
                 for ((ci, si), di) in c.iter().zip(s).zip(d) {
                     let part = self.crd2idx(ci, si, di, span)?;
-                    sum = self.idx_add(sum, part);
+                    sum = self.idx_add(&sum, &part, span)?;
                 }
                 Ok(sum)
             }
@@ -211,23 +307,23 @@ impl Lower<'_> {
             }
             (CoordV::Int(c), IntTuple::Int(_), IntTuple::Int(d)) => {
                 let d = self.layout_int(d, span)?;
-                Ok(self.idx_mul(*c, d))
+                self.idx_mul(c, &d, span)
             }
             (CoordV::Int(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() && !s.is_empty() => {
-                let mut rest = *c;
-                let mut sum = Idx::Const(0);
+                let mut rest = c.clone();
+                let mut sum = SymInt::Const(0);
                 for (k, (si, di)) in s.iter().zip(d).enumerate() {
                     let part_coord = if k + 1 == s.len() {
-                        rest
+                        rest.clone()
                     } else {
                         let size = self.layout_result(si.product("crd2idx"), span)?;
                         let size = self.layout_int(&size, span)?;
-                        let (part, next) = self.divmod(rest, size);
+                        let (part, next) = self.divmod(&rest, &size, span)?;
                         rest = next;
                         part
                     };
                     let part = self.crd2idx(&CoordV::Int(part_coord), si, di, span)?;
-                    sum = self.idx_add(sum, part);
+                    sum = self.idx_add(&sum, &part, span)?;
                 }
                 Ok(sum)
             }
@@ -239,16 +335,16 @@ impl Lower<'_> {
 
     /// CuTe's `idx2crd(idx, shape, stride)` for a static `(shape, stride)`: `(idx / d) % s` per leaf (0 for a
     /// leaf of shape 1).
-    pub fn idx2crd(&mut self, idx: Idx, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<CoordV> {
+    pub fn idx2crd(&mut self, idx: &SymInt, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<CoordV> {
         match (shape, stride) {
             (IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() => Ok(CoordV::Tuple(
                 s.iter().zip(d).map(|(si, di)| self.idx2crd(idx, si, di, span)).collect::<LResult<_>>()?,
             )),
             (IntTuple::Int(s), IntTuple::Int(d)) => match (s.static_value(), d.static_value()) {
-                (Some(1), _) => Ok(CoordV::Int(Idx::Const(0))),
+                (Some(1), _) => Ok(CoordV::Int(SymInt::Const(0))),
                 (Some(s), Some(d)) if s > 0 && d > 0 => {
-                    let (_, q) = self.divmod(idx, Idx::Const(d));
-                    let (r, _) = self.divmod(q, Idx::Const(s));
+                    let (_, q) = self.divmod(idx, &SymInt::Const(d), span)?;
+                    let (r, _) = self.divmod(&q, &SymInt::Const(s), span)?;
                     Ok(CoordV::Int(r))
                 }
                 _ => self.error(codes::UNSUPPORTED_LAYOUT, span, format!("idx2crd with shape {s} and stride {d}")),
@@ -258,30 +354,18 @@ impl Lower<'_> {
     }
 
     /// `(c % n, c / n)`, folded for constants.
-    fn divmod(&mut self, c: Idx, n: Idx) -> (Idx, Idx) {
+    fn divmod(&mut self, c: &SymInt, n: &SymInt, span: Span) -> LResult<(SymInt, SymInt)> {
         match (c, n) {
-            (Idx::Const(x), Idx::Const(y)) if y > 0 => (Idx::Const(x.rem_euclid(y)), Idx::Const(x.div_euclid(y))),
-            (_, Idx::Const(1)) => (Idx::Const(0), c),
+            (SymInt::Const(x), SymInt::Const(y)) if *y > 0 => {
+                Ok((SymInt::Const(x.rem_euclid(*y)), SymInt::Const(x.div_euclid(*y))))
+            }
+            (_, SymInt::Const(1)) => Ok((SymInt::Const(0), c.clone())),
             _ => {
-                let r = self.idx_binary(BinaryOp::Rem, c, n);
-                let q = self.idx_binary(BinaryOp::Div, c, n);
-                (r, q)
+                let (x, y) = (self.materialize(c, span)?, self.materialize(n, span)?);
+                let r = self.b.binary(BinaryOp::Rem, x, y);
+                let q = self.b.div(x, y);
+                Ok((self.sym_value(r, 1), self.sym_value(q, 1)))
             }
         }
     }
-}
-
-fn divisor(i: Idx) -> i64 {
-    match i {
-        Idx::Const(c) => c,
-        Idx::Dyn { div, .. } => div,
-    }
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    (a as i64).max(1)
 }

@@ -137,6 +137,9 @@ pub(crate) struct Lower<'p> {
     pub diagnostics: Vec<Diagnostic>,
     /// The name of the `let` being lowered: allocations made by its initializer take it.
     pub name_hint: Option<String>,
+    /// A known divisor of each IR value the lowering wrapped as a symbolic integer ([`Lower::sym_value`]), by
+    /// expression index: what proves vector accesses aligned.
+    pub divisors: HashMap<u32, i64>,
 }
 
 impl<'p> Lower<'p> {
@@ -150,6 +153,7 @@ impl<'p> Lower<'p> {
             param_align: Vec::new(),
             diagnostics: Vec::new(),
             name_hint: None,
+            divisors: HashMap::new(),
         }
     }
 
@@ -238,7 +242,8 @@ impl<'p> Lower<'p> {
                     space: crate::AddrSpace::Global,
                     elem,
                     layout,
-                    offset: value::Idx::Const(0),
+                    offset: cutec_sema::SymInt::Const(0),
+                    swizzle: None,
                     base_align: MAX_PARAM_ALIGN,
                     param: Some(index),
                 }))

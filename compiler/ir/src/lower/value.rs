@@ -2,7 +2,8 @@
 //! and tensor views.
 
 use crate::{AddrSpace, Expr, Handle, Var};
-use cutec_layout::Layout;
+use cutec_layout::int_tuple::SymInt;
+use cutec_layout::{ComposedLayout, Layout, Swizzle};
 use cutec_sema::{Builtin, Scalar};
 
 /// The value of an expression during lowering.
@@ -15,6 +16,10 @@ pub(crate) enum Value {
     Tuple(Vec<Value>),
     Wildcard,
     Layout(Layout),
+    /// CuTe's `Swizzle<B, M, S>`.
+    Swizzle(Swizzle),
+    /// A swizzled layout `Sw o offset o L`.
+    Composed(ComposedLayout),
     Tensor(TensorView),
     /// `thread_idx`, `block_idx`, `block_dim`, `grid_dim` before their `.x`.
     Dim3(Builtin),
@@ -31,30 +36,16 @@ pub(crate) enum Binding {
     Poisoned,
 }
 
-/// An integer index into a tensor's elements: a constant, or a run-time IR value known to be a multiple of
-/// `div` (which is what proves vector accesses aligned).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Idx {
-    Const(i64),
-    Dyn { h: Handle<Expr>, div: i64 },
-}
-
-impl Idx {
-    /// The largest power of two `p` (capped at 2^20) such that the index is a known multiple of `p`.
-    pub fn pow2_divisor(self) -> i64 {
-        let v = match self {
-            Idx::Const(0) => return 1 << 20,
-            Idx::Const(c) => c,
-            Idx::Dyn { div, .. } => div,
-        };
-        if v == 0 { 1 << 20 } else { (1i64 << v.unsigned_abs().trailing_zeros().min(20)).max(1) }
-    }
+/// The largest power of two (capped at 2^20) that divides a value whose known divisor is `div`
+/// ([`Lower::divisor`](super::Lower::divisor); `i64::MAX` for zero).
+pub(crate) fn pow2_part(div: i64) -> i64 {
+    if div == i64::MAX || div == 0 { 1 << 20 } else { (1i64 << div.unsigned_abs().trailing_zeros().min(20)).max(1) }
 }
 
 /// A coordinate with run-time parts: what indexes a tensor.
 #[derive(Clone, Debug)]
 pub(crate) enum CoordV {
-    Int(Idx),
+    Int(SymInt),
     Underscore,
     Tuple(Vec<CoordV>),
 }
@@ -78,14 +69,18 @@ impl CoordV {
     }
 }
 
-/// A tensor: `base + offset + layout(coord)` elements of `elem` in `space`.
+/// A tensor: element `coord` is element `swizzle(offset + layout(coord))` of `elem` from `base` in `space`
+/// (CuTe's `Sw o offset o L`; without a swizzle, `offset + L(coord)`). Slicing and tiling move into `offset`.
 #[derive(Clone, Debug)]
 pub(crate) struct TensorView {
     pub base: Handle<Expr>,
     pub space: AddrSpace,
     pub elem: Scalar,
     pub layout: Layout,
-    pub offset: Idx,
+    pub swizzle: Option<Swizzle>,
+    /// The element offset: constants, dynamic dimensions and IR values ([`SymInt::Value`] leaves whose id is
+    /// the expression handle).
+    pub offset: SymInt,
     /// The alignment of `base` the code may assume, in bytes.
     pub base_align: u32,
     /// For kernel arguments: the declared parameter index (its required alignment grows with what is assumed).
@@ -93,13 +88,14 @@ pub(crate) struct TensorView {
 }
 
 impl TensorView {
-    /// The alignment in bytes of the element at `offset + extra`.
-    pub fn align_at(&self, extra: Idx, elem_bytes: u32) -> u32 {
-        let div = match (self.offset, extra) {
-            (Idx::Const(a), Idx::Const(b)) => Idx::Const(a + b).pow2_divisor(),
-            (a, b) => a.pow2_divisor().min(b.pow2_divisor()),
-        };
-        let bytes = (div as u64).saturating_mul(elem_bytes as u64).min(1 << 20) as u32;
+    /// The alignment in bytes of an element whose index (before the swizzle) has known divisor `div`.
+    pub fn align_for(&self, div: i64, elem_bytes: u32) -> u32 {
+        let mut elems = pow2_part(div);
+        // A swizzle keeps the low `base` bits of the index: alignment beyond them is not known.
+        if let Some(sw) = &self.swizzle {
+            elems = elems.min(1i64 << sw.base().clamp(0, 20));
+        }
+        let bytes = (elems as u64).saturating_mul(elem_bytes as u64).min(1 << 20) as u32;
         bytes.min(self.base_align).max(1)
     }
 }

@@ -14,7 +14,7 @@ use std::fmt;
 use crate::error::LayoutError;
 use crate::parse::ParseError;
 
-pub use ops::{OPS, OpInfo, apply, is_layout_op, op_info};
+pub use ops::{LayoutOp, OPS, OpInfo, apply, apply_named, is_layout_op, op_info};
 pub use value::Value;
 
 /// Why an expression has no value.

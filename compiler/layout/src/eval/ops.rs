@@ -18,9 +18,83 @@ use crate::product::{
 };
 use crate::swizzle::ComposedLayout;
 
+/// An operation of the algebra: the key of [`OPS`] and of [`apply`]. The language's builtins map to these
+/// (`cutec-sema`'s `Builtin::layout_op`, tied to this table by a test).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LayoutOp {
+    MakeLayout,
+    MakeOrderedLayout,
+    Size,
+    Cosize,
+    Rank,
+    Depth,
+    Shape,
+    Stride,
+    Get,
+    Select,
+    Take,
+    Flatten,
+    Crd2idx,
+    Idx2crd,
+    Slice,
+    SliceAndOffset,
+    Coalesce,
+    Filter,
+    Composition,
+    Complement,
+    RightInverse,
+    LeftInverse,
+    Nullspace,
+    MaxCommonVector,
+    MaxCommonLayout,
+    LogicalDivide,
+    ZippedDivide,
+    TiledDivide,
+    FlatDivide,
+    LogicalProduct,
+    ZippedProduct,
+    TiledProduct,
+    FlatProduct,
+    BlockedProduct,
+    RakedProduct,
+    TileToShape,
+    Upcast,
+    Downcast,
+    MakeLayoutTv,
+    LocalTile,
+    LocalPartition,
+    Product,
+    ProductEach,
+    CeilDiv,
+    ShapeDiv,
+    PrintLayout,
+}
+
+impl LayoutOp {
+    /// Every operation, in table order.
+    pub const ALL: [LayoutOp; 46] = [LayoutOp::MakeLayout, LayoutOp::MakeOrderedLayout, LayoutOp::Size, LayoutOp::Cosize, LayoutOp::Rank, LayoutOp::Depth, LayoutOp::Shape, LayoutOp::Stride, LayoutOp::Get, LayoutOp::Select, LayoutOp::Take, LayoutOp::Flatten, LayoutOp::Crd2idx, LayoutOp::Idx2crd, LayoutOp::Slice, LayoutOp::SliceAndOffset, LayoutOp::Coalesce, LayoutOp::Filter, LayoutOp::Composition, LayoutOp::Complement, LayoutOp::RightInverse, LayoutOp::LeftInverse, LayoutOp::Nullspace, LayoutOp::MaxCommonVector, LayoutOp::MaxCommonLayout, LayoutOp::LogicalDivide, LayoutOp::ZippedDivide, LayoutOp::TiledDivide, LayoutOp::FlatDivide, LayoutOp::LogicalProduct, LayoutOp::ZippedProduct, LayoutOp::TiledProduct, LayoutOp::FlatProduct, LayoutOp::BlockedProduct, LayoutOp::RakedProduct, LayoutOp::TileToShape, LayoutOp::Upcast, LayoutOp::Downcast, LayoutOp::MakeLayoutTv, LayoutOp::LocalTile, LayoutOp::LocalPartition, LayoutOp::Product, LayoutOp::ProductEach, LayoutOp::CeilDiv, LayoutOp::ShapeDiv, LayoutOp::PrintLayout];
+
+    /// The operation's row of [`OPS`].
+    pub fn info(self) -> &'static OpInfo {
+        // OPS lists the operations in declaration order (checked by a test).
+        &OPS[self as usize]
+    }
+
+    /// CuTe's name of the operation (`zipped_divide`).
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// The operation named `name`.
+    pub fn from_name(name: &str) -> Option<LayoutOp> {
+        OPS.iter().find(|o| o.name == name).map(|o| o.op)
+    }
+}
+
 /// How an operation is called: `name<generics>(args)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpInfo {
+    pub op: LayoutOp,
     pub name: &'static str,
     /// Fewest and most arguments.
     pub args: (usize, usize),
@@ -33,13 +107,14 @@ pub struct OpInfo {
 }
 
 const fn op(
+    op: LayoutOp,
     name: &'static str,
     args: (usize, usize),
     generics: (usize, usize),
     signature: &'static str,
     summary: &'static str,
 ) -> OpInfo {
-    OpInfo { name, args, generics, signature, summary }
+    OpInfo { op, name, args, generics, signature, summary }
 }
 
 const ANY: usize = usize::MAX;
@@ -47,63 +122,63 @@ const ANY: usize = usize::MAX;
 /// Every operation of the algebra that expressions may call.
 pub static OPS: &[OpInfo] = &[
     op(
-        "make_layout",
+        LayoutOp::MakeLayout, "make_layout",
         (1, ANY),
         (0, 0),
         "make_layout(shape[, stride]) | make_layout(L0, L1, ...)",
         "a layout from a shape and stride, or the concatenation of layouts",
     ),
     op(
-        "make_ordered_layout",
+        LayoutOp::MakeOrderedLayout, "make_ordered_layout",
         (2, 2),
         (0, 0),
         "make_ordered_layout(shape, order)",
         "compact strides in the given mode order",
     ),
-    op("size", (1, 1), (0, ANY), "size<I...>(x)", "the number of elements (of a mode)"),
-    op("cosize", (1, 1), (0, ANY), "cosize<I...>(L)", "the size of the codomain, L(size-1)+1"),
-    op("rank", (1, 1), (0, ANY), "rank<I...>(x)", "the number of top-level modes"),
-    op("depth", (1, 1), (0, ANY), "depth<I...>(x)", "the nesting depth"),
-    op("shape", (1, 1), (0, ANY), "shape<I...>(L)", "the shape (of a mode)"),
-    op("stride", (1, 1), (0, ANY), "stride<I...>(L)", "the stride (of a mode)"),
-    op("get", (1, 1), (1, ANY), "get<I...>(x)", "the mode at a path"),
-    op("select", (1, 1), (1, ANY), "select<I...>(L)", "the chosen modes"),
-    op("take", (1, 1), (2, 2), "take<B,E>(L)", "modes [B,E)"),
-    op("flatten", (1, 1), (0, 0), "flatten(L)", "the leaves as modes"),
-    op("crd2idx", (2, 3), (0, 0), "crd2idx(coord, L) | crd2idx(coord, shape[, stride])", "the index of a coordinate"),
-    op("idx2crd", (2, 3), (0, 0), "idx2crd(idx, shape[, stride])", "the coordinate of an index (colexicographic)"),
-    op("slice", (2, 2), (0, 0), "slice(coord, L)", "the sub-layout where coord is `_`"),
-    op("slice_and_offset", (2, 2), (0, 0), "slice_and_offset(coord, L)", "the slice and the offset L(coord)"),
-    op("coalesce", (1, 2), (0, 0), "coalesce(L[, profile])", "merge modes without changing the function"),
-    op("filter", (1, 2), (0, 0), "filter(L[, profile])", "remove stride-0 and size-1 modes, then coalesce"),
-    op("composition", (2, 2), (0, 0), "composition(A, B)", "the layout of A(B(c)); B may be a tiler"),
-    op("complement", (1, 2), (0, 0), "complement(L[, M])", "the layout of the rest of L's image within M"),
-    op("right_inverse", (1, 1), (0, 0), "right_inverse(L)", "R with L(R(i)) == i"),
-    op("left_inverse", (1, 1), (0, 0), "left_inverse(L)", "R with R(L(i)) == i"),
-    op("nullspace", (1, 1), (0, 0), "nullspace(L)", "the coordinates that L maps to 0"),
-    op("max_common_vector", (2, 2), (0, 0), "max_common_vector(A, B)", "how many contiguous elements A and B share"),
-    op("max_common_layout", (2, 2), (0, 0), "max_common_layout(A, B)", "the layout of the elements A and B share"),
-    op("logical_divide", (2, 2), (0, 0), "logical_divide(A, tiler)", "((tile, rest), ...) mode by mode"),
-    op("zipped_divide", (2, 2), (0, 0), "zipped_divide(A, tiler)", "((tiles...), (rests...))"),
-    op("tiled_divide", (2, 2), (0, 0), "tiled_divide(A, tiler)", "((tiles...), rests...)"),
-    op("flat_divide", (2, 2), (0, 0), "flat_divide(A, tiler)", "(tiles..., rests...)"),
-    op("logical_product", (2, 2), (0, 0), "logical_product(A, tiler)", "(A, complement(A) o B)"),
-    op("zipped_product", (2, 2), (0, 0), "zipped_product(A, tiler)", "((A...), (B...))"),
-    op("tiled_product", (2, 2), (0, 0), "tiled_product(A, tiler)", "((A...), B...)"),
-    op("flat_product", (2, 2), (0, 0), "flat_product(A, tiler)", "(A..., B...)"),
-    op("blocked_product", (2, 2), (0, 0), "blocked_product(A, B)", "A repeated over B, blocks contiguous"),
-    op("raked_product", (2, 2), (0, 0), "raked_product(A, B)", "A repeated over B, interleaved"),
-    op("tile_to_shape", (2, 3), (0, 0), "tile_to_shape(L, shape[, order])", "L repeated to fill a shape"),
-    op("upcast", (1, 1), (1, 1), "upcast<N>(L)", "the layout of elements N times wider"),
-    op("downcast", (1, 1), (1, 1), "downcast<N>(L)", "the layout of elements N times narrower"),
-    op("make_layout_tv", (2, 2), (0, 0), "make_layout_tv(thr, val)", "(tile shape, (thread,value) -> index)"),
-    op("local_tile", (3, 3), (0, 0), "local_tile(L, tiler, coord)", "(the tile at coord, its offset)"),
-    op("local_partition", (3, 3), (0, 0), "local_partition(L, threads, index)", "(thread index's part, its offset)"),
-    op("product", (1, 1), (0, 0), "product(shape)", "the product of the leaves"),
-    op("product_each", (1, 1), (0, 0), "product_each(shape)", "the size of each mode"),
-    op("ceil_div", (2, 2), (0, 0), "ceil_div(a, b)", "ceiling division of shapes"),
-    op("shape_div", (2, 2), (0, 0), "shape_div(a, b)", "CuTe's shape division"),
-    op("print_layout", (1, 1), (0, 0), "print_layout(L)", "CuTe's text picture of a rank-2 layout"),
+    op(LayoutOp::Size, "size", (1, 1), (0, ANY), "size<I...>(x)", "the number of elements (of a mode)"),
+    op(LayoutOp::Cosize, "cosize", (1, 1), (0, ANY), "cosize<I...>(L)", "the size of the codomain, L(size-1)+1"),
+    op(LayoutOp::Rank, "rank", (1, 1), (0, ANY), "rank<I...>(x)", "the number of top-level modes"),
+    op(LayoutOp::Depth, "depth", (1, 1), (0, ANY), "depth<I...>(x)", "the nesting depth"),
+    op(LayoutOp::Shape, "shape", (1, 1), (0, ANY), "shape<I...>(L)", "the shape (of a mode)"),
+    op(LayoutOp::Stride, "stride", (1, 1), (0, ANY), "stride<I...>(L)", "the stride (of a mode)"),
+    op(LayoutOp::Get, "get", (1, 1), (1, ANY), "get<I...>(x)", "the mode at a path"),
+    op(LayoutOp::Select, "select", (1, 1), (1, ANY), "select<I...>(L)", "the chosen modes"),
+    op(LayoutOp::Take, "take", (1, 1), (2, 2), "take<B,E>(L)", "modes [B,E)"),
+    op(LayoutOp::Flatten, "flatten", (1, 1), (0, 0), "flatten(L)", "the leaves as modes"),
+    op(LayoutOp::Crd2idx, "crd2idx", (2, 3), (0, 0), "crd2idx(coord, L) | crd2idx(coord, shape[, stride])", "the index of a coordinate"),
+    op(LayoutOp::Idx2crd, "idx2crd", (2, 3), (0, 0), "idx2crd(idx, shape[, stride])", "the coordinate of an index (colexicographic)"),
+    op(LayoutOp::Slice, "slice", (2, 2), (0, 0), "slice(coord, L)", "the sub-layout where coord is `_`"),
+    op(LayoutOp::SliceAndOffset, "slice_and_offset", (2, 2), (0, 0), "slice_and_offset(coord, L)", "the slice and the offset L(coord)"),
+    op(LayoutOp::Coalesce, "coalesce", (1, 2), (0, 0), "coalesce(L[, profile])", "merge modes without changing the function"),
+    op(LayoutOp::Filter, "filter", (1, 2), (0, 0), "filter(L[, profile])", "remove stride-0 and size-1 modes, then coalesce"),
+    op(LayoutOp::Composition, "composition", (2, 2), (0, 0), "composition(A, B)", "the layout of A(B(c)); B may be a tiler"),
+    op(LayoutOp::Complement, "complement", (1, 2), (0, 0), "complement(L[, M])", "the layout of the rest of L's image within M"),
+    op(LayoutOp::RightInverse, "right_inverse", (1, 1), (0, 0), "right_inverse(L)", "R with L(R(i)) == i"),
+    op(LayoutOp::LeftInverse, "left_inverse", (1, 1), (0, 0), "left_inverse(L)", "R with R(L(i)) == i"),
+    op(LayoutOp::Nullspace, "nullspace", (1, 1), (0, 0), "nullspace(L)", "the coordinates that L maps to 0"),
+    op(LayoutOp::MaxCommonVector, "max_common_vector", (2, 2), (0, 0), "max_common_vector(A, B)", "how many contiguous elements A and B share"),
+    op(LayoutOp::MaxCommonLayout, "max_common_layout", (2, 2), (0, 0), "max_common_layout(A, B)", "the layout of the elements A and B share"),
+    op(LayoutOp::LogicalDivide, "logical_divide", (2, 2), (0, 0), "logical_divide(A, tiler)", "((tile, rest), ...) mode by mode"),
+    op(LayoutOp::ZippedDivide, "zipped_divide", (2, 2), (0, 0), "zipped_divide(A, tiler)", "((tiles...), (rests...))"),
+    op(LayoutOp::TiledDivide, "tiled_divide", (2, 2), (0, 0), "tiled_divide(A, tiler)", "((tiles...), rests...)"),
+    op(LayoutOp::FlatDivide, "flat_divide", (2, 2), (0, 0), "flat_divide(A, tiler)", "(tiles..., rests...)"),
+    op(LayoutOp::LogicalProduct, "logical_product", (2, 2), (0, 0), "logical_product(A, tiler)", "(A, complement(A) o B)"),
+    op(LayoutOp::ZippedProduct, "zipped_product", (2, 2), (0, 0), "zipped_product(A, tiler)", "((A...), (B...))"),
+    op(LayoutOp::TiledProduct, "tiled_product", (2, 2), (0, 0), "tiled_product(A, tiler)", "((A...), B...)"),
+    op(LayoutOp::FlatProduct, "flat_product", (2, 2), (0, 0), "flat_product(A, tiler)", "(A..., B...)"),
+    op(LayoutOp::BlockedProduct, "blocked_product", (2, 2), (0, 0), "blocked_product(A, B)", "A repeated over B, blocks contiguous"),
+    op(LayoutOp::RakedProduct, "raked_product", (2, 2), (0, 0), "raked_product(A, B)", "A repeated over B, interleaved"),
+    op(LayoutOp::TileToShape, "tile_to_shape", (2, 3), (0, 0), "tile_to_shape(L, shape[, order])", "L repeated to fill a shape"),
+    op(LayoutOp::Upcast, "upcast", (1, 1), (1, 1), "upcast<N>(L)", "the layout of elements N times wider"),
+    op(LayoutOp::Downcast, "downcast", (1, 1), (1, 1), "downcast<N>(L)", "the layout of elements N times narrower"),
+    op(LayoutOp::MakeLayoutTv, "make_layout_tv", (2, 2), (0, 0), "make_layout_tv(thr, val)", "(tile shape, (thread,value) -> index)"),
+    op(LayoutOp::LocalTile, "local_tile", (3, 3), (0, 0), "local_tile(L, tiler, coord)", "(the tile at coord, its offset)"),
+    op(LayoutOp::LocalPartition, "local_partition", (3, 3), (0, 0), "local_partition(L, threads, index)", "(thread index's part, its offset)"),
+    op(LayoutOp::Product, "product", (1, 1), (0, 0), "product(shape)", "the product of the leaves"),
+    op(LayoutOp::ProductEach, "product_each", (1, 1), (0, 0), "product_each(shape)", "the size of each mode"),
+    op(LayoutOp::CeilDiv, "ceil_div", (2, 2), (0, 0), "ceil_div(a, b)", "ceiling division of shapes"),
+    op(LayoutOp::ShapeDiv, "shape_div", (2, 2), (0, 0), "shape_div(a, b)", "CuTe's shape division"),
+    op(LayoutOp::PrintLayout, "print_layout", (1, 1), (0, 0), "print_layout(L)", "CuTe's text picture of a rank-2 layout"),
 ];
 
 /// The table entry of an operation.
@@ -120,9 +195,15 @@ fn count(n: usize) -> String {
     if n == ANY { "any number of".to_string() } else { n.to_string() }
 }
 
-/// Apply an operation to values: `apply("get", &[1], &[layout])` is `get<1>(layout)`.
-pub fn apply(name: &str, generics: &[i64], args: &[Value]) -> Result<Value> {
-    let info = op_info(name).ok_or_else(|| invalid("eval", format!("unknown operation `{name}`")))?;
+/// [`apply`] by CuTe's name of the operation, for the expression evaluator.
+pub fn apply_named(name: &str, generics: &[i64], args: &[Value]) -> Result<Value> {
+    let op = LayoutOp::from_name(name).ok_or_else(|| invalid("eval", format!("unknown operation `{name}`")))?;
+    apply(op, generics, args)
+}
+
+/// Apply an operation to values: `apply(LayoutOp::Get, &[1], &[layout])` is `get<1>(layout)`.
+pub fn apply(key: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
+    let info = key.info();
     let op = info.name;
     if args.len() < info.args.0 || args.len() > info.args.1 {
         let (lo, hi) = info.args;
@@ -150,23 +231,23 @@ pub fn apply(name: &str, generics: &[i64], args: &[Value]) -> Result<Value> {
             .collect()
     };
     let a = &args[0];
-    match op {
-        "make_layout" => make_layout(op, args),
-        "make_ordered_layout" => Ok(make_ordered_layout(&args[0].int_tuple(op)?, &args[1].int_tuple(op)?)?.into()),
-        "size" | "cosize" | "rank" | "depth" | "shape" | "stride" => measure(op, &get_path(op, a, &path()?)?),
-        "get" => get_path(op, a, &path()?),
-        "select" => map_layout(op, a, |l| l.select(&path()?)),
-        "take" => {
+    match key {
+        LayoutOp::MakeLayout => make_layout(op, args),
+        LayoutOp::MakeOrderedLayout => Ok(make_ordered_layout(&args[0].int_tuple(op)?, &args[1].int_tuple(op)?)?.into()),
+        LayoutOp::Size | LayoutOp::Cosize | LayoutOp::Rank | LayoutOp::Depth | LayoutOp::Shape | LayoutOp::Stride => measure(op, &get_path(op, a, &path()?)?),
+        LayoutOp::Get => get_path(op, a, &path()?),
+        LayoutOp::Select => map_layout(op, a, |l| l.select(&path()?)),
+        LayoutOp::Take => {
             let p = path()?;
             map_layout(op, a, |l| l.take(p[0], p[1]))
         }
-        "flatten" => match a.to_int_tuple() {
+        LayoutOp::Flatten => match a.to_int_tuple() {
             Some(t) => Ok(t.flattened().into()),
             None => map_layout(op, a, |l| Ok(l.flatten())),
         },
-        "crd2idx" => crd2idx(op, args),
-        "idx2crd" => idx2crd(op, args),
-        "slice" | "slice_and_offset" => {
+        LayoutOp::Crd2idx => crd2idx(op, args),
+        LayoutOp::Idx2crd => idx2crd(op, args),
+        LayoutOp::Slice | LayoutOp::SliceAndOffset => {
             let coord = args[0].coord(op)?;
             let (sliced, offset) = match &args[1] {
                 Value::Composed(c) => {
@@ -180,22 +261,22 @@ pub fn apply(name: &str, generics: &[i64], args: &[Value]) -> Result<Value> {
             };
             Ok(if op == "slice" { sliced } else { Value::Tuple(vec![sliced, Value::Int(offset)]) })
         }
-        "coalesce" => match args.get(1) {
+        LayoutOp::Coalesce => match args.get(1) {
             Some(p) => {
                 let p = p.int_tuple(op)?;
                 map_layout(op, a, |l| coalesce_by(l, &p))
             }
             None => map_layout(op, a, coalesce),
         },
-        "filter" => match args.get(1) {
+        LayoutOp::Filter => match args.get(1) {
             Some(p) => {
                 let p = p.int_tuple(op)?;
                 map_layout(op, a, |l| filter_by(l, &p))
             }
             None => map_layout(op, a, filter),
         },
-        "composition" => compose(op, a, &args[1]),
-        "complement" => {
+        LayoutOp::Composition => compose(op, a, &args[1]),
+        LayoutOp::Complement => {
             let l = plain_or_inner(op, a)?;
             Ok(match args.get(1) {
                 Some(m) => complement(&l, &m.int_tuple(op)?)?,
@@ -203,13 +284,12 @@ pub fn apply(name: &str, generics: &[i64], args: &[Value]) -> Result<Value> {
             }
             .into())
         }
-        "right_inverse" => Ok(right_inverse(&plain(op, a)?)?.into()),
-        "left_inverse" => Ok(left_inverse(&plain(op, a)?)?.into()),
-        "nullspace" => Ok(nullspace(&plain(op, a)?)?.into()),
-        "max_common_vector" => max_common(op, a, &args[1]),
-        "max_common_layout" => Ok(max_common_layout(&plain(op, a)?, &plain(op, &args[1])?)?.into()),
-        "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" | "logical_product" | "zipped_product"
-        | "tiled_product" | "flat_product" => {
+        LayoutOp::RightInverse => Ok(right_inverse(&plain(op, a)?)?.into()),
+        LayoutOp::LeftInverse => Ok(left_inverse(&plain(op, a)?)?.into()),
+        LayoutOp::Nullspace => Ok(nullspace(&plain(op, a)?)?.into()),
+        LayoutOp::MaxCommonVector => max_common(op, a, &args[1]),
+        LayoutOp::MaxCommonLayout => Ok(max_common_layout(&plain(op, a)?, &plain(op, &args[1])?)?.into()),
+        LayoutOp::LogicalDivide | LayoutOp::ZippedDivide | LayoutOp::TiledDivide | LayoutOp::FlatDivide | LayoutOp::LogicalProduct | LayoutOp::ZippedProduct | LayoutOp::TiledProduct | LayoutOp::FlatProduct => {
             let tiler = args[1].tiler(op)?;
             let f: fn(&Layout, &Tiler) -> Result<Layout> = match op {
                 "logical_divide" => logical_divide,
@@ -223,17 +303,17 @@ pub fn apply(name: &str, generics: &[i64], args: &[Value]) -> Result<Value> {
             };
             map_layout(op, a, |l| f(l, &tiler))
         }
-        "blocked_product" | "raked_product" => {
+        LayoutOp::BlockedProduct | LayoutOp::RakedProduct => {
             let b = args[1].layout(op)?;
             let f = if op == "blocked_product" { blocked_product } else { raked_product };
             map_layout(op, a, |l| f(l, &b))
         }
-        "tile_to_shape" => {
+        LayoutOp::TileToShape => {
             let shape = args[1].int_tuple(op)?;
             let order = args.get(2).map(|o| o.int_tuple(op)).transpose()?;
             map_layout(op, a, |l| tile_to_shape(l, &shape, order.as_ref()))
         }
-        "upcast" | "downcast" => {
+        LayoutOp::Upcast | LayoutOp::Downcast => {
             let n = generics[0];
             let up = op == "upcast";
             match a {
@@ -245,29 +325,28 @@ pub fn apply(name: &str, generics: &[i64], args: &[Value]) -> Result<Value> {
                 }
             }
         }
-        "make_layout_tv" => {
+        LayoutOp::MakeLayoutTv => {
             let (tiler, tv) = make_layout_tv(&args[0].layout(op)?, &args[1].layout(op)?)?;
             Ok(Value::Tuple(vec![tiler.into(), tv.into()]))
         }
-        "local_tile" => {
+        LayoutOp::LocalTile => {
             let tiler = args[1].tiler(op)?;
             let coord = args[2].coord(op)?;
             with_offset(op, a, |l| local_tile(l, &tiler, &coord))
         }
-        "local_partition" => {
+        LayoutOp::LocalPartition => {
             let threads = args[1].layout(op)?;
             let index = args[2].dyn_int(op)?;
             with_offset(op, a, |l| local_partition(l, &threads, &index))
         }
-        "product" => Ok(a.int_tuple(op)?.product(op)?.into()),
-        "product_each" => Ok(product_each(op, &a.int_tuple(op)?)?.into()),
-        "ceil_div" => Ok(ceil_div_tuple(op, &a.int_tuple(op)?, &args[1].int_tuple(op)?)?.into()),
-        "shape_div" => Ok(shape_div_tuple(op, &a.int_tuple(op)?, &args[1].int_tuple(op)?)?.into()),
-        "print_layout" => match a {
+        LayoutOp::Product => Ok(a.int_tuple(op)?.product(op)?.into()),
+        LayoutOp::ProductEach => Ok(product_each(op, &a.int_tuple(op)?)?.into()),
+        LayoutOp::CeilDiv => Ok(ceil_div_tuple(op, &a.int_tuple(op)?, &args[1].int_tuple(op)?)?.into()),
+        LayoutOp::ShapeDiv => Ok(shape_div_tuple(op, &a.int_tuple(op)?, &args[1].int_tuple(op)?)?.into()),
+        LayoutOp::PrintLayout => match a {
             Value::Composed(c) => Ok(Value::Text(print_layout(c)?)),
             v => Ok(Value::Text(print_layout(&v.layout(op)?)?)),
         },
-        _ => Err(invalid(op, "is listed but not implemented")),
     }
 }
 

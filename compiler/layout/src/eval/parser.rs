@@ -9,7 +9,7 @@
 //! are swizzles.
 
 use crate::eval::EvalError;
-use crate::eval::ops::apply;
+use crate::eval::ops::{apply, apply_named};
 use crate::eval::value::Value;
 use crate::int_tuple::Int;
 use crate::layout::Layout;
@@ -59,7 +59,7 @@ impl Parser {
                 }
                 lhs => {
                     let rhs = self.colon()?;
-                    apply("composition", &[], &[lhs, rhs]).map_err(EvalError::Layout)?
+                    apply(crate::eval::LayoutOp::Composition, &[], &[lhs, rhs]).map_err(EvalError::Layout)?
                 }
             };
         }
@@ -97,9 +97,9 @@ impl Parser {
                 if *self.cur.peek() == Tok::Punct('(') {
                     self.cur.bump();
                     let args = self.list()?;
-                    apply(&name, generics.as_deref().unwrap_or(&[]), &args).map_err(EvalError::Layout)
+                    apply_named(&name, generics.as_deref().unwrap_or(&[]), &args).map_err(EvalError::Layout)
                 } else if let Some(g) = generics {
-                    apply(&name, &g, &[]).map_err(EvalError::Layout)
+                    apply_named(&name, &g, &[]).map_err(EvalError::Layout)
                 } else {
                     Ok(Value::Int(Int::named(name)))
                 }

@@ -16,10 +16,16 @@ fn eval_lines_answers_each_line() {
 #[test]
 fn apply_folds_values() {
     let l = Value::Layout(parse_layout("((2,2),3):((24,2),8)").unwrap());
-    assert_eq!(apply("get", &[0, 1], std::slice::from_ref(&l)).unwrap().to_string(), "2:2");
-    assert_eq!(apply("size", &[], std::slice::from_ref(&l)).unwrap(), Value::Int(Int::Static(12)));
-    assert!(apply("size", &[], &[]).is_err());
-    assert!(apply("nope", &[], &[]).is_err());
+    assert_eq!(apply(LayoutOp::Get, &[0, 1], std::slice::from_ref(&l)).unwrap().to_string(), "2:2");
+    assert_eq!(apply(LayoutOp::Size, &[], std::slice::from_ref(&l)).unwrap(), Value::Int(Int::Static(12)));
+    assert!(apply(LayoutOp::Size, &[], &[]).is_err());
+    // The table lists the operations in declaration order, and names round-trip.
+    for (k, op) in LayoutOp::ALL.iter().enumerate() {
+        assert_eq!(OPS[k].op, *op);
+        assert_eq!(LayoutOp::from_name(op.name()), Some(*op));
+    }
+    assert_eq!(OPS.len(), LayoutOp::ALL.len());
+    assert!(apply_named("nope", &[], &[]).is_err());
     assert!(is_layout_op("composition") && !is_layout_op("gemm"));
     let info = op_info("complement").unwrap();
     assert_eq!((info.args, info.signature), ((1, 2), "complement(L[, M])"));
