@@ -12,6 +12,12 @@ cp target/release/cutec "$GPU_DIR/cutec"
 c="$GPU_DIR/cutec"
 "$c" build examples/copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_simt.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/transpose.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+# The same transpose with a plain row-major shared-memory tile: the swizzle's effect, measured in the same run.
+sed 's/composition(Swizzle<5, 0, 5>, (TILE, TILE):(TILE, 1))/(TILE, TILE):(TILE, 1)/' examples/transpose.cute \
+    > "$GPU_DIR/transpose_noswizzle.cute"
+grep -q "composition(Swizzle" "$GPU_DIR/transpose_noswizzle.cute" && { echo "build.sh: the no-swizzle variant kept its swizzle" >&2; exit 1; }
+"$c" build "$GPU_DIR/transpose_noswizzle.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
 for spec in softmax:1024 softmax:4096 softmax_warp:1024 rmsnorm:4096 rmsnorm:16384; do
     k=${spec%%:*}
     n=${spec##*:}

@@ -26,10 +26,17 @@ echo "== the runtime's launch-argument cache"
 "$GPU_DIR/launch_check" "$GPU_DIR/copy.ptx" "$GPU_DIR/copy.json" || status=$?
 echo "== gemm_simt (SIMT f32 GEMM) against float64 and torch.matmul"
 GPU_DIR="$GPU_DIR" python3 scripts/gpu/gemm_check.py || status=$?
+echo "== transpose (swizzled shared-memory tile) against torch, ragged shapes, and without the swizzle"
+GPU_DIR="$GPU_DIR" python3 scripts/gpu/transpose_check.py --ncu || status=$?
 
 # Memory and race checks on small shapes: a partial last tile of copy, and softmax's shared-memory reductions.
 if command -v compute-sanitizer >/dev/null 2>&1; then
     c="$GPU_DIR/cutec"
+    echo "== compute-sanitizer memcheck and racecheck: transpose 1000 x 777 (ragged tiles)"
+    for tool in memcheck racecheck; do
+        timeout 120 compute-sanitizer --tool $tool "$c" run "$GPU_DIR/transpose.ptx" --kernel transpose \
+            --dim M=1000 --dim N=777 2>&1 | tail -2 || true
+    done
     echo "== compute-sanitizer memcheck: copy, N = 1000003 (partial last tile)"
     timeout 120 compute-sanitizer --tool memcheck "$c" run "$GPU_DIR/copy.ptx" --kernel copy --dim N=1000003 2>&1 | tail -2 || true
     for n in 1024 4096; do
