@@ -204,6 +204,39 @@ pub fn ceil_div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
     }
 }
 
+/// `a / b` rounded toward negative infinity, for the non-negative indices and positive extents of coordinate
+/// arithmetic (`idx2crd`, `crd2idx`); symbolic when either is dynamic (`div`, which agrees there).
+pub fn div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+    let f = |x: i64, y: i64| -> Result<i64> {
+        if y == 0 {
+            return Err(invalid(op, format!("division by zero: {x}/0")));
+        }
+        x.checked_div_euclid(y).ok_or_else(|| overflow(op, format!("{x}/{y}")))
+    };
+    match (a, b) {
+        (_, Int::Static(1)) => Ok(a.clone()),
+        (Int::Static(0), _) => Ok(Int::Static(0)),
+        (Int::Static(x), Int::Static(y)) => Ok(Int::Static(f(*x, *y)?)),
+        _ => derived(SymOp::Div, a, b, f),
+    }
+}
+
+/// `a mod b` (Euclidean), for the non-negative indices and positive extents of coordinate arithmetic;
+/// symbolic when either is dynamic (`rem`, which agrees there).
+pub fn rem(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+    let f = |x: i64, y: i64| -> Result<i64> {
+        if y == 0 {
+            return Err(invalid(op, format!("division by zero: {x}%0")));
+        }
+        x.checked_rem_euclid(y).ok_or_else(|| overflow(op, format!("{x}%{y}")))
+    };
+    match (a, b) {
+        (_, Int::Static(1)) | (Int::Static(0), _) => Ok(Int::Static(0)),
+        (Int::Static(x), Int::Static(y)) => Ok(Int::Static(f(*x, *y)?)),
+        _ => derived(SymOp::Rem, a, b, f),
+    }
+}
+
 /// CuTe's `shape_min`: a static `1` is smaller than every shape; otherwise `min(a, b)`.
 pub fn shape_min(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
     let _ = op;
@@ -580,13 +613,14 @@ pub fn crd2idx(op: &'static str, coord: &Coord, shape: &IntTuple, stride: &IntTu
                     sum = add(op, &sum, &crd2idx(op, &Coord::Int(rest.clone()), si, di)?)?;
                     break;
                 }
-                let size = si.product(op)?.need(op)?;
-                let r = rest.need(op)?;
-                if size <= 0 {
+                let size = si.product(op)?;
+                if size.static_value().is_some_and(|v| v <= 0) {
                     return Err(invalid(op, format!("shape {shape} has a non-positive mode")));
                 }
-                sum = add(op, &sum, &crd2idx(op, &Coord::Int(Int::Static(r.rem_euclid(size))), si, di)?)?;
-                rest = Int::Static(r.div_euclid(size));
+                // The colexicographic split: `rest % size` indexes this mode, `rest / size` the ones after it
+                // (symbolic for run-time coordinates or shapes).
+                sum = add(op, &sum, &crd2idx(op, &Coord::Int(rem(op, &rest, &size)?), si, di)?)?;
+                rest = div(op, &rest, &size)?;
             }
             Ok(sum)
         }
@@ -616,12 +650,15 @@ pub fn idx2crd(op: &'static str, idx: &IntTuple, shape: &IntTuple, stride: &IntT
             if s.is(1) {
                 return Ok(IntTuple::int(0));
             }
-            let (iv, sv, dv) = (i.need(op)?, s.need(op)?, d.need(op)?);
-            if dv == 0 || sv == 0 {
-                return Err(invalid(op, format!("idx2crd of {iv} with shape {sv} and stride {dv}")));
+            if let (Some(iv), Some(sv), Some(dv)) = (i.value(), s.value(), d.value()) {
+                if dv == 0 || sv == 0 {
+                    return Err(invalid(op, format!("idx2crd of {iv} with shape {sv} and stride {dv}")));
+                }
+                let q = iv.checked_div(dv).ok_or_else(|| overflow(op, format!("{iv}/{dv}")))?;
+                return Ok(IntTuple::int(q.checked_rem_euclid(sv).ok_or_else(|| overflow(op, format!("{q}%{sv}")))?));
             }
-            let q = iv.checked_div(dv).ok_or_else(|| overflow(op, format!("{iv}/{dv}")))?;
-            Ok(IntTuple::int(q.checked_rem_euclid(sv).ok_or_else(|| overflow(op, format!("{q}%{sv}")))?))
+            // `(i / d) % s`, symbolic for a run-time index (non-negative, with positive extents and strides).
+            Ok(IntTuple::Int(rem(op, &div(op, i, d)?, s)?))
         }
         _ => Err(rank_mismatch(op, format!("index {idx} for shape {shape} and stride {stride}"))),
     }

@@ -198,7 +198,7 @@ fn dimension_out_of_its_type() {
 #[test]
 fn launch_expressions_are_evaluated_and_range_checked() {
     // M = 0: ceil_div(0, 4) = 0 blocks is not a launch.
-    assert_eq!(err(&softmax(), &args(0, 0)), "launch.grid.x = ceil_div(M, 4) = 0 is outside [1, 2147483647]");
+    assert_eq!(err(&softmax(), &args(0, 0)), "launch.grid.x = ceil_div(M,4) = 0 is outside [1, 2147483647]");
     let t = json!({ "kind": "tensor", "name": "x", "dtype": "u8", "space": "gmem",
                     "layout": { "shape": ["N"], "stride": [1] }, "align_bytes": 1 });
     let dims = json!([{ "name": "N", "type": "i64", "from": { "param": "x", "mode": 0 } }]);

@@ -289,83 +289,26 @@ impl Lower<'_> {
         self.divisor(&i.sym())
     }
 
-    /// CuTe's `crd2idx(coord, shape, stride)` as IR arithmetic (`_` counts as 0): an integer coordinate of a
-    /// tuple mode is split colexicographically (`c % size(s0)`, `c / size(s0)`, the last mode taking the rest).
+    /// CuTe's `crd2idx(coord, shape, stride)` (`_` counts as 0), computed by the layout algebra over symbolic
+    /// integers: the result is a [`SymInt`] over the coordinate's IR values and the layout's dynamic
+    /// dimensions, built in IR where it is used.
     pub fn crd2idx(&mut self, coord: &CoordV, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<SymInt> {
-        match (coord, shape, stride) {
-            (CoordV::Underscore, _, _) => Ok(SymInt::Const(0)),
-            (CoordV::Tuple(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) if c.len() == s.len() && s.len() == d.len() => {
-                let mut sum = SymInt::Const(0);
-                for ((ci, si), di) in c.iter().zip(s).zip(d) {
-                    let part = self.crd2idx(ci, si, di, span)?;
-                    sum = self.idx_add(&sum, &part, span)?;
-                }
-                Ok(sum)
-            }
-            (CoordV::Tuple(c), IntTuple::Int(_), IntTuple::Int(_)) if c.len() == 1 => {
-                self.crd2idx(&c[0], shape, stride, span)
-            }
-            (CoordV::Int(c), IntTuple::Int(_), IntTuple::Int(d)) => {
-                let d = self.layout_int(d, span)?;
-                self.idx_mul(c, &d, span)
-            }
-            (CoordV::Int(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() && !s.is_empty() => {
-                let mut rest = c.clone();
-                let mut sum = SymInt::Const(0);
-                for (k, (si, di)) in s.iter().zip(d).enumerate() {
-                    let part_coord = if k + 1 == s.len() {
-                        rest.clone()
-                    } else {
-                        let size = self.layout_result(si.product("crd2idx"), span)?;
-                        let size = self.layout_int(&size, span)?;
-                        let (part, next) = self.divmod(&rest, &size, span)?;
-                        rest = next;
-                        part
-                    };
-                    let part = self.crd2idx(&CoordV::Int(part_coord), si, di, span)?;
-                    sum = self.idx_add(&sum, &part, span)?;
-                }
-                Ok(sum)
-            }
-            _ => {
+        let r = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), shape, stride);
+        match r {
+            Ok(i) => Ok(i.sym()),
+            Err(LayoutError::RankMismatch { .. }) => {
                 self.error(codes::UNSUPPORTED_LAYOUT, span, format!("a coordinate that does not fit the shape {shape}"))
             }
+            Err(e) => self.layout_result(Err(e), span),
         }
     }
 
-    /// CuTe's `idx2crd(idx, shape, stride)` for a static `(shape, stride)`: `(idx / d) % s` per leaf (0 for a
-    /// leaf of shape 1).
+    /// CuTe's `idx2crd(idx, shape, stride)`: `(idx / d) % s` per leaf (0 for a leaf of shape 1), by the layout
+    /// algebra over symbolic integers.
     pub fn idx2crd(&mut self, idx: &SymInt, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<CoordV> {
-        match (shape, stride) {
-            (IntTuple::Tuple(s), IntTuple::Tuple(d)) if s.len() == d.len() => Ok(CoordV::Tuple(
-                s.iter().zip(d).map(|(si, di)| self.idx2crd(idx, si, di, span)).collect::<LResult<_>>()?,
-            )),
-            (IntTuple::Int(s), IntTuple::Int(d)) => match (s.static_value(), d.static_value()) {
-                (Some(1), _) => Ok(CoordV::Int(SymInt::Const(0))),
-                (Some(s), Some(d)) if s > 0 && d > 0 => {
-                    let (_, q) = self.divmod(idx, &SymInt::Const(d), span)?;
-                    let (r, _) = self.divmod(&q, &SymInt::Const(s), span)?;
-                    Ok(CoordV::Int(r))
-                }
-                _ => self.error(codes::UNSUPPORTED_LAYOUT, span, format!("idx2crd with shape {s} and stride {d}")),
-            },
-            _ => self.error(codes::UNSUPPORTED_LAYOUT, span, format!("idx2crd with shape {shape} and stride {stride}")),
-        }
-    }
-
-    /// `(c % n, c / n)`, folded for constants.
-    fn divmod(&mut self, c: &SymInt, n: &SymInt, span: Span) -> LResult<(SymInt, SymInt)> {
-        match (c, n) {
-            (SymInt::Const(x), SymInt::Const(y)) if *y > 0 => {
-                Ok((SymInt::Const(x.rem_euclid(*y)), SymInt::Const(x.div_euclid(*y))))
-            }
-            (_, SymInt::Const(1)) => Ok((SymInt::Const(0), c.clone())),
-            _ => {
-                let (x, y) = (self.materialize(c, span)?, self.materialize(n, span)?);
-                let r = self.b.binary(BinaryOp::Rem, x, y);
-                let q = self.b.div(x, y);
-                Ok((self.sym_value(r, 1), self.sym_value(q, 1)))
-            }
-        }
+        let i = IntTuple::Int(Int::from_sym(idx.clone()));
+        let r = cutec_layout::int_tuple::idx2crd("idx2crd", &i, shape, stride);
+        let c = self.layout_result(r, span)?;
+        Ok(CoordV::from_layout(&c))
     }
 }

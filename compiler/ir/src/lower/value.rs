@@ -58,6 +58,23 @@ impl CoordV {
             CoordV::Tuple(v) => v.iter().any(CoordV::has_underscore),
         }
     }
+    /// The coordinate for the layout algebra: run-time parts become dynamic integers.
+    pub fn to_layout(&self) -> cutec_layout::Coord {
+        match self {
+            CoordV::Int(i) => cutec_layout::Coord::Int(cutec_layout::Int::from_sym(i.clone())),
+            CoordV::Underscore => cutec_layout::Coord::Underscore,
+            CoordV::Tuple(v) => cutec_layout::Coord::Tuple(v.iter().map(CoordV::to_layout).collect()),
+        }
+    }
+
+    /// A coordinate computed by the layout algebra.
+    pub fn from_layout(t: &cutec_layout::IntTuple) -> CoordV {
+        match t {
+            cutec_layout::IntTuple::Int(i) => CoordV::Int(i.sym()),
+            cutec_layout::IntTuple::Tuple(v) => CoordV::Tuple(v.iter().map(CoordV::from_layout).collect()),
+        }
+    }
+
     /// The same shape of coordinate for the layout algebra, with every integer 0 (slicing only looks at where
     /// the `_` are; the offset is computed in IR).
     pub fn placeholder(&self) -> cutec_layout::Coord {
