@@ -126,8 +126,9 @@ fn compose_impl(lhs: &Lhs, a: &Layout, rshape: &IntTuple, rstride: &IntTuple) ->
         let next_stride = mul(OP, &int_tuple::ceil_div(OP, &abs_stride, curr_shape)?, &sign)?;
         if !next_shape.is(1) && !rest_shape.is(1) {
             let new_shape = shape_min(OP, &next_shape, &rest_shape)?;
-            let what =
-                || format!("shape {rest_shape} and {new_shape} of {a} do not divide each other (shape divisibility)");
+            let what = || {
+                format!("shape {rest_shape} and shape {new_shape} of {a} do not divide each other (shape divisibility)")
+            };
             if let (Some(x), Some(y)) = (rest_shape.static_value(), new_shape.static_value())
                 && (y == 0 || x % y != 0)
             {
