@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing cutec needs on a fresh Debian 12 machine, idempotently:
 # LLVM 22 (static libraries, linked into the compiler), ptxas 13.0 (assembles our PTX for sm_90a without a GPU),
-# pycute (the layout algebra's reference implementation for the differential test) and mdbook (the book).
+# pycute (the layout algebra's reference implementation for the differential test), CUTLASS's C++ CuTe headers
+# (the differential test against C++ CuTe compiled with g++) and mdbook (the book).
 # Prints the environment to use; `source scripts/env.sh` applies it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,3 +40,11 @@ fi
 if [ -x scripts/install-pycute.sh ]; then
     bash scripts/install-pycute.sh
 fi
+
+# The C++ oracle of compiler/layout (tests/main.rs, module `cpp`): CuTe's headers, compiled with g++ on the CPU.
+if ! command -v g++ >/dev/null 2>&1; then
+    echo "install-deps: apt-get install g++"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq g++ >/dev/null
+fi
+bash scripts/install-cute-headers.sh

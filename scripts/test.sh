@@ -4,7 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 . scripts/env.sh
-export INSTA_UPDATE=no CARGO_TERM_COLOR=never
+# CUTEC_REQUIRE_CPP: the differential test against C++ CuTe (compiler/layout) must run, never skip.
+export INSTA_UPDATE=no CARGO_TERM_COLOR=never CUTEC_REQUIRE_CPP=1
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # The book renders, and every picture a page links to exists.

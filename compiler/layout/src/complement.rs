@@ -1,7 +1,7 @@
 //! `complement`, the inverses, `nullspace` and the common-vector queries.
 
 use crate::coalesce::{coalesce, filter};
-use crate::composition::{composition, pair};
+use crate::composition::composition;
 use crate::error::{LayoutError, Result, invalid};
 use crate::int_tuple::{Int, IntTuple, ceil_div_tuple, coalesce_shape, compact_col_major, mul};
 use crate::layout::Layout;
@@ -76,48 +76,96 @@ pub fn complement_default(a: &Layout) -> Result<Layout> {
     complement(a, &IntTuple::Int(cosize))
 }
 
-/// `right_inverse(A)`: a layout `R` with `A(R(i)) == i` for all `0 <= i < size(R)`, as large as the strides of
-/// `coalesce(A)` allow: follow the chain of strides `1, s*d, ...` (in absolute value) through the modes.
+/// CuTe's `exchange_sort` of `(key, value)` pairs by key (not stable: equal keys can swap).
+fn exchange_sort(a: &mut [(i64, usize)]) {
+    for i in 0..a.len() {
+        for j in i + 1..a.len() {
+            if a[j].0 < a[i].0 {
+                a.swap(i, j);
+            }
+        }
+    }
+}
+
+/// The flat modes of `coalesce(A)`, the exclusive prefix products of its shape, and the positions of its static
+/// strides sorted by stride (CuTe's `SortByKey`).
+struct Sorted {
+    leaves: Vec<(Int, Int)>,
+    preprod: Vec<Int>,
+    order: Vec<usize>,
+}
+
+fn sorted_modes(op: &'static str, a: &Layout) -> Result<Sorted> {
+    let leaves = coalesce(a)?.leaves();
+    let mut preprod = vec![Int::Static(1)];
+    for (s, _) in &leaves {
+        let next = mul(op, preprod.last().expect("non-empty"), s)?;
+        preprod.push(next);
+    }
+    let mut keyed: Vec<(i64, usize)> =
+        leaves.iter().enumerate().filter_map(|(k, (_, d))| d.static_value().map(|v| (v, k))).collect();
+    exchange_sort(&mut keyed);
+    Ok(Sorted { leaves, preprod, order: keyed.into_iter().map(|(_, k)| k).collect() })
+}
+
+fn tuple_of(v: Vec<Int>) -> IntTuple {
+    IntTuple::Tuple(v.into_iter().map(IntTuple::Int).collect())
+}
+
+/// `right_inverse(A)`: a layout `R` with `A(R(i)) == i` for all `0 <= i < size(R)`, as CuTe builds it: the
+/// static strides of `coalesce(A)` in increasing order, each taken when it equals the running product
+/// `s*d` of the modes taken so far (starting at 1), with the column-major stride of its position; coalesced.
 /// @post composition(A, R) is identical to make_layout(shape(R)).
 pub fn right_inverse(a: &Layout) -> Result<Layout> {
     const OP: &str = "right_inverse";
-    let flat = coalesce(a)?;
-    let leaves = flat.leaves();
-    let shapes: Vec<Int> = leaves.iter().map(|(s, _)| s.clone()).collect();
-    let (rstride, _) =
-        compact_col_major(OP, &IntTuple::Tuple(shapes.into_iter().map(IntTuple::Int).collect()), &Int::Static(1))?;
-    let rstride = rstride.flatten();
-    let mut chosen: Vec<usize> = Vec::new();
-    let mut next = 1i64;
-    while chosen.len() < leaves.len() {
-        let found = leaves.iter().position(|(_, d)| d.static_value().and_then(i64::checked_abs) == Some(next));
-        let Some(k) = found else { break };
-        chosen.push(k);
+    let Sorted { leaves, preprod, order } = sorted_modes(OP, a)?;
+    let mut shape = vec![Int::Static(1)];
+    let mut stride = vec![Int::Static(0)];
+    let mut curr = Int::Static(1);
+    for k in order {
         let (s, d) = &leaves[k];
-        match (s.static_value(), d.static_value().and_then(i64::checked_abs)) {
-            (Some(s), Some(d)) if s.checked_mul(d).is_some_and(|n| n != next) => next = s * d,
-            _ => break,
+        if d.is_static() && curr.is_static() && *d == curr {
+            shape.push(s.clone());
+            stride.push(preprod[k].clone());
+            curr = mul(OP, s, d)?;
         }
     }
-    if chosen.is_empty() {
-        return Ok(Layout::trivial());
-    }
-    let mut shape = Vec::new();
-    let mut stride = Vec::new();
-    for &k in &chosen {
-        let (s, d) = &leaves[k];
-        shape.push(IntTuple::Int(s.clone()));
-        let sign = d.static_value().map_or(1, i64::signum);
-        stride.push(IntTuple::Int(mul(OP, &Int::Static(sign), &rstride[k])?));
-    }
-    Ok(Layout::from_parts(IntTuple::Tuple(shape).unwrap_single(), IntTuple::Tuple(stride).unwrap_single()))
+    coalesce(&Layout::from_parts(tuple_of(shape), tuple_of(stride)))
 }
 
-/// `left_inverse(A)`: a layout `R` with `R(A(i)) == i` for all `0 <= i < size(A)`, namely
-/// `right_inverse(make_layout(A, complement(A)))`.
-/// @pre A is injective.
+/// `left_inverse(A)`: a layout `R` with `R(A(i)) == i` for all `0 <= i < size(A)`, as CuTe builds it: the non-zero
+/// strides of `coalesce(A)` in increasing order, each giving the mode `d / size(so far)` with the column-major
+/// stride of its position, and the shape of the largest-stride mode last; coalesced.
+/// @pre A is injective, its strides are static and each divides the next ("left inverse divisibility").
 pub fn left_inverse(a: &Layout) -> Result<Layout> {
-    right_inverse(&pair(a.clone(), complement_default(a)?))
+    const OP: &str = "left_inverse";
+    let Sorted { leaves, preprod, order } = sorted_modes(OP, a)?;
+    if order.len() != leaves.len() {
+        return Err(invalid(OP, format!("{a} has dynamic strides (left inverse requires static strides)")));
+    }
+    let mut shape: Vec<Int> = Vec::new();
+    let mut stride = vec![Int::Static(0)];
+    let mut size = 1i64;
+    for &k in &order {
+        let d = leaves[k].1.need(OP)?;
+        if d == 0 {
+            continue;
+        }
+        if d % size != 0 || d / size < 1 {
+            return Err(LayoutError::NotDivisible {
+                op: OP,
+                what: format!("stride {d} of {a} and {size} (left inverse divisibility)"),
+            });
+        }
+        shape.push(Int::Static(d / size));
+        size = size.checked_mul(d / size).ok_or_else(|| LayoutError::Overflow { op: OP, what: a.to_string() })?;
+        stride.push(preprod[k].clone());
+    }
+    match order.last() {
+        Some(&k) => shape.push(leaves[k].0.clone()),
+        None => return Err(invalid(OP, format!("{a} has no modes"))),
+    }
+    coalesce(&Layout::from_parts(tuple_of(shape), tuple_of(stride)))
 }
 
 /// `nullspace(A)`: the layout of the coordinates that `A` maps to 0: the static stride-0 modes of `flatten(A)`

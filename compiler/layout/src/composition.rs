@@ -3,24 +3,27 @@
 use std::fmt;
 
 use crate::coalesce::coalesce_x;
-use crate::error::{Result, rank_mismatch};
+use crate::error::{LayoutError, Result, rank_mismatch};
 use crate::int_tuple::{self, Int, IntTuple, mul, shape_min};
 use crate::layout::Layout;
 
-/// CuTe's `Tiler`: a layout, a tuple of tilers (applied mode by mode), or `_` (keep the mode). A shape used as
-/// a tiler is a tuple of `n:1` layouts: see [`Tiler::from_shape`].
+/// CuTe's `Tiler`: a layout, an integer, a tuple of tilers (applied mode by mode), or `_` (keep the mode). A
+/// shape used as a tiler is a tuple of integers: see [`Tiler::from_shape`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Tiler {
     Layout(Layout),
+    /// An integer `n`: `composition(A, n)` takes the first `n` elements (`n:1`); the divides and products use
+    /// `make_layout(n)`, which is `1:0` for a static 1 (CuTe's `is_integral<Tiler>` branches).
+    Int(Int),
     Tuple(Vec<Tiler>),
     Underscore,
 }
 
 impl Tiler {
-    /// The tiler of a shape: an integer `n` is the layout `n:1`, a tuple is mode-wise.
+    /// The tiler of a shape: an integer is [`Tiler::Int`], a tuple is mode-wise.
     pub fn from_shape(shape: &IntTuple) -> Tiler {
         match shape {
-            IntTuple::Int(n) => Tiler::Layout(Layout::from_parts(IntTuple::Int(n.clone()), IntTuple::int(1))),
+            IntTuple::Int(n) => Tiler::Int(n.clone()),
             IntTuple::Tuple(v) => Tiler::Tuple(v.iter().map(Tiler::from_shape).collect()),
         }
     }
@@ -44,6 +47,7 @@ impl fmt::Display for Tiler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Tiler::Layout(l) => write!(f, "{l}"),
+            Tiler::Int(n) => write!(f, "{n}"),
             Tiler::Underscore => f.write_str("_"),
             Tiler::Tuple(v) => crate::int_tuple::write_tuple(f, v),
         }
@@ -54,10 +58,12 @@ impl fmt::Display for Tiler {
 /// @post compatible(shape(B), shape(R)),
 /// @post R(i) == A(B(i)) for all 0 <= i < size(B).
 ///
-/// `A` is first coalesced (keeping its function outside its domain), then `B` is distributed over its modes
-/// (`A o (B0, B1) = (A o B0, A o B1)`), and each integral `s:d` of `B` is computed by dividing `d` out of the
-/// shape of `A` (the stride divisibility condition) and keeping the first `s` elements (the shape
-/// divisibility condition). Both conditions are checked, as CuTe checks them for static integers.
+/// `A` is first coalesced (keeping its function outside its domain: `coalesce_x`), then `B` is distributed over
+/// its modes (`A o (B0, B1) = (A o B0, A o B1)`), and each integral `s:d` of `B` walks the modes of `A` (CuTe's
+/// `composition_impl`): the stride `d` is divided out of each shape of `A` with `ceil_div` (the stride
+/// divisibility condition), and the first `s` elements of the strided `A` are kept (the shape divisibility
+/// condition). Both conditions are checked for static integers, as CuTe checks them; the result is not
+/// coalesced.
 pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
     let flat = coalesce_x(a)?;
     let lhs =
@@ -70,6 +76,7 @@ pub fn composition(a: &Layout, b: &Layout) -> Result<Layout> {
 pub fn composition_tiler(a: &Layout, tiler: &Tiler) -> Result<Layout> {
     match tiler {
         Tiler::Layout(b) => composition(a, b),
+        Tiler::Int(n) => composition(a, &Layout::from_parts(IntTuple::Int(n.clone()), IntTuple::int(1))),
         Tiler::Underscore => Ok(a.clone()),
         Tiler::Tuple(ts) => {
             if ts.len() > a.rank() {
@@ -107,43 +114,53 @@ fn compose_impl(lhs: &Lhs, a: &Layout, rshape: &IntTuple, rstride: &IntTuple) ->
         return Ok(Layout::from_parts(IntTuple::Int(s.clone()), IntTuple::Int(stride)));
     }
     let r = lhs.shapes.len();
-    // Divide the stride d out of the shape of A, from the left.
-    let mut rest_stride = d.clone();
-    let mut shape1 = Vec::with_capacity(r - 1);
-    let mut stride1 = Vec::with_capacity(r - 1);
-    for (si, di) in lhs.shapes[..r - 1].iter().zip(&lhs.strides) {
-        let what =
-            || format!("stride {rest_stride} and shape {si} of {a} do not divide each other (stride divisibility)");
-        let new_shape = int_tuple::shape_div(OP, si, &rest_stride, &what)?;
-        let what = || format!("shape {si} of {a} and {new_shape} do not divide each other");
-        stride1.push(mul(OP, di, &int_tuple::shape_div(OP, si, &new_shape, &what)?)?);
-        let what =
-            || format!("stride {rest_stride} and shape {si} of {a} do not divide each other (stride divisibility)");
-        rest_stride = int_tuple::shape_div(OP, &rest_stride, si, &what)?;
-        shape1.push(new_shape);
-    }
-    // Keep the first s elements of the strided A, from the left.
+    let mut shapes = Vec::with_capacity(r);
+    let mut strides = Vec::with_capacity(r);
     let mut rest_shape = s.clone();
-    let mut shape2 = Vec::with_capacity(r - 1);
-    for si in &shape1 {
-        let asi = int_tuple::abs(OP, si)?;
-        shape2.push(shape_min(OP, &asi, &rest_shape)?);
-        let what =
-            || format!("shape {rest_shape} and shape {asi} of {a} do not divide each other (shape divisibility)");
-        rest_shape = int_tuple::shape_div(OP, &rest_shape, &asi, &what)?;
+    let mut rest_stride = d.clone();
+    for (curr_shape, curr_stride) in lhs.shapes[..r - 1].iter().zip(&lhs.strides) {
+        check_stride_divisibility(&rest_stride, curr_shape, a)?;
+        let abs_stride = int_tuple::abs(OP, &rest_stride)?;
+        let next_shape = int_tuple::ceil_div(OP, curr_shape, &abs_stride)?;
+        let sign = Int::Static(rest_stride.value().map_or(1, i64::signum));
+        let next_stride = mul(OP, &int_tuple::ceil_div(OP, &abs_stride, curr_shape)?, &sign)?;
+        if !next_shape.is(1) && !rest_shape.is(1) {
+            let new_shape = shape_min(OP, &next_shape, &rest_shape)?;
+            let what = || {
+                format!("shape {rest_shape} and shape {new_shape} of {a} do not divide each other (shape divisibility)")
+            };
+            if let (Some(x), Some(y)) = (rest_shape.static_value(), new_shape.static_value())
+                && (y == 0 || x % y != 0)
+            {
+                return Err(LayoutError::NotDivisible { op: OP, what: what() });
+            }
+            shapes.push(new_shape.clone());
+            strides.push(mul(OP, &rest_stride, curr_stride)?);
+            rest_shape = int_tuple::shape_div(OP, &rest_shape, &new_shape, &what)?;
+        }
+        rest_stride = next_stride;
     }
-    let last_stride = mul(OP, &rest_stride, &lhs.strides[r - 1])?;
-    coalesce_modes(&shape2, &stride1, (rest_shape, last_stride))
+    let last = |rest_stride: &Int| mul(OP, rest_stride, &lhs.strides[r - 1]);
+    if shapes.is_empty() {
+        return Ok(Layout::from_parts(IntTuple::Int(rest_shape), IntTuple::Int(last(&rest_stride)?)));
+    }
+    if !rest_shape.is(1) {
+        strides.push(last(&rest_stride)?);
+        shapes.push(rest_shape);
+    }
+    let tuple = |v: Vec<Int>| IntTuple::Tuple(v.into_iter().map(IntTuple::Int).collect()).unwrap_single();
+    Ok(Layout::from_parts(tuple(shapes), tuple(strides)))
 }
 
-/// The `bw_coalesce` that ends CuTe's `composition_impl`, shared through a small layout.
-fn coalesce_modes(shapes: &[Int], strides: &[Int], last: (Int, Int)) -> Result<Layout> {
-    let mut s: Vec<IntTuple> = shapes.iter().cloned().map(IntTuple::Int).collect();
-    let mut d: Vec<IntTuple> = strides.iter().cloned().map(IntTuple::Int).collect();
-    s.push(IntTuple::Int(last.0));
-    d.push(IntTuple::Int(last.1));
-    let merged = crate::coalesce::coalesce(&Layout::from_parts(IntTuple::Tuple(s), IntTuple::Tuple(d)))?;
-    Ok(merged)
+/// CuTe's stride divisibility condition, checked where both are static: `d % s == 0 || d < s`.
+fn check_stride_divisibility(d: &Int, s: &Int, a: &Layout) -> Result<()> {
+    match (d.static_value(), s.static_value()) {
+        (Some(x), Some(y)) if y != 0 && x % y != 0 && x >= y => Err(LayoutError::NotDivisible {
+            op: "composition",
+            what: format!("stride {d} and shape {s} of {a} do not divide each other (stride divisibility)"),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// `make_layout(A, B)` as a rank-2 layout.

@@ -1,6 +1,7 @@
 //! Divides (tiling): `logical_divide` and its zipped, tiled and flat arrangements; `local_tile` and
 //! `local_partition` on layouts.
 
+use crate::coalesce::coalesce;
 use crate::complement::complement;
 use crate::composition::{Tiler, composition, pair};
 use crate::error::{Result, rank_mismatch};
@@ -25,13 +26,14 @@ pub(crate) fn by_mode(
     Ok(Layout::from_modes(modes))
 }
 
-/// `logical_divide(A, B)`: `A o (B, complement(B, shape(A)))`, a rank-2 layout whose first mode is the tile `B`
+/// `logical_divide(A, B)`: `A o (B, complement(B, shape(coalesce(A))))`, a rank-2 layout whose first mode is the tile `B`
 /// and whose second mode iterates over the tiles. A tuple tiler divides mode by mode (the remaining modes
 /// are kept), `_` keeps a mode.
 /// @post layout<0>(result) == composition(A, B) as functions; size(result) == size(A) when B tiles A.
 pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
     match tiler {
-        Tiler::Layout(b) => composition(a, &pair(b.clone(), complement(b, a.shape())?)),
+        Tiler::Layout(b) => composition(a, &pair(b.clone(), complement(b, coalesce(a)?.shape())?)),
+        Tiler::Int(n) => logical_divide(a, &Tiler::Layout(Layout::compact(IntTuple::Int(n.clone()))?)),
         Tiler::Underscore => Ok(a.clone()),
         Tiler::Tuple(ts) => by_mode("logical_divide", a, ts, &logical_divide),
     }
@@ -79,24 +81,29 @@ pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
     tile_unzip("zipped_divide", &logical_divide(a, tiler)?, tiler)
 }
 
-/// `tiled_divide(A, B)`: `((TileM,TileN,...), RestM, RestN, ..., L, ...)`.
+/// `tiled_divide(A, B)`: `((TileM,TileN,...), RestM, RestN, ..., L, ...)`: CuTe's `result(_, repeat<R1>(_))`
+/// of the zipped divide (a rest mode of rank 1 stays one tuple mode).
 pub fn tiled_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    let z = zipped_divide(a, tiler)?;
-    let mut modes = vec![z.mode(0)?];
-    modes.extend(z.mode(1)?.modes());
-    Ok(Layout::from_modes(modes))
+    unzip_modes(&zipped_divide(a, tiler)?, false)
 }
 
-/// `flat_divide(A, B)`: `(TileM, TileN, ..., RestM, RestN, ..., L, ...)`.
+/// `flat_divide(A, B)`: `(TileM, TileN, ..., RestM, RestN, ..., L, ...)`: CuTe's
+/// `result(repeat<R0>(_), repeat<R1>(_))` of the zipped divide.
 pub fn flat_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    let z = zipped_divide(a, tiler)?;
-    let mut modes = z.mode(0)?.modes();
-    modes.extend(z.mode(1)?.modes());
-    Ok(Layout::from_modes(modes))
+    unzip_modes(&zipped_divide(a, tiler)?, true)
+}
+
+/// The slice `z(_, repeat<R1>(_))` (or `z(repeat<R0>(_), repeat<R1>(_))` when `both`) of a zipped layout:
+/// the modes of mode 1 (and of mode 0) become top-level modes; a mode of rank 1 is kept whole.
+pub(crate) fn unzip_modes(z: &Layout, both: bool) -> Result<Layout> {
+    let r0 = z.mode(0)?.rank();
+    let r1 = z.mode(1)?.rank();
+    let first = if both { underscores(r0) } else { Coord::Underscore };
+    Ok(z.slice_and_offset(&Coord::Tuple(vec![first, underscores(r1)]))?.0)
 }
 
 /// `repeat<n>(_)`: `_` for one mode, a tuple of `_` otherwise.
-fn underscores(n: usize) -> Coord {
+pub(crate) fn underscores(n: usize) -> Coord {
     if n == 1 { Coord::Underscore } else { Coord::Tuple(vec![Coord::Underscore; n]) }
 }
 

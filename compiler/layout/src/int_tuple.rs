@@ -411,10 +411,11 @@ impl fmt::Display for IntTuple {
     }
 }
 
-/// CuTe's `product_each`: the size of each top-level mode.
+/// CuTe's `product_each`: the size of each top-level mode, as a tuple (`transform(wrap(t), product)`: an
+/// integer `n` gives `(n)`).
 pub fn product_each(op: &'static str, t: &IntTuple) -> Result<IntTuple> {
     match t {
-        IntTuple::Int(_) => Ok(t.clone()),
+        IntTuple::Int(_) => Ok(IntTuple::Tuple(vec![t.clone()])),
         IntTuple::Tuple(v) => {
             Ok(IntTuple::Tuple(v.iter().map(|m| m.product(op).map(IntTuple::Int)).collect::<Result<_>>()?))
         }

@@ -217,31 +217,38 @@ impl Layout {
         Ok((Layout { shape, stride }, offset))
     }
 
-    /// `upcast<N>(L)`: view elements as `N` times wider: a static stride `d` becomes `d / N` and its shape
-    /// `shape_div(s, shape_div(N, |d|))`; static-0 strides are kept; dynamic strides are divided by `N`.
+    /// `upcast<N>(L)`: view elements as `N` times wider: a static stride `d` becomes `signum(d) * ceil_div(|d|, N)`
+    /// and its shape `ceil_div(s, ceil_div(N, |d|))`; static-0 strides are kept; dynamic strides are divided by
+    /// `N`. @pre `d % N == 0 || N % d == 0` for every static stride (CuTe's divisibility condition).
     pub fn upcast(&self, n: i64) -> Result<Layout> {
         let op = "upcast";
         if n < 1 {
             return Err(invalid(op, format!("factor {n} is not positive")));
         }
-        let n = Int::Static(n);
+        let big_n = Int::Static(n);
         let mut shapes = Vec::new();
         let mut strides = Vec::new();
         for (s, d) in self.leaves() {
-            if d.is(0) {
-                shapes.push(s);
-                strides.push(d);
-            } else if d.is_static() {
-                let ad = int_tuple::abs(op, &d)?;
-                let what = || format!("{n} and stride {d} of {self} do not divide each other");
-                let k = int_tuple::shape_div(op, &n, &ad, &what)?;
-                let what = || format!("shape {s} and {k} of {self} do not divide each other");
-                shapes.push(int_tuple::shape_div(op, &s, &k, &what)?);
-                let what = || format!("stride {d} and {n} of {self} do not divide each other");
-                strides.push(int_tuple::shape_div(op, &d, &n, &what)?);
-            } else {
-                shapes.push(s);
-                strides.push(int_tuple::safe_div(op, &d, &n)?);
+            match d.static_value() {
+                Some(0) => {
+                    shapes.push(s);
+                    strides.push(d);
+                }
+                Some(v) => {
+                    if v % n != 0 && n % v != 0 {
+                        return Err(LayoutError::NotDivisible {
+                            op,
+                            what: format!("stride {d} of {self} and {n} do not divide each other"),
+                        });
+                    }
+                    let ad = int_tuple::abs(op, &d)?;
+                    shapes.push(int_tuple::ceil_div(op, &s, &int_tuple::ceil_div(op, &big_n, &ad)?)?);
+                    strides.push(mul(op, &Int::Static(v.signum()), &int_tuple::ceil_div(op, &ad, &big_n)?)?);
+                }
+                None => {
+                    shapes.push(s);
+                    strides.push(int_tuple::safe_div(op, &d, &big_n)?);
+                }
             }
         }
         Ok(self.with_leaves(shapes, strides))
@@ -249,13 +256,13 @@ impl Layout {
 
     /// `downcast<N>(L)`: view elements as `N` times narrower: the stride-±1 mode grows `N` times, every other
     /// stride is multiplied by `N`.
-    /// @pre some stride is a static ±1 ("downcast requires adjacent elements").
+    /// @pre some stride is a static 1 ("downcast requires adjacent elements"; CuTe's `has_int1`).
     pub fn downcast(&self, n: i64) -> Result<Layout> {
         let op = "downcast";
         if n < 1 {
             return Err(invalid(op, format!("factor {n} is not positive")));
         }
-        if !self.leaves().iter().any(|(_, d)| d.is(1) || d.is(-1)) {
+        if !self.leaves().iter().any(|(_, d)| d.is(1)) {
             return Err(invalid(op, format!("{self} has no stride-1 mode (downcast requires adjacent elements)")));
         }
         let n = Int::Static(n);

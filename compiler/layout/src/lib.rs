@@ -36,38 +36,56 @@
 //!   dynamic integer prints its name, a known one its value. `parse(print(x)) == x` for static layouts and
 //!   layouts whose dynamic integers are plain unknown names.
 //!
+//! # The oracle: CUTLASS 4.2's C++ headers
+//!
+//! The semantics are CUTLASS 4.2.0's C++ (`nvidia-cutlass==4.2.0.0`), checked by a differential test that
+//! compiles thousands of seeded random cases of every operation of [`OPS`] (swizzled layouts included) with g++
+//! against the headers (`tests/suite/cpp.rs`; `scripts/install-cute-headers.sh` installs them; `CUTEC_REQUIRE_CPP`
+//! makes their absence a failure, as CI sets it). Results are compared as printed text (shape and stride, not
+//! only the function); a case that C++ rejects with a `static_assert` must be an error here. Run it with
+//! `cargo test -p cutec-layout cpp -- --nocapture` (2,300 cases, 50 per generator; `CUTEC_CPP_CASES`,
+//! `CUTEC_SEED`). What it does not cover: `print_layout` (a picture), slicing a swizzled layout (CuTe decays it
+//! to a plain layout where it can, see 7), identity swizzles `Sw<0,M,S>` (CuTe drops them, we keep them).
+//!
 //! # Where CUTLASS C++ and pycute differ (we follow C++)
 //!
-//! Each point is pinned by a test in `tests/main.rs` (module `divergences`).
+//! Each point is pinned by a test in `tests/main.rs` (module `divergences`); the pycute test counts them.
 //!
 //! 1. **Negative strides.** `cosize` takes strides in absolute value (C++'s `coshape`), pycute evaluates
-//!    `L(size-1)+1` with signed strides: `cosize(4:-1)` is 4 here, -2 in pycute. `right_inverse` follows C++
-//!    (absolute strides, the sign moved into the result); `complement` of a layout with a negative stride is an
-//!    error here (CuTe's result is meaningless).
-//! 2. **`logical_product` with an integer tiler** is `logical_product(A, n:1)` in C++; pycute calls
-//!    `logical_divide` there (a bug).
-//! 3. **Composition divisibility.** C++ checks both the stride and the shape divisibility conditions for static
-//!    integers; pycute checks only the stride one: `composition((4,5):(1,5), 6:1)` is an error here and `4:1`
-//!    in pycute. C++'s `coalesce_x` also keeps a trailing size-1 mode of `A` (as size 2), so the mode before it
-//!    is checked where pycute has merged it away.
+//!    `L(size-1)+1` with signed strides: `cosize(4:-1)` is 4 here, -2 in pycute. `right_inverse` compares
+//!    strides as they are, so it never follows a negative one (`right_inverse(4:-1)` is `1:0`); `complement` of a
+//!    layout with a negative stride is an error here (CuTe's result is meaningless).
+//! 2. **`logical_product` with an integer tiler** is `logical_product(A, make_layout(n))` in C++; pycute calls
+//!    `logical_divide` there (a bug). An integer tiler is `make_layout(n)` in every divide and product, so a
+//!    static 1 is `1:0`; in `composition` it is `n:1`.
+//! 3. **Composition divisibility.** C++ 4.2 checks weak conditions for static integers: the stride one
+//!    (`d % s == 0 || d < s`) and the shape one (`rest % min(ceil_div(s, d), rest) == 0`); pycute checks a strong
+//!    stride condition only. Each can accept what the other rejects: `composition((4,5):(1,5), 6:1)` is an error
+//!    here and `4:1` in pycute; `composition((3,3,4):(17,1,3), (6,2):(2,1))` is `((2,3),2):((34,1),17)` here and
+//!    an assertion in pycute. `composition((6,4):(4,1), 4:1)` is `4:4`. C++'s `coalesce_x` keeps a trailing
+//!    size-1 mode of `A` (as size 2).
 //! 4. **Composition with a tuple tiler** keeps only the modes the tiler names in C++ ("drop any modes of lhs that
 //!    aren't hit by rhs"); pycute keeps the remaining modes of `A`.
-//! 5. **Results' form, and A outside its domain.** C++ coalesces inside `composition` (`bw_coalesce`) and
-//!    keeps the function of `A` beyond `size(A)` (`coalesce_x`); pycute's `coalesce` forgets the last stride
-//!    of `A` there: `composition((1):(10), (4):(16))` is `(4):(160)` here, `(4):(0)` in pycute. The shapes of
-//!    equal functions can differ (`composition((4,5):(1,5), 1:1)` is `1:0`).
+//! 5. **Results' form, and A outside its domain.** C++'s composition walks the modes of `coalesce_x(A)` with
+//!    `ceil_div` and does not coalesce its result; a size-1 result keeps the stride it reached
+//!    (`composition((4,5):(1,5), 1:1)` is `1:5`); `coalesce_x` keeps the function of `A` beyond `size(A)`
+//!    (`composition((1):(10), (4):(16))` is `(4):(160)`, `(4):(0)` in pycute). `tiled_*` and `flat_*` slice the
+//!    zipped result (`z(_, repeat<R1>(_))`), so a rest of rank 1 stays one tuple mode: `tiled_divide((4):(8), (4))`
+//!    is `((4),(1)):((8),(0))`. `product_each(n)` is `(n)`.
 //! 6. **`_` in zipped/tiled/flat tilers**: C++ requires the mode under `_` to be a (tile, rest) pair; pycute
 //!    makes it `(1:0, mode)`.
 //! 7. **Swizzled layouts** (no pycute counterpart for most operations): slicing keeps the swizzle and moves the
 //!    offset inside (`layout_composed.hpp`); CuTe's decay of a sliced swizzle layout to a plain layout
 //!    (`swizzle_layout.hpp`) is not attempted. `print` writes CuTe's `Sw<B,M,S> o offset o L`.
-//! 8. **Blocked/raked products of rank 1** give a rank-1 tuple layout `(x):(y)` (C++'s `tuple_repeat<1>` profile).
-//! 9. **`right_inverse`** coalesces first, skips stride-0 modes and follows the first mode of each stride
-//!    (C++'s `inverse_seq`); pycute sorts the uncoalesced modes, stops at a stride-0 mode, and so can return a
-//!    smaller inverse (`right_inverse((1,4,2,2):(8,1,0,8))` is `4:1` here, `1:0` in pycute).
-//! 10. **`logical_divide` takes the complement within `shape(A)`** (a tuple: `ceil_div` folds mode by mode),
-//!     pycute within `size(A)`; they differ when the tile does not divide the shape mode by mode
-//!     (`logical_divide((3,3,1):(1,3,9), 4:2)` is `(4,2):(2,1)` here, `(4,(2,2)):(2,(1,8))` in pycute).
+//! 8. **Blocked/raked products and `tile_to_shape`** are C++'s `zip` of the two halves of the logical product,
+//!    not coalesced (`blocked_product(4:1, 3:1)` is `((4,3)):((1,4))`); `zip` needs both halves to have the
+//!    same rank, else it is an error (`blocked_product((1):(1), 2:1)`).
+//! 9. **The inverses** follow C++: `right_inverse` coalesces, sorts the static strides (CuTe's `exchange_sort`)
+//!    and takes each one equal to the running `s*d`; `left_inverse` gives every hole its own mode
+//!    (`left_inverse(4:2)` is `(2,4):(0,1)`, pycute `(2,4):(4,1)`: equal on the image of `A`).
+//! 10. **`logical_divide` takes the complement within `shape(coalesce(A))`** (CUTLASS 4.2; earlier versions
+//!     used `shape(A)`), which here agrees with pycute's `size(A)` for compact `A`. `upcast<N>` uses
+//!     `ceil_div` for shapes and strides (`Stride % N == 0 or N % Stride == 0` is required).
 
 pub mod coalesce;
 pub mod complement;

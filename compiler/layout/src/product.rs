@@ -1,10 +1,9 @@
 //! Products (tiling by repetition): `logical_product` and its arrangements, the rank-sensitive
 //! `blocked_product` and `raked_product`, `tile_to_shape`, `make_ordered_layout` and `make_layout_tv`.
 
-use crate::coalesce::coalesce_by;
 use crate::complement::{complement, right_inverse};
 use crate::composition::{Tiler, composition, pair};
-use crate::divide::{by_mode, tile_unzip};
+use crate::divide::{by_mode, tile_unzip, unzip_modes};
 use crate::error::{LayoutError, Result, invalid, rank_mismatch};
 use crate::int_tuple::{Int, IntTuple, ceil_div_tuple, compact_col_major, mul, product_each};
 use crate::layout::Layout;
@@ -21,6 +20,7 @@ pub fn logical_product(a: &Layout, tiler: &Tiler) -> Result<Layout> {
             let rest = composition(&complement(a, &IntTuple::Int(target))?, b)?;
             Ok(pair(a.clone(), rest))
         }
+        Tiler::Int(n) => logical_product(a, &Tiler::Layout(Layout::compact(IntTuple::Int(n.clone()))?)),
         Tiler::Underscore => Ok(a.clone()),
         Tiler::Tuple(ts) => by_mode(OP, a, ts, &logical_product),
     }
@@ -31,44 +31,43 @@ pub fn zipped_product(a: &Layout, tiler: &Tiler) -> Result<Layout> {
     tile_unzip("zipped_product", &logical_product(a, tiler)?, tiler)
 }
 
-/// `tiled_product(A, B)`: `((M,N,...), TileM, TileN, ..., L, ...)`.
+/// `tiled_product(A, B)`: `((M,N,...), TileM, TileN, ..., L, ...)`: CuTe's `result(_, repeat<R1>(_))` of the
+/// zipped product.
 pub fn tiled_product(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    let z = zipped_product(a, tiler)?;
-    let mut modes = vec![z.mode(0)?];
-    modes.extend(z.mode(1)?.modes());
-    Ok(Layout::from_modes(modes))
+    unzip_modes(&zipped_product(a, tiler)?, false)
 }
 
-/// `flat_product(A, B)`: `(M, N, ..., TileM, TileN, ..., L, ...)`.
+/// `flat_product(A, B)`: `(M, N, ..., TileM, TileN, ..., L, ...)`: CuTe's `result(repeat<R0>(_), repeat<R1>(_))`
+/// of the zipped product.
 pub fn flat_product(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    let z = zipped_product(a, tiler)?;
-    let mut modes = z.mode(0)?.modes();
-    modes.extend(z.mode(1)?.modes());
+    unzip_modes(&zipped_product(a, tiler)?, true)
+}
+
+/// CuTe's `zip(A, B)` of two layouts: `((A0,B0), (A1,B1), ...)` over the modes of `A` (mode `j` of an integral
+/// `B` is `B` itself); `((A, B))` when `A` is integral.
+/// @pre when `A` is a tuple, `B` is a tuple of the same rank (CuTe's "Mismatched Ranks").
+fn zip(a: &Layout, b: &Layout) -> Result<Layout> {
+    if !a.shape().is_tuple() {
+        return Ok(Layout::from_modes(vec![pair(a.clone(), b.clone())]));
+    }
+    if !b.shape().is_tuple() || b.rank() != a.rank() {
+        return Err(rank_mismatch("zip", format!("{a} and {b} have mismatched ranks")));
+    }
+    let modes = a.modes().into_iter().enumerate().map(|(j, m)| Ok(pair(m, b.mode(j)?))).collect::<Result<_>>()?;
     Ok(Layout::from_modes(modes))
 }
 
-/// `zip(A, B)` of two layouts of rank `r`: `((A0,B0), (A1,B1), ...)`.
-/// For `r == 1` the single mode is `(A, B)`, whatever the ranks of `A` and `B`.
-fn zip(a: &Layout, b: &Layout, r: usize) -> Layout {
-    if r == 1 {
-        return Layout::from_modes(vec![pair(a.clone(), b.clone())]);
-    }
-    let (am, bm) = (a.append_to(r).modes(), b.append_to(r).modes());
-    Layout::from_modes(am.into_iter().zip(bm).map(|(x, y)| pair(x, y)).collect())
-}
-
-/// The logical product of `block` and `tiler` padded to a common rank, re-associated mode by mode with
-/// `first` before `second`.
+/// The logical product of `block` and `tiler` padded to a common rank, zipped mode by mode with `first` before
+/// `second` (CuTe does not coalesce the result).
 fn rank_sensitive_product(block: &Layout, tiler: &Layout, raked: bool) -> Result<Layout> {
     let r = block.rank().max(tiler.rank());
     let result = logical_product(&block.append_to(r), &Tiler::Layout(tiler.append_to(r)))?;
     let (a, b) = (result.mode(0)?, result.mode(1)?);
-    let zipped = if raked { zip(&b, &a, r) } else { zip(&a, &b, r) };
-    coalesce_by(&zipped, &IntTuple::ints(&vec![1; r]))
+    if raked { zip(&b, &a) } else { zip(&a, &b) }
 }
 
 /// `blocked_product(A, B)`: reproduce the block `A` over the tiler `B`, mode by mode: mode `i` of the result
-/// is `(A_i, B_i)` (each block contiguous), coalesced by mode.
+/// is `(A_i, B_i)` (each block contiguous).
 /// @post rank(result) == max(rank(A), rank(B)).
 pub fn blocked_product(block: &Layout, tiler: &Layout) -> Result<Layout> {
     rank_sensitive_product(block, tiler, false)
@@ -131,8 +130,8 @@ fn assemble(shape: &IntTuple, order: &IntTuple, it: &mut dyn Iterator<Item = Int
 }
 
 /// `tile_to_shape(block, shape, order)`: repeat `block` (padded to the rank of `shape`) until it covers
-/// `shape`, the repetitions ordered by `order` (column-major by default), coalesced to the profile of the
-/// product shape.
+/// `shape`, the repetitions ordered by `order` (column-major by default): CuTe's
+/// `blocked_product(block, make_ordered_layout(product_shape, order))`, not coalesced.
 /// @pre rank(block) <= rank(shape), and each mode of the block divides the target mode.
 /// @post compatible(shape, shape(result)) as sizes per mode.
 pub fn tile_to_shape(block: &Layout, target: &IntTuple, order: Option<&IntTuple>) -> Result<Layout> {
@@ -159,7 +158,7 @@ pub fn tile_to_shape(block: &Layout, target: &IntTuple, order: Option<&IntTuple>
         Some(o) => make_ordered_layout(&product_shape, o)?,
         None => Layout::compact(product_shape.clone())?,
     };
-    coalesce_by(&blocked_product(&padded, &tiler)?, &product_shape)
+    blocked_product(&padded, &tiler)
 }
 
 /// `make_layout_tv(thr, val)` (what CuTe's `make_tiled_copy` computes): the `(M,N)` tile covered by threads

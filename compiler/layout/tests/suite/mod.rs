@@ -1,4 +1,5 @@
 mod book;
+mod cpp;
 mod divergences;
 mod eval_tests;
 mod examples;

@@ -46,7 +46,12 @@ fn holds(ok: bool, why: impl FnOnce() -> String) -> Option<String> {
 #[test]
 fn composition_is_function_composition() {
     run("composition", |rng, pow2| {
-        // Composition distributes over the modes of B, which is exact for an injective B.
+        // Composition distributes over the modes of B, which is exact for an injective B. CuTe's divisibility
+        // conditions are weak (a stride smaller than a shape passes), so only powers of two, which always
+        // divide, are sure to compose as functions.
+        if !pow2 {
+            return None;
+        }
         let a = rng::layout(rng, pow2);
         let b = if rng.chance(50) { rng::compact(rng, pow2) } else { rng::injective(rng, pow2) };
         let r = composition(&a, &b).ok()?;
@@ -157,6 +162,10 @@ fn divides_keep_the_elements() {
 #[test]
 fn products_multiply_sizes() {
     run("product", |rng, pow2| {
+        // Powers of two: with other sizes CuTe's weak divisibility can make the product overlap itself.
+        if !pow2 {
+            return None;
+        }
         let a = rng::injective(rng, pow2);
         let b = rng::compact(rng, pow2);
         let lp = logical_product(&a, &Tiler::Layout(b.clone())).ok()?;
