@@ -36,13 +36,17 @@
 //! (variable reads replaced by known writes), `fold-constants`, `cse`, `dce`, `compact` (program-order numbering).
 //! Scheduling passes (software pipelining, warp specialization) will join the same list.
 
+pub mod analysis;
 mod arena;
 mod builder;
 pub mod codes;
+pub mod effects;
 mod expr;
 pub mod fixtures;
 pub mod lower;
 mod module;
+mod op;
+pub mod parse;
 pub mod passes;
 mod print;
 mod stmt;
@@ -52,12 +56,15 @@ pub mod valid;
 pub use arena::{Arena, Handle, Loc};
 pub use builder::KernelBuilder;
 pub use codes::CODES;
+pub use effects::Effects;
 pub use expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
 pub use lower::{lower, lower_all};
 pub use module::{Alloc, Kernel, Module, Param, Var};
+pub use op::{Op, WgmmaShape};
+pub use parse::{ParseError, parse};
 pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, run_pipeline};
 pub use print::{print, print_kernel};
-pub use stmt::{Barrier, Block, Stmt, Unroll};
+pub use stmt::{Barrier, Block, Role, Stmt, Unroll};
 pub use types::{AddrSpace, Scalar, Type};
 pub use valid::lint::warnings;
 pub use valid::{KernelError, KernelInfo, ModuleInfo, ValidationError, validate};
