@@ -11,6 +11,7 @@ cargo build --release --locked -q -p cutec
 cp target/release/cutec "$GPU_DIR/cutec"
 c="$GPU_DIR/cutec"
 "$c" build examples/copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/grid_copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_simt.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 for spec in softmax:1024 softmax:4096 softmax_warp:1024 rmsnorm:4096 rmsnorm:16384; do
     k=${spec%%:*}

@@ -46,7 +46,7 @@ pub enum PassErrorKind {
     NotImplemented { what: String, note: String },
     /// An analysis the pass needs failed: the module is invalid (a compiler bug).
     #[error(transparent)]
-    Invalid(#[from] KernelError),
+    Invalid(Box<KernelError>),
 }
 
 /// A [`PassErrorKind`] in a kernel, at a location, from a pass.

@@ -52,12 +52,11 @@ impl Pass for PipelineLoops {
     }
 }
 
+/// A loop found: the path to its block, its index there, its stages.
+type Found = Option<(Vec<(usize, usize)>, usize, u32)>;
+
 /// The first `for` loop with `stages`, in program order.
-fn find_pipelined(
-    block: &Block,
-    path: &mut Vec<(usize, usize)>,
-    found: &mut Option<(Vec<(usize, usize)>, usize, u32)>,
-) {
+fn find_pipelined(block: &Block, path: &mut Vec<(usize, usize)>, found: &mut Found) {
     for (i, s) in block.stmts().iter().enumerate() {
         if found.is_some() {
             return;
