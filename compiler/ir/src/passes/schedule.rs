@@ -99,7 +99,7 @@ impl Pass for SpecializeWarps {
                 loc: k.loc,
                 kind: PassErrorKind::NotImplemented {
                     what: "`warp_specialized`".to_string(),
-                    note: "remove `#[warp_specialized]` for now: the kernel then runs every warp on the same code"
+                    note: "remove `warp_specialized` for now: the kernel then runs every warp on the same code"
                         .to_string(),
                 },
             }),
