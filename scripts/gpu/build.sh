@@ -11,6 +11,7 @@ cargo build --release --locked -q -p cutec
 cp target/release/cutec "$GPU_DIR/cutec"
 c="$GPU_DIR/cutec"
 "$c" build examples/copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/grid_copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_simt.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/transpose.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # The same transpose with a plain row-major shared-memory tile: the swizzle's effect, measured in the same run.

@@ -64,6 +64,7 @@ class Case:
 
 FULL_CASES = [
     Case("copy", (1 << 28,)),
+    Case("grid_copy", (1 << 28,)),
     Case("softmax", (32768, 4096)),
     Case("softmax", (65536, 1024)),
     Case("softmax_warp", (65536, 1024)),
@@ -74,6 +75,7 @@ RMSNORM_EPS = 1e-6
 SMOKE_CASES = [
     Case("copy", (1 << 20,)),
     Case("copy", (1_000_003,)),  # a partial last tile: the bounds-checked tail path
+    Case("grid_copy", (1_000_003,)),  # a `while` grid-stride loop: each thread makes 3 or 4 trips
     Case("softmax", (256, 4096)),
     Case("softmax", (256, 1024)),
     Case("softmax_warp", (1003, 1024)),  # M not a multiple of the 8 rows of a CTA: the `row < M` guard
@@ -111,7 +113,7 @@ def kernel_and_params(manifest_path):
 
 
 def reference(case, x, w=None):
-    if case.kind == "copy":
+    if case.kind in ("copy", "grid_copy"):
         return x.clone()
     if case.kind in ("softmax", "softmax_warp"):
         return torch.softmax(x.double(), dim=-1).to(x.dtype)
@@ -124,7 +126,7 @@ def reference(case, x, w=None):
 
 def torch_op(case, x, y, w=None):
     """The torch anchor: a closure that performs the operation once."""
-    if case.kind == "copy":
+    if case.kind in ("copy", "grid_copy"):
         return lambda: y.copy_(x)
     if case.kind in ("softmax", "softmax_warp"):
         return lambda: torch.softmax(x, dim=-1)

@@ -4,8 +4,13 @@
 use cutec::build::{BuildOptions, build_source};
 
 /// (example, const overrides) of the kernels the compiler generates code for today.
-const KERNELS: &[(&str, &[(&str, i64)])] =
-    &[("copy", &[]), ("softmax", &[("N", 4096)]), ("softmax_warp", &[("N", 1024)]), ("rmsnorm", &[("N", 4096)])];
+const KERNELS: &[(&str, &[(&str, i64)])] = &[
+    ("copy", &[]),
+    ("grid_copy", &[]),
+    ("softmax", &[("N", 4096)]),
+    ("softmax_warp", &[("N", 1024)]),
+    ("rmsnorm", &[("N", 4096)]),
+];
 
 fn build(example: &str, defines: &[(&str, i64)]) -> cutec::build::Artifacts {
     let path = cutec_tests::repo_root().join(format!("examples/{example}.cute"));
@@ -37,6 +42,11 @@ fn stages_are_pinned() {
     for (example, defines) in KERNELS {
         let art = build(example, defines);
         assert!(art.warnings.is_empty(), "{example}: unexpected warnings {:?}", art.warnings);
+        // The text form reads back: parse(print(m)) prints the same, before and after the passes.
+        for text in [&art.ir, &art.ir_scheduled] {
+            let again = cutec_ir::parse(text).unwrap_or_else(|e| panic!("{example}: {e}\n{text}"));
+            assert_eq!(&cutec_ir::print(&again), text, "{example}: the IR text does not round-trip");
+        }
         insta::assert_snapshot!(format!("{example}.ir"), art.ir);
         insta::assert_snapshot!(format!("{example}.sched.ir"), art.ir_scheduled);
         insta::assert_snapshot!(format!("{example}.ll"), scrub_llvm(&art.llvm));

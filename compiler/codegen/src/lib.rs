@@ -79,6 +79,10 @@ pub enum CodegenError {
     /// The module failed validation (a compiler bug upstream).
     #[error(transparent)]
     Invalid(#[from] KernelError),
+    /// The module uses an IR construct code generation does not cover yet (the Hopper operations, warpgroup
+    /// regions, tensor-map parameters): reported as E0300, never a panic.
+    #[error("{what} is not supported yet by code generation")]
+    Unsupported { what: String },
     /// LLVM refused something: the target, a builder call, the verifier or the optimizer. A bug in this crate.
     #[error("LLVM error in {context}: {message}")]
     Llvm { context: String, message: String },

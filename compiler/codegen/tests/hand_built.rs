@@ -85,3 +85,24 @@ fn codegen_rejects_invalid_ir_without_panicking() {
     let err = cutec_codegen::compile(&module, &cutec_codegen::Options::default()).unwrap_err();
     assert!(matches!(err, cutec_codegen::CodegenError::Invalid(_)), "{err}");
 }
+
+/// The Hopper operations are in the IR before their code generation: compiling them is a coded
+/// "not supported yet" error, never a panic.
+#[test]
+fn hopper_operations_are_not_supported_yet_not_a_panic() {
+    let ring = include_str!("../../ir/tests/ir/tma_ring.ir");
+    let mma = include_str!("../../ir/tests/ir/wgmma_group.ir");
+    let ws = include_str!("../../ir/tests/ir/warp_specialized.ir");
+    for text in [ring, mma, ws] {
+        let module = cutec_ir::parse(text).expect("parses");
+        match cutec_codegen::compile(&module, &cutec_codegen::Options::default()) {
+            Err(cutec_codegen::CodegenError::Unsupported { what }) => assert!(!what.is_empty()),
+            Err(e) => panic!("expected Unsupported, got {e}"),
+            Ok(_) => panic!("expected Unsupported"),
+        }
+    }
+    // A `while` loop compiles.
+    let module = cutec_ir::parse(include_str!("../../ir/tests/ir/while_loop.ir")).expect("parses");
+    let out = cutec_codegen::compile(&module, &cutec_codegen::Options::default()).expect("compiles");
+    assert_eq!(out.ptx.matches("st.global.b32").count() + out.ptx.matches("st.global.f32").count(), 1, "{}", out.ptx);
+}

@@ -94,8 +94,15 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         }
     };
     let pipeline = cutec_ir::PipelineOptions { verify_each: cfg!(debug_assertions), after_pass: Some(&mut hook) };
-    if let Err(e) = cutec_ir::run_pipeline(&mut module, pipeline) {
-        return Err(fail(checked, vec![internal(root, format!("the IR is invalid after a pass: {e}"))]));
+    match cutec_ir::run_pipeline(&mut module, pipeline) {
+        Ok(_) => {}
+        // A pass that cannot do what the program asks (E0306, at the loop or kernel).
+        Err(cutec_ir::passes::PipelineError::Pass(e)) if e.code() != cutec_ir::codes::INTERNAL => {
+            return Err(fail(checked, vec![e.to_diagnostic()]));
+        }
+        Err(e) => {
+            return Err(fail(checked, vec![internal(root, format!("the IR is invalid after a pass: {e}"))]));
+        }
     }
     let ir_scheduled = cutec_ir::print(&module);
     lap("IR passes", &mut timings);
@@ -104,6 +111,15 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     let options = Options { opt_level: opts.opt_level, module_file: opts.module_file.clone(), ..Options::default() };
     let out = match cutec_codegen::compile(&module, &options) {
         Ok(o) => o,
+        Err(cutec_codegen::CodegenError::Unsupported { what }) => {
+            let d = Diagnostic::error(
+                cutec_ir::codes::UNSUPPORTED,
+                format!("{what} is not supported yet by code generation"),
+                root,
+                Span::new(0, 0),
+            );
+            return Err(fail(checked, vec![d]));
+        }
         Err(e) => return Err(fail(checked, vec![internal(root, e.to_string())])),
     };
     lap("LLVM (emit, optimise, PTX)", &mut timings);

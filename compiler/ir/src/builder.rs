@@ -7,7 +7,8 @@
 use crate::arena::{Handle, Loc};
 use crate::expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
 use crate::module::{Alloc, Kernel, Param, Var};
-use crate::stmt::{Barrier, Block, Stmt, Unroll};
+use crate::op::Op;
+use crate::stmt::{Barrier, Block, Role, Stmt, Unroll};
 use crate::types::{AddrSpace, Scalar, Type};
 use crate::valid::types::resolve;
 use std::collections::{HashMap, HashSet};
@@ -223,11 +224,30 @@ impl KernelBuilder {
     pub fn offset(&mut self, base: Handle<Expr>, index: Handle<Expr>, elem: Type) -> Handle<Expr> {
         self.expr(Expr::Offset { base, index, elem })
     }
+    /// A load statement; gives its result.
     pub fn load(&mut self, ptr: Handle<Expr>, ty: Type, align: u32) -> Handle<Expr> {
-        self.expr(Expr::Load { ptr, ty, align })
+        self.op_value(Op::Load { ptr, ty, align })
     }
+    /// A shuffle statement; gives its result.
     pub fn shuffle(&mut self, mode: ShuffleMode, value: Handle<Expr>, lane: Handle<Expr>) -> Handle<Expr> {
-        self.expr(Expr::Shuffle { mode, value, lane })
+        self.op_value(Op::Shuffle { mode, value, lane })
+    }
+    /// An operation statement; gives its result if the operation has one.
+    pub fn op(&mut self, op: Op) -> Option<Handle<Expr>> {
+        let result = op.has_result().then(|| {
+            // An operand of unknown type gives an `i32` placeholder: the validator reports the operand.
+            let ty = op.result_type(|h| self.ty(h)).unwrap_or(Type::I32);
+            self.append(Expr::OpResult(ty))
+        });
+        self.push(Stmt::Op { result, op });
+        result
+    }
+    /// An operation that has a value (a load, a shuffle); gives it.
+    fn op_value(&mut self, op: Op) -> Handle<Expr> {
+        let ty = op.result_type(|h| self.ty(h)).unwrap_or(Type::I32);
+        let result = self.append(Expr::OpResult(ty));
+        self.push(Stmt::Op { result: Some(result), op });
+        result
     }
     pub fn extract(&mut self, vector: Handle<Expr>, lane: u32) -> Handle<Expr> {
         self.expr(Expr::Extract { vector, lane })
@@ -307,6 +327,29 @@ impl KernelBuilder {
         body(self, i);
         let b = self.close_block();
         self.loc = loc;
-        self.push(Stmt::For { var, start, end, step, unroll, body: b });
+        self.push(Stmt::For { var, start, end, step, unroll, stages: None, body: b });
+    }
+
+    /// `while cond { body }`: `header` builds the condition, evaluated before each iteration.
+    pub fn while_loop(&mut self, header: impl FnOnce(&mut Self) -> Handle<Expr>, body: impl FnOnce(&mut Self)) {
+        let loc = self.loc;
+        self.open_block();
+        let cond = header(self);
+        let h = self.close_block();
+        self.open_block();
+        body(self);
+        let b = self.close_block();
+        self.loc = loc;
+        self.push(Stmt::While { header: h, cond, body: b });
+    }
+
+    /// A warpgroup region of a warp-specialized kernel.
+    pub fn warpgroup(&mut self, role: Role, regs: Option<u32>, body: impl FnOnce(&mut Self)) {
+        let loc = self.loc;
+        self.open_block();
+        body(self);
+        let b = self.close_block();
+        self.loc = loc;
+        self.push(Stmt::Warpgroup { role, regs, body: b });
     }
 }

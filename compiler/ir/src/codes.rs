@@ -15,6 +15,8 @@ pub const NOT_INLINABLE: &str = "E0303";
 pub const COPY_SIZE_MISMATCH: &str = "E0304";
 /// A value the lowering needs at compile time is only known at run time.
 pub const NOT_CONSTANT: &str = "E0305";
+/// A scheduling attribute (`pipelined`, `warp_specialized`) no pass implements yet.
+pub const NOT_IMPLEMENTED: &str = "E0306";
 /// The IR failed validation: a compiler bug.
 pub const INTERNAL: &str = "E0399";
 
@@ -63,6 +65,15 @@ must have the same number of elements. Slice or tile them so their sizes agree."
         explanation: "This value decides the shape of the generated code (a tile size, a layout, the size of a \
 register or shared-memory tensor), so it must be a compile-time constant: a literal, a `const`, a const \
 generic parameter, or arithmetic on them.",
+    },
+    CodeInfo {
+        code: NOT_IMPLEMENTED,
+        title: "scheduling attribute not implemented yet",
+        explanation: "The program asks for a schedule that the pass pipeline cannot produce yet: \
+`pipelined(stages = S)` on a loop (software pipelining: copies issued S - 1 iterations ahead into a ring of \
+shared-memory stages) or `#[warp_specialized]` on a kernel (producer and consumer warpgroups). The compiler \
+reports it instead of ignoring the attribute, since the kernel would not have the performance it asks for. \
+Remove the attribute for now; the loop or kernel then runs unscheduled.",
     },
     CodeInfo {
         code: INTERNAL,

@@ -3,7 +3,10 @@
 //! Operands are handles to *earlier* expressions (a smaller index), so one walk over the arena in order sees every
 //! operand before its users. Most expressions take effect where a [`Stmt::Emit`](crate::Stmt::Emit) names them;
 //! the few [global](Expr::is_global) ones (literals, parameters, allocation addresses) are available everywhere
-//! and never emitted.
+//! and never emitted; an [`Expr::OpResult`] is defined by the operation statement that names it.
+//!
+//! Expressions have no effects except reading a variable ([`Expr::ReadVar`]); whatever touches memory, involves
+//! other threads or completes later is an [`Op`](crate::Op) statement (see [`crate::effects`]).
 
 use crate::arena::Handle;
 use crate::module::{Alloc, Var};
@@ -266,20 +269,10 @@ pub enum Expr {
         index: Handle<Expr>,
         elem: Type,
     },
-    /// A load of a scalar or vector of type `ty` from `ptr`, which is aligned to `align` bytes (a power of two
-    /// at least the scalar's size). A vector load is one instruction (`ld.global.v4.f32`) when `align` covers it.
-    Load {
-        ptr: Handle<Expr>,
-        ty: Type,
-        align: u32,
-    },
-    /// `shfl.sync` over the full warp (every lane must execute it): the `value` (`f32` or `i32`) of the lane
-    /// chosen by `mode` and `lane`.
-    Shuffle {
-        mode: ShuffleMode,
-        value: Handle<Expr>,
-        lane: Handle<Expr>,
-    },
+    /// The value of type `ty` an operation statement produces ([`Stmt::Op`](crate::Stmt::Op) names it as its
+    /// `result`): loads, shuffles and every other operation with effects are statements, so their position is
+    /// explicit, and their results are SSA values like any other (naga's `CallResult`).
+    OpResult(Type),
     /// Lane `lane` of a vector.
     Extract {
         vector: Handle<Expr>,
@@ -301,7 +294,12 @@ impl Expr {
     /// Calls `f` on every operand, in order.
     pub fn for_each_operand(&self, mut f: impl FnMut(Handle<Expr>)) {
         match *self {
-            Expr::Literal(_) | Expr::Param(_) | Expr::AllocPtr(_) | Expr::Special(_) | Expr::ReadVar(_) => {}
+            Expr::Literal(_)
+            | Expr::Param(_)
+            | Expr::AllocPtr(_)
+            | Expr::Special(_)
+            | Expr::ReadVar(_)
+            | Expr::OpResult(_) => {}
             Expr::Unary { value, .. } | Expr::Convert { value, .. } => f(value),
             Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
                 f(lhs);
@@ -320,11 +318,6 @@ impl Expr {
                 f(base);
                 f(index);
             }
-            Expr::Load { ptr, .. } => f(ptr),
-            Expr::Shuffle { value, lane, .. } => {
-                f(value);
-                f(lane);
-            }
             Expr::Extract { vector, .. } => f(vector),
             Expr::Compose { ref parts, .. } => parts.iter().copied().for_each(f),
         }
@@ -333,7 +326,12 @@ impl Expr {
     /// Replaces every operand `h` by `f(h)`.
     pub fn map_operands(&mut self, mut f: impl FnMut(Handle<Expr>) -> Handle<Expr>) {
         match self {
-            Expr::Literal(_) | Expr::Param(_) | Expr::AllocPtr(_) | Expr::Special(_) | Expr::ReadVar(_) => {}
+            Expr::Literal(_)
+            | Expr::Param(_)
+            | Expr::AllocPtr(_)
+            | Expr::Special(_)
+            | Expr::ReadVar(_)
+            | Expr::OpResult(_) => {}
             Expr::Unary { value, .. } | Expr::Convert { value, .. } => *value = f(*value),
             Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
                 *lhs = f(*lhs);
@@ -357,19 +355,8 @@ impl Expr {
                 *base = f(*base);
                 *index = f(*index);
             }
-            Expr::Load { ptr, .. } => *ptr = f(*ptr),
-            Expr::Shuffle { value, lane, .. } => {
-                *value = f(*value);
-                *lane = f(*lane);
-            }
             Expr::Extract { vector, .. } => *vector = f(*vector),
             Expr::Compose { parts, .. } => parts.iter_mut().for_each(|p| *p = f(*p)),
         }
-    }
-
-    /// Whether evaluating the expression reads memory or state that statements can change (so it may not be
-    /// moved across stores, barriers or variable writes), or is a warp-collective.
-    pub fn has_side_effects_or_reads(&self) -> bool {
-        matches!(self, Expr::Load { .. } | Expr::ReadVar(_) | Expr::Shuffle { .. })
     }
 }

@@ -6,43 +6,109 @@
 //! Each kernel owns **arenas** ([`Arena`]) of expressions, mutable variables ([`Var`]) and static allocations
 //! ([`Alloc`]: shared memory and per-thread register arrays), all referred to by typed [`Handle`]s, with source
 //! locations ([`Loc`]) in side vectors next to the nodes. The body is a [`Block`] of [`Stmt`]s in **structured
-//! control flow** (`If`, `For`, `Break`, `Continue`, `Return`). Expressions are SSA values: each is computed once,
-//! where a [`Stmt::Emit`] names it, and never changes; mutable state lives in variables (which back ends promote
-//! to registers) or in memory. Tensors do not exist here: the lowering turns layouts into index arithmetic, so the
-//! IR sees pointers ([`Type::Ptr`] with an [`AddrSpace`]), offsets, and loads and stores with an explicit type
-//! (vectors for 16-byte accesses) and alignment.
+//! control flow** (`If`, `For`, `While`, `Break`, `Continue`, `Return`, and `Warpgroup` regions). Expressions are
+//! SSA values: each is computed once, where a [`Stmt::Emit`] names it, and never changes; mutable state lives in
+//! variables (which back ends promote to registers) or in memory. Tensors do not exist here: the lowering turns
+//! layouts into index arithmetic, so the IR sees pointers ([`Type::Ptr`] with an [`AddrSpace`]), offsets, and
+//! loads and stores with an explicit type (vectors for 16-byte accesses) and alignment.
+//!
+//! **Effects are explicit.** Expressions compute values and, at most, read a variable. Everything that touches
+//! memory, involves other threads or completes later is a statement: stores, barriers, and the operations
+//! ([`Op`]) of [`Stmt::Op`], which name their value as an [`Expr::OpResult`] (naga's `Statement::Call { result }`
+//! and `Expression::CallResult`), so a load's result is an SSA handle while its position is fixed. The
+//! [`effects`] module computes one [`Effects`] bitset (reads and writes per address space, asynchronous,
+//! collective, barrier, wait) for every expression and statement; passes ask it instead of matching node kinds.
+//!
+//! **Walkers are exhaustive.** [`Stmt::blocks`] and [`Stmt::blocks_mut`] name every statement kind and are how
+//! every pass, the validator, the printer and codegen reach nested blocks; statement matches list every kind (no
+//! `_ =>` arms), so a new block-holding statement does not compile until each of them says what it does with it.
+//!
+//! # Asynchrony: how the Hopper pieces are written
+//!
+//! (In the IR now, with printer, parser, effects, validator and dependency graph; code generation reports them
+//! as not supported yet until the passes that produce them land.)
+//!
+//! - **TMA**: a kernel parameter of type `ptr<param>` (64-byte aligned) is the tensor map;
+//!   `tma.load %dst, %map[%c0, %c1], %bar` copies a box into shared memory *asynchronously* (effects:
+//!   `read(global,param) write(shared) async`) and signals the mbarrier `%bar`.
+//! - **mbarriers** are 8-byte `shared` allocations: `mbarrier.init %bar, 1`,
+//!   `mbarrier.arrive.expect_tx %bar, 2048`, `mbarrier.arrive %bar`, and `mbarrier.wait %bar, parity %p` whose
+//!   parity is an operand (`(i / S) & 1` in a ring of S stages); a wait has the `wait` and `barrier` effects, so
+//!   the dependency graph orders the copy before it and the reads of the stage after it.
+//! - **wgmma groups**: `wgmma.fence`, `wgmma.mma_async m64n128k16.bf16 @acc, %descA, %descB, scale_d %p` (the
+//!   accumulator is a `local` register array, read and written asynchronously; A and B are `i64` shared-memory
+//!   descriptors), `wgmma.commit_group`, `wgmma.wait_group N`.
+//! - **Warpgroup roles**: `warpgroup producer regs(40) { .. }` and `warpgroup consumer(0) regs(232) { .. }`
+//!   ([`Stmt::Warpgroup`], [`Role`]): a region with the register budget `setmaxnreg` gives it; the kernel header
+//!   says `warp_specialized`.
+//!
+//! A two-stage TMA ring loop (`tests/ir/tma_ring.ir`; its dependency graph is snapshot-tested):
+//!
+//! ```text
+//! for $i in 0..%k step 1 {
+//!   %4: i32 = rem %3, 2                              // the stage
+//!   %6: ptr<shared> = offset @stages, %5 x bf16
+//!   %7: ptr<shared> = offset @full, %4 x i64          // its full barrier
+//!   if %1 {
+//!     mbarrier.arrive.expect_tx %7, 2048
+//!     tma.load %6, %a[0, %8], %7
+//!   }
+//!   %10: i32 = and %9, 1                              // the phase parity, (i / 2) & 1
+//!   mbarrier.wait %7, parity %10
+//!   %12: bf16 = load bf16, %11 align(2)
+//!   ..
+//!   barrier.cta                                       // releases the stage
+//! }
+//! ```
+//!
+//! Its graph has `s5 -> s8 async` (the copy, then the wait that completes it), `s5 -> s10 mem.raw(shared)` and
+//! `s8 -> s10 mem.raw(shared)` (the read of the stage after both), and the loop-carried edges a pipeliner
+//! schedules against: `s10 -> s5 mem.war(shared) +1` (the next copy overwrites what this iteration read) and
+//! `s15 -> s5 order +1` (the barrier releases the stage).
 //!
 //! # Invariants (checked by [`validate`], relied on by every pass and back end)
 //!
 //! - **Handles are in range** of their kernel's arenas, and an expression's operands are **earlier** expressions.
-//! - **Types check**: every expression has one type, computed by one function ([`valid::types::resolve`]).
+//! - **Types check**: every expression has one type, computed by one function ([`valid::types::resolve`]), and
+//!   every operation's operands have the types it needs.
 //! - **Global expressions** (literals, parameters, allocation addresses) are never emitted; **every other
-//!   expression is emitted at most once**, and used only after its emission, in the same block or one nested in
-//!   it. Expressions never emitted are dead: nothing uses them, and the printer does not show them.
+//!   expression is defined at most once** (emitted, or named as the result of its operation), and used only
+//!   after its definition, in the same block or one nested in it (a `while`'s header encloses its body).
+//!   Expressions never defined are dead: nothing uses them, and the printer does not show them.
 //! - Stores write global, shared or local memory; every access's alignment is a power of two at least its
-//!   scalar's size; a `For` never writes its own variable; `Break`/`Continue` are inside a `For`.
+//!   scalar's size; a `For` never writes its own variable; `Break`/`Continue` are inside a loop.
 //!
 //! What is deliberately absent: LLVM (only `cutec-codegen` links it), layouts and tensors (lowered away before the
 //! IR), unstructured control flow, and pointers stored in memory.
 //!
 //! # Stages
 //!
-//! [`lower()`] builds a module from the checked program; [`run_pipeline`] runs the [`pipeline`] of passes, each
-//! small and named (`--print-passes`, `--dump-after PASS`), and returns the validator's [`ModuleInfo`] that back
-//! ends trust; [`warnings`] then reports what will be slow; [`print()`] writes the stable text form
-//! (`--emit ir`).
+//! [`lower()`] builds a module from the checked program, with the checker's loop attributes (`unroll`,
+//! `unroll(N)`, `pipelined(stages = S)`) on its loops and the launch clause and `warp_specialized` on its kernel;
+//! [`run_pipeline`] runs the [`pipeline`] of passes, each small and named (`--print-passes`, `--dump-after
+//! PASS`), which may fail with a coded error ([`passes::PassError`]) and receive the [`passes::Analyses`] (the
+//! validator's [`ModuleInfo`], loop [dependency graphs](analysis::deps)), and returns the validator's analysis
+//! that back ends trust; [`warnings`] then reports what will be slow; [`print()`] writes the stable text form
+//! (`--emit ir`) and [`parse()`] reads it back (`print(parse(print(m))) == print(m)`; every pass is tested as
+//! `.ir` in, pass, text out).
 //!
-//! The pipeline today: `unroll` (literal-bound loops marked `unroll(full)`, then renumbering), `forward-vars`
-//! (variable reads replaced by known writes), `fold-constants`, `cse`, `dce`, `compact` (program-order numbering).
-//! Scheduling passes (software pipelining, warp specialization) will join the same list.
+//! The pipeline today: `unroll` (loops marked `unroll(full)`, or `unroll(N)` with at most N literal trips, then
+//! renumbering), `forward-vars` (variable reads replaced by known writes), `fold-constants`, `cse`, `dce`
+//! (definitions nobody uses, when their effects allow), `pipeline-loops` and `specialize-warps` (not implemented
+//! yet: they reject `pipelined` loops and `warp_specialized` kernels with E0306 rather than ignore them),
+//! `compact` (program-order numbering).
 
+pub mod analysis;
 mod arena;
 mod builder;
 pub mod codes;
+pub mod effects;
 mod expr;
 pub mod fixtures;
 pub mod lower;
 mod module;
+mod op;
+pub mod parse;
 pub mod passes;
 mod print;
 mod stmt;
@@ -52,12 +118,15 @@ pub mod valid;
 pub use arena::{Arena, Handle, Loc};
 pub use builder::KernelBuilder;
 pub use codes::CODES;
+pub use effects::Effects;
 pub use expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
 pub use lower::{lower, lower_all};
 pub use module::{Alloc, Kernel, Module, Param, Var};
+pub use op::{Op, WgmmaShape};
+pub use parse::{ParseError, parse};
 pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, run_pipeline};
 pub use print::{print, print_kernel};
-pub use stmt::{Barrier, Block, Stmt, Unroll};
+pub use stmt::{Barrier, Block, Role, Stmt, Unroll};
 pub use types::{AddrSpace, Scalar, Type};
 pub use valid::lint::warnings;
 pub use valid::{KernelError, KernelInfo, ModuleInfo, ValidationError, validate};

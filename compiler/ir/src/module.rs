@@ -59,6 +59,11 @@ pub struct Kernel {
     pub body: Block,
     /// The CTA size when it is known at compile time: back ends emit it as `.reqntid` and fold `ntid` reads.
     pub block_size: Option<[u32; 3]>,
+    /// The cluster shape of the launch clause (`cluster = (2, 1, 1)`), when it has one.
+    pub cluster: Option<[u32; 3]>,
+    /// `#[warp_specialized]`: split the CTA into producer and consumer warpgroups (no pass implements it yet:
+    /// the pipeline rejects it).
+    pub warp_specialized: bool,
     /// What the runtime needs to launch the kernel: its manifest entry (tensors with their layouts, dynamic
     /// dimensions, launch configuration, const values), filled in by the lowering. Back ends complete it (static
     /// shared memory) and write it out; no pass reads it. `None` for kernels built by hand.
@@ -76,6 +81,8 @@ impl Kernel {
             exprs: Arena::new(),
             body: Block::new(),
             block_size: None,
+            cluster: None,
+            warp_specialized: false,
             interface: None,
             loc: Loc::NONE,
         }

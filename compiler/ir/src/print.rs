@@ -8,7 +8,8 @@
 use crate::arena::Handle;
 use crate::expr::{BinaryOp, CompareOp, Expr, Literal, UnaryOp};
 use crate::module::{Kernel, Module, Var};
-use crate::stmt::{Block, Stmt, Unroll};
+use crate::op::Op;
+use crate::stmt::{Block, Role, Stmt, Unroll};
 use crate::types::{Scalar, Type};
 use crate::valid::types::resolve;
 use std::fmt::Write;
@@ -27,6 +28,23 @@ pub fn print(module: &Module) -> String {
 
 /// The text of one kernel.
 pub fn print_kernel(kernel: &Kernel) -> String {
+    let mut p = printer(kernel, 1);
+    p.header();
+    p.block(&kernel.body);
+    p.out.push_str("}\n");
+    p.out
+}
+
+/// The first line of a statement's text (a statement with blocks ends in `{ .. }`), for labels.
+pub fn stmt_line(kernel: &Kernel, stmt: &Stmt) -> String {
+    let mut p = printer(kernel, 0);
+    p.stmt(stmt);
+    let mut lines = p.out.lines();
+    let first = lines.next().unwrap_or("").to_string();
+    if lines.next().is_some() { format!("{first} .. }}") } else { first }
+}
+
+fn printer(kernel: &Kernel, indent: usize) -> Printer<'_> {
     let mut types = Vec::with_capacity(kernel.exprs.len());
     let mut known = Vec::with_capacity(kernel.exprs.len());
     for (h, e) in kernel.exprs.iter() {
@@ -36,11 +54,7 @@ pub fn print_kernel(kernel: &Kernel) -> String {
         known.push(t.is_some());
         types.push(t.unwrap_or(Type::I1));
     }
-    let mut p = Printer { kernel, types, known, out: String::new(), indent: 1 };
-    p.header();
-    p.block(&kernel.body);
-    p.out.push_str("}\n");
-    p.out
+    Printer { kernel, types, known, out: String::new(), indent }
 }
 
 struct Printer<'a> {
@@ -82,6 +96,12 @@ impl Printer<'_> {
         let _ = write!(self.out, "kernel @{}({})", k.name, params.join(", "));
         if let Some([x, y, z]) = k.block_size {
             let _ = write!(self.out, " block({x}, {y}, {z})");
+        }
+        if let Some([x, y, z]) = k.cluster {
+            let _ = write!(self.out, " cluster({x}, {y}, {z})");
+        }
+        if k.warp_specialized {
+            self.out.push_str(" warp_specialized");
         }
         self.out.push_str(" {\n");
         for (_, a) in k.allocs.iter() {
@@ -127,16 +147,48 @@ impl Printer<'_> {
                 }
                 self.line("}");
             }
-            Stmt::For { var, start, end, step, unroll, ref body } => {
+            Stmt::For { var, start, end, step, unroll, stages, ref body } => {
                 let (v, s, e) = (self.var(var), self.operand(start), self.operand(end));
-                let unroll = match unroll {
-                    Unroll::Auto => "",
-                    Unroll::Full => " unroll(full)",
-                    Unroll::Disable => " unroll(disable)",
+                let mut attrs = match unroll {
+                    Unroll::Auto => String::new(),
+                    Unroll::Full => " unroll(full)".to_string(),
+                    Unroll::Count(n) => format!(" unroll({n})"),
+                    Unroll::Disable => " unroll(disable)".to_string(),
                 };
-                self.line(&format!("for {v} in {s}..{e} step {step}{unroll} {{"));
+                if let Some(s) = stages {
+                    let _ = write!(attrs, " pipelined(stages = {s})");
+                }
+                self.line(&format!("for {v} in {s}..{e} step {step}{attrs} {{"));
                 self.nested(body);
                 self.line("}");
+            }
+            Stmt::While { ref header, cond, ref body } => {
+                self.line("loop {");
+                self.nested(header);
+                let c = self.operand(cond);
+                self.line(&format!("}} while {c} {{"));
+                self.nested(body);
+                self.line("}");
+            }
+            Stmt::Warpgroup { role, regs, ref body } => {
+                let role = match role {
+                    Role::Producer => "producer".to_string(),
+                    Role::Consumer(n) => format!("consumer({n})"),
+                };
+                let regs = regs.map_or(String::new(), |r| format!(" regs({r})"));
+                self.line(&format!("warpgroup {role}{regs} {{"));
+                self.nested(body);
+                self.line("}");
+            }
+            Stmt::Op { result, ref op } => {
+                let text = self.op(op);
+                match result {
+                    Some(h) => {
+                        let ty = self.ty_name(h);
+                        self.line(&format!("%{}: {ty} = {text}", h.index()));
+                    }
+                    None => self.line(&text),
+                }
             }
             Stmt::Break => self.line("break"),
             Stmt::Continue => self.line("continue"),
@@ -199,8 +251,7 @@ impl Printer<'_> {
                 format!("{} {}", fun.name(), args.join(", "))
             }
             Expr::Offset { base, index, elem } => format!("offset {}, {} x {elem}", o(base), o(index)),
-            Expr::Load { ptr, ty, align } => format!("load {ty}, {} align({align})", o(ptr)),
-            Expr::Shuffle { mode, value, lane } => format!("shfl.{} {}, {}", mode.name(), o(value), o(lane)),
+            Expr::OpResult(_) => "?result".to_string(),
             Expr::Extract { vector, lane } => format!("extract {}, {lane}", o(vector)),
             Expr::Compose { ty, ref parts } => {
                 let parts: Vec<String> = parts.iter().map(|&p| o(p)).collect();
@@ -210,7 +261,41 @@ impl Printer<'_> {
     }
 }
 
-fn binary_name(op: BinaryOp) -> &'static str {
+impl Printer<'_> {
+    /// An operation: its mnemonic and operands.
+    fn op(&self, op: &Op) -> String {
+        let o = |h| self.operand(h);
+        let name = op.name();
+        match *op {
+            Op::Load { ptr, ty, align } => format!("{name} {ty}, {} align({align})", o(ptr)),
+            Op::Shuffle { value, lane, .. } => format!("{name} {}, {}", o(value), o(lane)),
+            Op::MbarrierInit { bar, count: x } | Op::MbarrierArriveExpectTx { bar, bytes: x } => {
+                format!("{name} {}, {}", o(bar), o(x))
+            }
+            Op::MbarrierArrive { bar } => format!("{name} {}", o(bar)),
+            Op::MbarrierWait { bar, parity } => format!("{name} {}, parity {}", o(bar), o(parity)),
+            Op::TmaLoad { dst, map, ref coords, bar } => {
+                let coords: Vec<String> = coords.iter().map(|&c| o(c)).collect();
+                format!("{name} {}, {}[{}], {}", o(dst), o(map), coords.join(", "), o(bar))
+            }
+            Op::Wgmma { shape, acc, a, b, scale_d } => format!(
+                "{name} m{}n{}k{}.{} {}, {}, {}, scale_d {}",
+                shape.m,
+                shape.n,
+                shape.k,
+                shape.input,
+                o(acc),
+                o(a),
+                o(b),
+                o(scale_d)
+            ),
+            Op::WgmmaWait { pending } => format!("{name} {pending}"),
+            Op::FenceProxyAsync | Op::WgmmaFence | Op::WgmmaCommit => name.to_string(),
+        }
+    }
+}
+
+pub(crate) fn binary_name(op: BinaryOp) -> &'static str {
     match op {
         BinaryOp::Add => "add",
         BinaryOp::Sub => "sub",
@@ -225,7 +310,7 @@ fn binary_name(op: BinaryOp) -> &'static str {
     }
 }
 
-fn compare_name(op: CompareOp) -> &'static str {
+pub(crate) fn compare_name(op: CompareOp) -> &'static str {
     match op {
         CompareOp::Eq => "eq",
         CompareOp::Ne => "ne",

@@ -3,6 +3,7 @@
 use crate::arena::{Handle, Loc};
 use crate::expr::Expr;
 use crate::module::Var;
+use crate::op::Op;
 
 /// A sequence of statements, each with its source location (a side vector, as in the arenas).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -48,6 +49,16 @@ impl Block {
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Stmt> {
         self.stmts.iter_mut()
     }
+    /// Calls `f` on every statement of the block and of the blocks nested in it, in program order (a
+    /// statement before the statements of its blocks).
+    pub fn visit(&self, f: &mut impl FnMut(&Stmt)) {
+        for s in &self.stmts {
+            f(s);
+            for b in s.blocks() {
+                b.visit(f);
+            }
+        }
+    }
 }
 
 /// How a `for` loop should be unrolled.
@@ -60,6 +71,9 @@ pub enum Unroll {
     /// literals, otherwise the back end is asked to (`llvm.loop.unroll.full`). Register arrays indexed by the
     /// induction variable need this: only constant indices keep them in registers.
     Full,
+    /// `unroll(N)`: N copies of the body per iteration of the remaining loop. The `unroll` pass unrolls it fully
+    /// when the literal trip count is at most N; otherwise the back end does it (`llvm.loop.unroll.count`).
+    Count(u32),
     /// Never unroll.
     Disable,
 }
@@ -71,11 +85,26 @@ pub enum Barrier {
     Cta,
 }
 
+/// What the warpgroups running a [`Stmt::Warpgroup`] region do in a warp-specialized kernel.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Role {
+    /// Issues the TMA copies (one warpgroup, few registers).
+    Producer,
+    /// Consumer warpgroup `n` (0-based): waits for the data and runs the wgmma groups.
+    Consumer(u32),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// Evaluates a non-global expression here; its value is available to the rest of this block and the blocks
     /// nested in it.
     Emit(Handle<Expr>),
+    /// Performs an operation with effects here (a load, a shuffle, a TMA copy...). Its value, if it has one, is
+    /// the expression `result` (an [`Expr::OpResult`]), available like an emitted expression's.
+    Op {
+        result: Option<Handle<Expr>>,
+        op: Op,
+    },
     /// `var = value`.
     WriteVar {
         var: Handle<Var>,
@@ -93,58 +122,165 @@ pub enum Stmt {
         reject: Block,
     },
     /// `for (var = start; var < end; var += step) body` with a positive literal `step`. `start` and `end` are
-    /// evaluated once, before the loop; the body never writes `var`.
+    /// evaluated once, before the loop; the body never writes `var`. `stages` is `pipelined(stages = S)`:
+    /// software-pipeline the loop S deep (no pass implements it yet: the pipeline rejects it).
     For {
         var: Handle<Var>,
         start: Handle<Expr>,
         end: Handle<Expr>,
         step: i64,
         unroll: Unroll,
+        stages: Option<u32>,
         body: Block,
     },
-    /// Leaves the innermost `For`.
+    /// `while cond { body }`: each iteration runs `header`, then leaves the loop unless `cond` (emitted by the
+    /// header) is true, then runs `body`. Values of the header are available in the body; `continue` goes to
+    /// the header.
+    While {
+        header: Block,
+        cond: Handle<Expr>,
+        body: Block,
+    },
+    /// Leaves the innermost loop.
     Break,
-    /// Goes to the next iteration of the innermost `For`.
+    /// Goes to the next iteration of the innermost loop.
     Continue,
     /// Ends the thread's execution of the kernel.
     Return,
     Barrier(Barrier),
+    /// A region run by the warpgroups of one role in a warp-specialized kernel, after `setmaxnreg` sets their
+    /// register budget to `regs` per thread (if given).
+    Warpgroup {
+        role: Role,
+        regs: Option<u32>,
+        body: Block,
+    },
 }
 
 impl Stmt {
-    /// Replaces every expression operand `h` of this statement (not of nested blocks) by `f(h)`.
+    /// The blocks nested in this statement, in program order. Every walker recurses through this (or
+    /// [`blocks_mut`](Self::blocks_mut)), and it names every statement kind: a new block-holding statement does
+    /// not compile until it says where its blocks are.
+    pub fn blocks(&self) -> impl DoubleEndedIterator<Item = &Block> {
+        let (a, b) = match self {
+            Stmt::If { accept, reject, .. } => (Some(accept), Some(reject)),
+            Stmt::While { header, body, .. } => (Some(header), Some(body)),
+            Stmt::For { body, .. } | Stmt::Warpgroup { body, .. } => (Some(body), None),
+            Stmt::Emit(_)
+            | Stmt::Op { .. }
+            | Stmt::WriteVar { .. }
+            | Stmt::Store { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_) => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+
+    /// [`blocks`](Self::blocks), mutably.
+    pub fn blocks_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Block> {
+        let (a, b) = match self {
+            Stmt::If { accept, reject, .. } => (Some(accept), Some(reject)),
+            Stmt::While { header, body, .. } => (Some(header), Some(body)),
+            Stmt::For { body, .. } | Stmt::Warpgroup { body, .. } => (Some(body), None),
+            Stmt::Emit(_)
+            | Stmt::Op { .. }
+            | Stmt::WriteVar { .. }
+            | Stmt::Store { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_) => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+
+    /// Whether `break` and `continue` in this statement's blocks refer to it.
+    pub fn is_loop(&self) -> bool {
+        match self {
+            Stmt::For { .. } | Stmt::While { .. } => true,
+            Stmt::Emit(_)
+            | Stmt::Op { .. }
+            | Stmt::WriteVar { .. }
+            | Stmt::Store { .. }
+            | Stmt::If { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_)
+            | Stmt::Warpgroup { .. } => false,
+        }
+    }
+
+    /// The expression this statement defines: an emitted one, or an operation's result.
+    pub fn defines(&self) -> Option<Handle<Expr>> {
+        match *self {
+            Stmt::Emit(h) => Some(h),
+            Stmt::Op { result, .. } => result,
+            Stmt::WriteVar { .. }
+            | Stmt::Store { .. }
+            | Stmt::If { .. }
+            | Stmt::For { .. }
+            | Stmt::While { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_)
+            | Stmt::Warpgroup { .. } => None,
+        }
+    }
+
+    /// Replaces every expression operand `h` of this statement (not of nested blocks, and not the expression it
+    /// defines) by `f(h)`. The condition of a `while` counts as an operand, though its header computes it.
     pub fn map_operands(&mut self, mut f: impl FnMut(Handle<Expr>) -> Handle<Expr>) {
         match self {
             Stmt::Emit(h) => *h = f(*h),
+            Stmt::Op { op, .. } => op.map_operands(f),
             Stmt::WriteVar { value, .. } => *value = f(*value),
             Stmt::Store { ptr, value, .. } => {
                 *ptr = f(*ptr);
                 *value = f(*value);
             }
-            Stmt::If { cond, .. } => *cond = f(*cond),
+            Stmt::If { cond, .. } | Stmt::While { cond, .. } => *cond = f(*cond),
             Stmt::For { start, end, .. } => {
                 *start = f(*start);
                 *end = f(*end);
             }
-            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_) => {}
+            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_) | Stmt::Warpgroup { .. } => {}
         }
     }
 
-    /// Calls `f` on every expression operand of this statement (not of nested blocks).
+    /// Calls `f` on every expression operand of this statement (not of nested blocks, and not the expression it
+    /// defines; for `Emit`, the emitted expression itself).
     pub fn for_each_operand(&self, mut f: impl FnMut(Handle<Expr>)) {
         match *self {
             Stmt::Emit(h) => f(h),
+            Stmt::Op { ref op, .. } => op.for_each_operand(f),
             Stmt::WriteVar { value, .. } => f(value),
             Stmt::Store { ptr, value, .. } => {
                 f(ptr);
                 f(value);
             }
-            Stmt::If { cond, .. } => f(cond),
+            Stmt::If { cond, .. } | Stmt::While { cond, .. } => f(cond),
             Stmt::For { start, end, .. } => {
                 f(start);
                 f(end);
             }
-            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_) => {}
+            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_) | Stmt::Warpgroup { .. } => {}
+        }
+    }
+
+    /// The expressions this statement uses: for `Emit`, the emitted expression's operands; otherwise its
+    /// operands (see [`for_each_operand`](Self::for_each_operand)).
+    pub fn for_each_use(&self, exprs: &crate::Arena<Expr>, f: impl FnMut(Handle<Expr>)) {
+        // Delegation, not a catch-all: `for_each_operand` names every statement kind.
+        if let Stmt::Emit(h) = *self {
+            if let Some(e) = exprs.get(h) {
+                e.for_each_operand(f);
+            }
+        } else {
+            self.for_each_operand(f);
         }
     }
 }

@@ -31,8 +31,7 @@ fn lowered_and_optimized(source: &str, kernel: &str, defines: &[(&str, i64)]) ->
 #[test]
 fn copy_uses_one_vector_per_thread_and_requires_16_byte_arguments() {
     let (module, text) = lowered_and_optimized(&example("copy.cute"), "copy", &[]);
-    assert!(text.contains("load f32x4"), "{text}");
-    assert!(text.contains("align(16)"), "{text}");
+    insta::assert_snapshot!(text);
     let k = &module.kernels[0];
     assert_eq!(k.block_size, Some([256, 1, 1]));
     let names: Vec<_> = k.params.iter().map(|p| p.name.as_str()).collect();
@@ -49,10 +48,7 @@ fn copy_uses_one_vector_per_thread_and_requires_16_byte_arguments() {
 #[test]
 fn softmax_unrolls_its_fragment_loops() {
     let (module, text) = lowered_and_optimized(&example("softmax.cute"), "softmax", &[("N", 4096)]);
-    assert!(!text.contains("for "), "{text}");
-    assert!(text.contains("load f32x4"), "{text}");
-    assert!(text.contains("shfl.bfly"), "{text}");
-    assert!(text.contains("barrier.cta"), "{text}");
+    insta::assert_snapshot!(text);
     let k = &module.kernels[0];
     let shared: Vec<_> = k.allocs.iter().filter(|(_, a)| a.space == cutec_ir::AddrSpace::Shared).collect();
     assert_eq!(shared.len(), 2, "one `partial` per inlined block reduction:\n{text}");
@@ -96,12 +92,22 @@ fn static_assert_emits_nothing() {
 }
 
 #[test]
-fn unsupported_constructs_get_e0300_with_their_span() {
-    let source = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (32)) {\n    let mut i = 0;\n    while i < 4 { i += 1; }\n}\n";
-    let err = lower_source(source, "k", &[]).unwrap_err();
-    let d = err.iter().find(|d| d.code == "E0300").unwrap_or_else(|| panic!("{err:#?}"));
-    let span = d.primary().unwrap().span;
-    assert!(source[span.range()].starts_with("while"), "{:?}", &source[span.range()]);
+fn while_loops_lower_to_a_header_and_a_body() {
+    let source = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (32)) {\n    let mut i = thread_idx.x;\n    while i < N {\n        if i == 77 { break; }\n        x[i] = 0.0;\n        i += 32;\n    }\n}\n";
+    let (_, text) = lowered_and_optimized(source, "k", &[]);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn loop_attributes_and_the_launch_clause_reach_the_ir() {
+    let source = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (2), block = (128)) {\n    for i in 0..8 unroll(2) {\n        x[i] = 0.0;\n    }\n    for j in 0..N pipelined(stages = 3) {\n        x[j] = 1.0;\n    }\n}\n";
+    let module = lower_source(source, "k", &[]).unwrap_or_else(|d| panic!("{d:#?}"));
+    insta::assert_snapshot!(print(&module));
+    let mut m = module;
+    let err = run_pipeline(&mut m, PipelineOptions::default()).unwrap_err();
+    let d = err.to_diagnostic();
+    assert_eq!(d.code, "E0306");
+    assert!(source[d.primary().unwrap().span.range()].starts_with("for j in 0..N pipelined(stages = 3)"));
 }
 
 #[test]
@@ -133,7 +139,7 @@ fn a_run_time_fragment_index_in_an_unrolled_loop_is_reported_once() {
                   for i in 0..16 unroll {\n        f[(thread_idx.x + i) % 16] = 1.0;\n    }\n    \
                   copy(f, local_tile(x, 16, block_idx.x));\n}\n";
     let (module, text) = lowered_and_optimized(source, "k", &[]);
-    assert!(!text.contains("for "), "the loop is unrolled:\n{text}");
+    insta::assert_snapshot!(text);
     let w = cutec_ir::warnings(&module);
     assert_eq!(w.len(), 1, "{w:#?}");
     assert_eq!(&source[w[0].primary().unwrap().span.range()], "f[(thread_idx.x + i) % 16]");
@@ -158,7 +164,7 @@ fn size_of_a_mode_is_the_size_of_that_mode() {
                   copy(f, t);\n}\n";
     let module = lower_source(source, "k", &[]).unwrap_or_else(|d| panic!("{d:#?}"));
     let lowered = print(&module);
-    assert!(lowered.contains("for $i in 0..4 "), "size<0> of the (4, 4) fragment is 4:\n{lowered}");
-    assert!(lowered.contains("for $j in 0..4 "), "size<1> of the (4, 4) fragment is 4:\n{lowered}");
+    // size<0> and size<1> of the (4, 4) fragment are 4: the loops run 4 times.
+    insta::assert_snapshot!(lowered);
     assert_eq!(text.matches("for ").count(), 1, "only the k-tile loop is left after unrolling:\n{text}");
 }

@@ -3,4 +3,5 @@
 mod lower;
 mod passes;
 mod printer;
+mod text;
 mod validator;

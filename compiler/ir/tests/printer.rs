@@ -10,9 +10,7 @@ fn prints_the_copy_kernel() {
         ),
         "{text}"
     );
-    assert!(text.contains("= load f32x4, %12 align(16)\n"), "{text}");
-    assert!(text.contains("for $i in 0..4 step 1 unroll(full) {"), "{text}");
-    assert!(text.ends_with("}\n"));
+    insta::assert_snapshot!(text);
 }
 
 #[test]
@@ -30,9 +28,9 @@ fn literals_read_back_as_written() {
         b.store(x, v, 8);
     }
     let text = print(&Module { kernels: vec![b.finish()] });
-    for expected in ["store 0.1, %x", "store -inf, %x", "store 2.0, %x", "store 7i64, %x", "store 0.5bf16, %x"] {
-        assert!(text.contains(expected), "no `{expected}` in\n{text}");
-    }
+    insta::assert_snapshot!(text);
+    // And they read back as the same values.
+    assert_eq!(cutec_ir::print(&cutec_ir::parse(&text).unwrap()), text);
 }
 
 #[test]
@@ -42,6 +40,6 @@ fn ill_typed_expressions_print_with_a_question_mark() {
     let half = b.f32(0.5);
     b.add(one, half);
     let text = print(&Module { kernels: vec![b.finish()] });
-    assert!(text.contains("%2: ? = add 1, 0.5"), "{text}");
+    insta::assert_snapshot!(text);
     let _ = Type::I32;
 }

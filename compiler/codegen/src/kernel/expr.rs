@@ -69,24 +69,8 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 let p = unsafe { b.build_in_bounds_gep(self.llvm_type(elem), base, &[index], "") };
                 ll(p)?.into()
             }
-            Expr::Load { ptr, ty: loaded, align } => {
-                let v = ll(b.build_load(self.llvm_type(loaded), self.value(ptr)?.into_pointer_value(), ""))?;
-                if let Some(inst) = v.as_instruction_value() {
-                    inst.set_alignment(align).map_err(|e| CodegenError::llvm("load", e))?;
-                }
-                v
-            }
-            Expr::Shuffle { mode, value, lane } => {
-                let float = self.ty(value) == Type::F32;
-                let i32t = self.context.i32_type();
-                let args = [
-                    i32t.const_int(0xffff_ffff, false).into(),
-                    self.value(value)?,
-                    self.value(lane)?,
-                    i32t.const_int(nv::shuffle_clamp(mode), false).into(),
-                ];
-                self.call(&nv::shuffle(mode, float), &[], &args)?
-            }
+            // Defined by its operation statement (`stmt.rs`), never emitted.
+            Expr::OpResult(_) => return Err(invalid(h)),
             Expr::Extract { vector, lane } => {
                 let v = self.value(vector)?.into_vector_value();
                 let lane = self.context.i32_type().const_int(lane as u64, false);

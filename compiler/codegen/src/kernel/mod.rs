@@ -14,6 +14,7 @@
 //!   the same IR block are emitted into a fresh unreachable block that LLVM deletes.
 
 mod expr;
+mod op;
 mod stmt;
 
 use crate::{CodegenError, Options};
@@ -102,6 +103,10 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
 
     /// The function with its calling convention and parameter and function attributes.
     fn declare(&self) -> Result<FunctionValue<'ctx>, CodegenError> {
+        if let Some(p) = self.kernel.params.iter().find(|p| p.ty == Type::Ptr(AddrSpace::Param)) {
+            let what = format!("the tensor-map parameter `{}`", p.name);
+            return Err(CodegenError::Unsupported { what });
+        }
         let params: Vec<_> = self.kernel.params.iter().map(|p| self.llvm_type(p.ty).into()).collect();
         let fn_type = self.context.void_type().fn_type(&params, false);
         let function = self.module.add_function(&self.kernel.name, fn_type, None);

@@ -4,7 +4,7 @@ use super::{KernelCodegen, LoopTargets, ll};
 use crate::CodegenError;
 use crate::intrinsics as nv;
 use crate::metadata;
-use cutec_ir::{Barrier, Block, Stmt, Unroll};
+use cutec_ir::{Barrier, Block, Expr, Handle, Stmt, Unroll};
 use inkwell::IntPredicate;
 use inkwell::values::BasicValueEnum;
 
@@ -25,6 +25,12 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         let b = &self.builder;
         match *stmt {
             Stmt::Emit(h) => self.emit_expr(h)?,
+            Stmt::Op { result, ref op } => {
+                let v = self.op(op)?;
+                if let (Some(r), Some(v)) = (result, v) {
+                    self.define(r, v);
+                }
+            }
             Stmt::WriteVar { var, value } => {
                 let ptr = *self.vars.get(var.index()).ok_or_else(|| CodegenError::llvm("variables", "unknown"))?;
                 ll(b.build_store(ptr, self.value(value)?))?;
@@ -34,9 +40,17 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 store.set_alignment(align).map_err(|e| CodegenError::llvm("store", e))?;
             }
             Stmt::If { cond, ref accept, ref reject } => self.if_(self.value(cond)?, accept, reject)?,
-            Stmt::For { var, start, end, step, unroll, ref body } => {
+            Stmt::For { var, start, end, step, unroll, stages, ref body } => {
+                if stages.is_some() {
+                    // The `pipeline-loops` pass rejects these before codegen; a module built otherwise gets this.
+                    return Err(CodegenError::Unsupported { what: "a loop marked `pipelined`".into() });
+                }
                 let ptr = *self.vars.get(var.index()).ok_or_else(|| CodegenError::llvm("variables", "unknown"))?;
                 self.for_(ptr, self.value(start)?, self.value(end)?, step, unroll, body)?;
+            }
+            Stmt::While { ref header, cond, ref body } => self.while_(header, cond, body)?,
+            Stmt::Warpgroup { .. } => {
+                return Err(CodegenError::Unsupported { what: "a warpgroup region".into() });
             }
             Stmt::Break | Stmt::Continue => {
                 let Some(targets) = self.loops.last().copied() else {
@@ -116,10 +130,39 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         match unroll {
             Unroll::Auto => {}
             // `unroll(full)` loops the IR's `unroll` pass left alone (bounds not literal): ask LLVM.
-            Unroll::Full => metadata::set_loop_hint(self.context, back_edge, "llvm.loop.unroll.full"),
-            Unroll::Disable => metadata::set_loop_hint(self.context, back_edge, "llvm.loop.unroll.disable"),
+            Unroll::Full => metadata::set_loop_hint(self.context, back_edge, "llvm.loop.unroll.full", None),
+            Unroll::Count(n) => metadata::set_loop_hint(self.context, back_edge, "llvm.loop.unroll.count", Some(n)),
+            Unroll::Disable => metadata::set_loop_hint(self.context, back_edge, "llvm.loop.unroll.disable", None),
         }
         b.position_at_end(exit);
+        Ok(())
+    }
+
+    /// `while`: header (its statements, then the test), body, back edge to the header, exit. `continue` goes
+    /// to the header, which re-evaluates the condition.
+    fn while_(&mut self, header: &Block, cond: Handle<Expr>, body: &Block) -> Result<(), CodegenError> {
+        let f = self.function()?;
+        let head = self.context.append_basic_block(f, "while.header");
+        let body_bb = self.context.append_basic_block(f, "while.body");
+        let exit = self.context.append_basic_block(f, "while.exit");
+        ll(self.builder.build_unconditional_branch(head))?;
+        self.builder.position_at_end(head);
+        // Jumps in the header (none come from lowering) would leave or restart this loop.
+        self.loops.push(LoopTargets { latch: head, exit });
+        let r = self.block(header);
+        self.loops.pop();
+        r?;
+        if !self.terminated() {
+            let c = self.value(cond)?.into_int_value();
+            ll(self.builder.build_conditional_branch(c, body_bb, exit))?;
+        }
+        self.builder.position_at_end(body_bb);
+        self.loops.push(LoopTargets { latch: head, exit });
+        let r = self.block(body);
+        self.loops.pop();
+        r?;
+        self.branch_if_open(head)?;
+        self.builder.position_at_end(exit);
         Ok(())
     }
 

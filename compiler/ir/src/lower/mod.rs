@@ -65,41 +65,38 @@ pub fn lower_all(program: &Program) -> Result<Module, Vec<Diagnostic>> {
 fn param_uses(k: &crate::Kernel) -> Vec<(bool, bool)> {
     // The parameter a pointer is derived from, through offsets (operands precede their users).
     let mut root: Vec<Option<u32>> = Vec::with_capacity(k.exprs.len());
-    let mut uses = vec![(false, false); k.params.len()];
     for (_, e) in k.exprs.iter() {
-        let r = match *e {
+        root.push(match *e {
             Expr::Param(i) => Some(i),
             Expr::Offset { base, .. } => root.get(base.index()).copied().flatten(),
             _ => None,
-        };
-        if let Expr::Load { ptr, .. } = *e
-            && let Some(Some(i)) = root.get(ptr.index())
+        });
+    }
+    let mut uses = vec![(false, false); k.params.len()];
+    let mut mark = |ptr: Handle<Expr>, write: bool| {
+        if let Some(Some(i)) = root.get(ptr.index())
             && let Some(u) = uses.get_mut(*i as usize)
         {
-            u.0 = true;
+            if write { u.1 = true } else { u.0 = true }
         }
-        root.push(r);
-    }
-    fn stores(block: &crate::Block, root: &[Option<u32>], uses: &mut [(bool, bool)]) {
-        for stmt in block.stmts() {
-            match stmt {
-                crate::Stmt::Store { ptr, .. } => {
-                    if let Some(Some(i)) = root.get(ptr.index())
-                        && let Some(u) = uses.get_mut(*i as usize)
-                    {
-                        u.1 = true;
-                    }
-                }
-                crate::Stmt::If { accept, reject, .. } => {
-                    stores(accept, root, uses);
-                    stores(reject, root, uses);
-                }
-                crate::Stmt::For { body, .. } => stores(body, root, uses),
-                _ => {}
-            }
-        }
-    }
-    stores(&k.body, &root, &mut uses);
+    };
+    k.body.visit(&mut |stmt| match stmt {
+        crate::Stmt::Op { op: crate::Op::Load { ptr, .. }, .. } => mark(*ptr, false),
+        crate::Stmt::Store { ptr, .. } => mark(*ptr, true),
+        // The lowering makes no other access to parameter memory (TMA reads through a tensor map, not a
+        // pointer parameter).
+        crate::Stmt::Op { .. }
+        | crate::Stmt::Emit(_)
+        | crate::Stmt::WriteVar { .. }
+        | crate::Stmt::If { .. }
+        | crate::Stmt::For { .. }
+        | crate::Stmt::While { .. }
+        | crate::Stmt::Break
+        | crate::Stmt::Continue
+        | crate::Stmt::Return
+        | crate::Stmt::Barrier(_)
+        | crate::Stmt::Warpgroup { .. } => {}
+    });
     uses
 }
 
@@ -209,6 +206,19 @@ impl<'p> Lower<'p> {
             v.iter().enumerate().for_each(|(i, &d)| size[i] = d as u32);
             self.b.kernel_mut().block_size = Some(size);
         }
+        // The cluster shape and `#[warp_specialized]` go into the IR as the checker recorded them; a pass
+        // implements them or rejects them (never dropped without a word).
+        let cluster = info.launch.as_ref().and_then(|l| l.cluster.as_ref());
+        if let Some(dims) =
+            cluster.and_then(|c| c.iter().map(cutec_sema::SymInt::as_const).collect::<Option<Vec<i64>>>())
+            && (1..=3).contains(&dims.len())
+            && dims.iter().all(|&d| (1..=16).contains(&d))
+        {
+            let mut size = [1u32; 3];
+            dims.iter().enumerate().for_each(|(i, &d)| size[i] = d as u32);
+            self.b.kernel_mut().cluster = Some(size);
+        }
+        self.b.kernel_mut().warp_specialized = info.warp_specialized;
         if let Ok(iface) = self.interface(info, f.sig_span) {
             self.b.kernel_mut().interface = Some(iface);
         }

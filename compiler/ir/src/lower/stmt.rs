@@ -2,9 +2,9 @@
 
 use super::value::{Binding, Value};
 use super::{LResult, Lower, Reported};
-use crate::Unroll;
+use crate::{Unroll, codes};
 use cutec_grammar::ast::{self, ExprKind, StmtKind};
-use cutec_sema::{Scalar, Space, Type};
+use cutec_sema::{LoopAttrs, Scalar, Space, Type};
 
 impl Lower<'_> {
     /// Lowers a block; an error in one statement does not stop the next (every problem is reported once).
@@ -49,9 +49,18 @@ impl Lower<'_> {
                 self.b.push(crate::Stmt::If { cond: c, accept, reject });
                 a.and(r)
             }
-            StmtKind::For { id, start, end, attrs, body, .. } => {
+            StmtKind::For { id, start, end, body, .. } => {
                 let (lo, hi) = (self.expr(start)?, self.expr(end)?);
+                let attrs = self.loop_attrs(*id);
                 let unroll = self.unroll_policy(attrs, &lo, &hi, body);
+                let stages = match attrs.pipelined {
+                    None => None,
+                    Some(Some(s)) => Some(u32::try_from(s).unwrap_or(u32::MAX)),
+                    Some(None) => {
+                        let what = "the number of stages of `pipelined` must be known at compile time";
+                        return self.error(codes::NOT_CONSTANT, s.span, what);
+                    }
+                };
                 let (lo, hi) = (self.scalar(&lo, Scalar::Int, start.span)?, self.scalar(&hi, Scalar::Int, end.span)?);
                 self.at(s.span);
                 let var = self.b.var(&self.loop_name(s), crate::Type::I32);
@@ -60,7 +69,21 @@ impl Lower<'_> {
                 let r = self.block(body);
                 let body = self.b.close_block();
                 self.at(s.span);
-                self.b.push(crate::Stmt::For { var, start: lo, end: hi, step: 1, unroll, body });
+                self.b.push(crate::Stmt::For { var, start: lo, end: hi, step: 1, unroll, stages, body });
+                r
+            }
+            StmtKind::While { cond, body } => {
+                // The condition is computed by the loop's header, again before each iteration.
+                self.at(s.span);
+                self.b.open_block();
+                let c = self.expr(cond).and_then(|c| self.scalar(&c, Scalar::Bool, cond.span));
+                let header = self.b.close_block();
+                let c = c?;
+                self.b.open_block();
+                let r = self.block(body);
+                let body = self.b.close_block();
+                self.at(s.span);
+                self.b.push(crate::Stmt::While { header, cond: c, body });
                 r
             }
             StmtKind::Return(None) if self.frames.len() == 1 => {
@@ -77,7 +100,6 @@ impl Lower<'_> {
                 Ok(())
             }
             StmtKind::Block(b) => self.block(b),
-            StmtKind::While { .. } => self.unsupported(s.span, "a `while` loop"),
             StmtKind::Error => Err(Reported),
         }
     }
@@ -161,11 +183,19 @@ impl Lower<'_> {
         }
     }
 
-    /// `unroll` on the loop, or constant bounds and a body that indexes a register tensor (whose accesses must
-    /// have constant offsets to stay in registers): unroll fully.
-    fn unroll_policy(&self, attrs: &[ast::Attribute], lo: &Value, hi: &Value, body: &ast::Block) -> Unroll {
-        if attrs.iter().any(|a| a.name.name == "unroll" && a.args.is_empty()) {
-            return Unroll::Full;
+    /// The attributes the checker recorded for the `for` loop whose variable is `id` (none if it has none).
+    fn loop_attrs(&self, id: ast::NodeId) -> LoopAttrs {
+        let m = self.frames.last().map_or(cutec_sema::ModuleId::ROOT, |f| f.module);
+        self.program.module(m).and_then(|m| m.loops.get(&id)).copied().unwrap_or_default()
+    }
+
+    /// `unroll` on the loop (`unroll(N)`: N copies), or constant bounds and a body that indexes a register
+    /// tensor (whose accesses must have constant offsets to stay in registers): unroll fully.
+    fn unroll_policy(&self, attrs: LoopAttrs, lo: &Value, hi: &Value, body: &ast::Block) -> Unroll {
+        match attrs.unroll {
+            Some(None) => return Unroll::Full,
+            Some(Some(n)) => return Unroll::Count(u32::try_from(n.max(1)).unwrap_or(u32::MAX)),
+            None => {}
         }
         let constant = matches!((lo, hi), (Value::Const(_), Value::Const(_)));
         if constant && self.indexes_register_tensor(&body.stmts) { Unroll::Full } else { Unroll::Auto }

@@ -6,7 +6,7 @@
 //! and nothing unused is left: the text form reads top to bottom, and snapshots do not change when a pass
 //! upstream creates a temporary it later drops.
 
-use super::Pass;
+use super::{Analyses, Pass, PassError};
 use crate::arena::{Arena, Handle};
 use crate::expr::{Expr, Literal};
 use crate::module::{Kernel, Module, Var};
@@ -22,8 +22,9 @@ impl Pass for Compact {
     fn description(&self) -> &'static str {
         "renumber expressions in program order, dropping dead ones"
     }
-    fn run(&self, module: &mut Module) {
+    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         module.kernels.iter_mut().for_each(compact);
+        Ok(())
     }
 }
 
@@ -97,22 +98,55 @@ impl Compactor<'_> {
     fn block(&mut self, block: Block) -> Block {
         let (stmts, locs) = block.into_parts();
         let mut out = Block::new();
-        for (mut stmt, loc) in stmts.into_iter().zip(locs) {
-            // Operands first, so an emitted expression comes after the globals it uses.
-            stmt.map_operands(|op| self.get(op));
+        for (stmt, loc) in stmts.into_iter().zip(locs) {
             let stmt = match stmt {
-                Stmt::If { cond, accept, reject } => {
-                    Stmt::If { cond, accept: self.block(accept), reject: self.block(reject) }
+                // The header first: it emits the condition.
+                Stmt::While { header, cond, body } => {
+                    let header = self.block(header);
+                    let cond = self.get(cond);
+                    Stmt::While { header, cond, body: self.block(body) }
                 }
-                Stmt::For { var, start, end, step, unroll, body } => {
-                    let var = self.var(var);
-                    Stmt::For { var, start, end, step, unroll, body: self.block(body) }
+                mut stmt @ (Stmt::Emit(_)
+                | Stmt::Op { .. }
+                | Stmt::WriteVar { .. }
+                | Stmt::Store { .. }
+                | Stmt::If { .. }
+                | Stmt::For { .. }
+                | Stmt::Break
+                | Stmt::Continue
+                | Stmt::Return
+                | Stmt::Barrier(_)
+                | Stmt::Warpgroup { .. }) => {
+                    // Operands first, so an emitted expression comes after the globals it uses; then the result
+                    // an operation defines; then nested blocks.
+                    stmt.map_operands(|op| self.get(op));
+                    self.rename(&mut stmt);
+                    for b in stmt.blocks_mut() {
+                        *b = self.block(std::mem::take(b));
+                    }
+                    stmt
                 }
-                Stmt::WriteVar { var, value } => Stmt::WriteVar { var: self.var(var), value },
-                other => other,
             };
             out.push(stmt, loc);
         }
         out
+    }
+
+    /// Gives the statement's own definitions and variables their new handles.
+    fn rename(&mut self, stmt: &mut Stmt) {
+        match stmt {
+            Stmt::Op { result: Some(r), .. } => *r = self.get(*r),
+            Stmt::WriteVar { var, .. } | Stmt::For { var, .. } => *var = self.var(*var),
+            Stmt::Emit(_)
+            | Stmt::Op { result: None, .. }
+            | Stmt::Store { .. }
+            | Stmt::If { .. }
+            | Stmt::While { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_)
+            | Stmt::Warpgroup { .. } => {}
+        }
     }
 }

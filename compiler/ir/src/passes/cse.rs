@@ -2,12 +2,14 @@
 //! on the same operands, after earlier replacements) is replaced by it.
 //!
 //! Scoping follows the IR's: an expression emitted in a block is available in the rest of that block and in the
-//! blocks nested after it, so a later duplicate there can use it. Expressions that read state (loads, variable
-//! reads) or are warp-collective (shuffles) are never merged: statements between two of them may change what
-//! they see. (Merging loads between stores is a job for a memory-aware pass.)
+//! blocks nested after it, so a later duplicate there can use it (a `while`'s header encloses its body). Only
+//! expressions without [effects](crate::effects) are merged: a variable read may see a different value, and
+//! operations (loads, shuffles) are statements, never merged here. (Merging loads between stores is a job for a
+//! memory-aware pass over the dependency graph.)
 
-use super::Pass;
+use super::{Analyses, Pass, PassError};
 use crate::arena::Handle;
+use crate::effects;
 use crate::expr::{Expr, Literal};
 use crate::module::{Kernel, Module};
 use crate::stmt::{Block, Stmt};
@@ -22,7 +24,7 @@ impl Pass for CommonSubexpressions {
     fn description(&self) -> &'static str {
         "replace a pure expression by an equal one already in scope"
     }
-    fn run(&self, module: &mut Module) {
+    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
             // The first (smallest) handle of each literal value: replacing a literal operand by it keeps every
             // operand earlier than its user.
@@ -36,6 +38,7 @@ impl Pass for CommonSubexpressions {
             let body = std::mem::take(&mut k.body);
             k.body = cse.block(k, body);
         }
+        Ok(())
     }
 }
 
@@ -67,47 +70,66 @@ impl Cse {
         self.scopes.iter().rev().find_map(|s| s.get(e).copied())
     }
 
+    /// A block in a scope of its own.
     fn block(&mut self, k: &mut Kernel, block: Block) -> Block {
         self.scopes.push(HashMap::new());
+        let out = self.stmts(k, block);
+        self.scopes.pop();
+        out
+    }
+
+    /// The statements of a block, in the current scope.
+    fn stmts(&mut self, k: &mut Kernel, block: Block) -> Block {
         let (stmts, locs) = block.into_parts();
         let mut out = Block::new();
-        for (mut stmt, loc) in stmts.into_iter().zip(locs) {
-            if let Stmt::Emit(h) = stmt {
-                let Some(mut e) = k.exprs.get(h).cloned() else { continue };
-                e.map_operands(|op| self.canonical(k, op));
-                k.exprs[h] = e.clone();
-                if !e.has_side_effects_or_reads() && !e.is_global() {
-                    let key = e.clone();
-                    // `prev < h` holds when handles follow program order (after `compact`); checked, since
-                    // replacing by a later handle would break the operand order.
-                    if let Some(prev) = self.lookup(&key).filter(|&p| p < h) {
-                        if let Some(a) = self.alias.get_mut(h.index()) {
-                            *a = Some(prev);
-                        }
-                        continue;
-                    }
-                    if let Some(scope) = self.scopes.last_mut() {
-                        scope.insert(key, h);
-                    }
-                }
-                out.push(stmt, loc);
-                continue;
-            }
-            stmt.map_operands(|op| self.canonical(k, op));
+        for (stmt, loc) in stmts.into_iter().zip(locs) {
             let stmt = match stmt {
-                Stmt::If { cond, accept, reject } => {
-                    let accept = self.block(k, accept);
-                    let reject = self.block(k, reject);
-                    Stmt::If { cond, accept, reject }
+                Stmt::Emit(h) => {
+                    let Some(mut e) = k.exprs.get(h).cloned() else { continue };
+                    e.map_operands(|op| self.canonical(k, op));
+                    k.exprs[h] = e.clone();
+                    if effects::expr(&e).mergeable() && !e.is_global() {
+                        // `prev < h` holds when handles follow program order (after `compact`); checked, since
+                        // replacing by a later handle would break the operand order.
+                        if let Some(prev) = self.lookup(&e).filter(|&p| p < h) {
+                            if let Some(a) = self.alias.get_mut(h.index()) {
+                                *a = Some(prev);
+                            }
+                            continue;
+                        }
+                        if let Some(scope) = self.scopes.last_mut() {
+                            scope.insert(e, h);
+                        }
+                    }
+                    Stmt::Emit(h)
                 }
-                Stmt::For { var, start, end, step, unroll, body } => {
-                    Stmt::For { var, start, end, step, unroll, body: self.block(k, body) }
+                Stmt::While { header, cond, body } => {
+                    self.scopes.push(HashMap::new());
+                    let header = self.stmts(k, header);
+                    let cond = self.canonical(k, cond);
+                    let body = self.block(k, body);
+                    self.scopes.pop();
+                    Stmt::While { header, cond, body }
                 }
-                other => other,
+                mut stmt @ (Stmt::Op { .. }
+                | Stmt::WriteVar { .. }
+                | Stmt::Store { .. }
+                | Stmt::If { .. }
+                | Stmt::For { .. }
+                | Stmt::Break
+                | Stmt::Continue
+                | Stmt::Return
+                | Stmt::Barrier(_)
+                | Stmt::Warpgroup { .. }) => {
+                    stmt.map_operands(|op| self.canonical(k, op));
+                    for b in stmt.blocks_mut() {
+                        *b = self.block(k, std::mem::take(b));
+                    }
+                    stmt
+                }
             };
             out.push(stmt, loc);
         }
-        self.scopes.pop();
         out
     }
 }

@@ -1,12 +1,14 @@
-//! `dce`: removes the emission of expressions nothing uses.
+//! `dce`: removes the definitions nothing uses, when their [effects](crate::effects) allow it.
 //!
-//! Every expression kind in v0 may be dropped when unused: none writes memory, and a warp shuffle that no lane
-//! uses can vanish from every lane at once. (Expressions with effects, such as atomics, will be statements.)
-//! The walk goes backwards through the body, so a chain of dead expressions dies in one pass: users come after
-//! their operands.
+//! An emitted expression has no effects but reading a variable, so it goes when unused. An operation goes when
+//! its result is unused and its effects are [removable](crate::Effects::removable): a load, or a warp shuffle
+//! (no lane uses it, so it vanishes from every lane at once); a TMA copy, a store or an mbarrier arrival never
+//! does. The walk goes backwards through the body, so a chain of dead definitions dies in one pass: users come
+//! after their operands.
 
-use super::Pass;
+use super::{Analyses, Pass, PassError};
 use crate::arena::Handle;
+use crate::effects;
 use crate::expr::Expr;
 use crate::module::{Kernel, Module};
 use crate::stmt::{Block, Stmt};
@@ -18,71 +20,60 @@ impl Pass for DeadCode {
         "dce"
     }
     fn description(&self) -> &'static str {
-        "remove unused expressions"
+        "remove unused definitions whose effects allow it"
     }
-    fn run(&self, module: &mut Module) {
+    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
             let mut uses = vec![0u32; k.exprs.len()];
-            count_uses(k, &k.body, &mut uses);
+            k.body.visit(&mut |s| s.for_each_use(&k.exprs, |h| bump(&mut uses, h)));
             let body = std::mem::take(&mut k.body);
             k.body = sweep(k, body, &mut uses);
         }
+        Ok(())
     }
 }
 
-fn count_uses(k: &Kernel, block: &Block, uses: &mut [u32]) {
-    for stmt in block.stmts() {
-        let count = |h: Handle<Expr>| {
-            if let Some(u) = uses.get_mut(h.index()) {
-                *u += 1;
-            }
-        };
-        match stmt {
-            // An emission is a definition: count the uses its expression makes.
-            Stmt::Emit(h) => {
-                if let Some(e) = k.exprs.get(*h) {
-                    e.for_each_operand(count);
-                }
-            }
-            Stmt::If { accept, reject, .. } => {
-                stmt.for_each_operand(count);
-                count_uses(k, accept, uses);
-                count_uses(k, reject, uses);
-            }
-            Stmt::For { body, .. } => {
-                stmt.for_each_operand(count);
-                count_uses(k, body, uses);
-            }
-            _ => stmt.for_each_operand(count),
-        }
+fn bump(uses: &mut [u32], h: Handle<Expr>) {
+    if let Some(u) = uses.get_mut(h.index()) {
+        *u += 1;
     }
+}
+
+fn unused(uses: &[u32], h: Handle<Expr>) -> bool {
+    uses.get(h.index()).copied().unwrap_or(1) == 0
 }
 
 fn sweep(k: &Kernel, block: Block, uses: &mut [u32]) -> Block {
     let (stmts, locs) = block.into_parts();
     let mut kept = Vec::with_capacity(stmts.len());
-    for (stmt, loc) in stmts.into_iter().zip(locs).rev() {
-        let stmt = match stmt {
-            Stmt::Emit(h) if uses.get(h.index()).copied().unwrap_or(1) == 0 => {
-                if let Some(e) = k.exprs.get(h) {
-                    e.for_each_operand(|op| {
-                        if let Some(u) = uses.get_mut(op.index()) {
-                            *u = u.saturating_sub(1);
-                        }
-                    });
-                }
-                continue;
-            }
-            Stmt::If { cond, accept, reject } => {
-                let accept = sweep(k, accept, uses);
-                let reject = sweep(k, reject, uses);
-                Stmt::If { cond, accept, reject }
-            }
-            Stmt::For { var, start, end, step, unroll, body } => {
-                Stmt::For { var, start, end, step, unroll, body: sweep(k, body, uses) }
-            }
-            other => other,
+    for (mut stmt, loc) in stmts.into_iter().zip(locs).rev() {
+        let dead = match &stmt {
+            Stmt::Emit(h) => unused(uses, *h) && k.exprs.get(*h).is_some_and(|e| effects::expr(e).removable()),
+            Stmt::Op { result: Some(r), op } => unused(uses, *r) && effects::op(k, op).removable(),
+            Stmt::Op { result: None, .. }
+            | Stmt::WriteVar { .. }
+            | Stmt::Store { .. }
+            | Stmt::If { .. }
+            | Stmt::For { .. }
+            | Stmt::While { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_)
+            | Stmt::Warpgroup { .. } => false,
         };
+        if dead {
+            stmt.for_each_use(&k.exprs, |op| {
+                if let Some(u) = uses.get_mut(op.index()) {
+                    *u = u.saturating_sub(1);
+                }
+            });
+            continue;
+        }
+        // Nested blocks backwards too (a `while` body before its header).
+        for b in stmt.blocks_mut().rev() {
+            *b = sweep(k, std::mem::take(b), uses);
+        }
         kept.push((stmt, loc));
     }
     let (stmts, locs): (Vec<_>, Vec<_>) = kept.into_iter().rev().unzip();

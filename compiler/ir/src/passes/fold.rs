@@ -8,7 +8,7 @@
 //! exactly (wrapping integers, IEEE floats in the operand's precision); what could differ is left alone:
 //! division by zero, oversized shifts, conversions to `f16`/`bf16`.
 
-use super::Pass;
+use super::{Analyses, Pass, PassError};
 use crate::arena::Handle;
 use crate::expr::{BinaryOp, CompareOp, Dim, Expr, Literal, SpecialReg, UnaryOp};
 use crate::module::{Kernel, Module};
@@ -24,10 +24,11 @@ impl Pass for FoldConstants {
     fn description(&self) -> &'static str {
         "evaluate literal arithmetic, apply x+0/x*1 identities, read a static block size, drop literal ifs"
     }
-    fn run(&self, module: &mut Module) {
+    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
             fold_kernel(k);
         }
+        Ok(())
     }
 }
 
@@ -235,8 +236,6 @@ fn rewrite_block(k: &Kernel, block: Block, alias: &[Option<Handle<Expr>>]) -> Bl
                     out.push(Stmt::Emit(h), loc);
                 }
             }
-            Stmt::WriteVar { var, value } => out.push(Stmt::WriteVar { var, value: m(value) }, loc),
-            Stmt::Store { ptr, value, align } => out.push(Stmt::Store { ptr: m(ptr), value: m(value), align }, loc),
             Stmt::If { cond, accept, reject } => {
                 let cond = m(cond);
                 let accept = rewrite_block(k, accept, alias);
@@ -250,11 +249,22 @@ fn rewrite_block(k: &Kernel, block: Block, alias: &[Option<Handle<Expr>>]) -> Bl
                     _ => out.push(Stmt::If { cond, accept, reject }, loc),
                 }
             }
-            Stmt::For { var, start, end, step, unroll, body } => {
-                let body = rewrite_block(k, body, alias);
-                out.push(Stmt::For { var, start: m(start), end: m(end), step, unroll, body }, loc);
+            mut stmt @ (Stmt::Op { .. }
+            | Stmt::WriteVar { .. }
+            | Stmt::Store { .. }
+            | Stmt::For { .. }
+            | Stmt::While { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_)
+            | Stmt::Warpgroup { .. }) => {
+                stmt.map_operands(m);
+                for b in stmt.blocks_mut() {
+                    *b = rewrite_block(k, std::mem::take(b), alias);
+                }
+                out.push(stmt, loc);
             }
-            other => out.push(other, loc),
         }
     }
     out

@@ -9,8 +9,9 @@
 //! the loop writes (their values are loop-carried), and after an `if` or a `for` every variable written inside
 //! is unknown. A read is replaced only by an earlier expression, so operands stay before their users.
 
-use super::Pass;
+use super::{Analyses, Pass, PassError};
 use crate::arena::Handle;
+use crate::effects;
 use crate::expr::Expr;
 use crate::module::{Kernel, Module, Var};
 use crate::stmt::{Block, Stmt};
@@ -25,7 +26,7 @@ impl Pass for ForwardVars {
     fn description(&self) -> &'static str {
         "replace variable reads by the value last written where it is known; drop writes nobody reads"
     }
-    fn run(&self, module: &mut Module) {
+    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
             let mut f = Forward { alias: vec![None; k.exprs.len()] };
             let body = std::mem::take(&mut k.body);
@@ -33,6 +34,7 @@ impl Pass for ForwardVars {
             let read = read_vars(k, &body);
             k.body = drop_dead_writes(body, &read);
         }
+        Ok(())
     }
 }
 
@@ -49,7 +51,7 @@ impl Forward {
     fn block(&mut self, k: &mut Kernel, block: Block, known: &mut HashMap<Handle<Var>, Handle<Expr>>) -> Block {
         let (stmts, locs) = block.into_parts();
         let mut out = Block::new();
-        for (mut stmt, loc) in stmts.into_iter().zip(locs) {
+        for (stmt, loc) in stmts.into_iter().zip(locs) {
             if let Stmt::Emit(h) = stmt {
                 if let Some(e) = k.exprs.get_mut(h) {
                     e.map_operands(|op| self.alias.get(op.index()).copied().flatten().unwrap_or(op));
@@ -64,9 +66,10 @@ impl Forward {
                 out.push(stmt, loc);
                 continue;
             }
-            stmt.map_operands(|op| self.resolve(op));
             let stmt = match stmt {
+                Stmt::Emit(h) => Stmt::Emit(h),
                 Stmt::WriteVar { var, value } => {
+                    let value = self.resolve(value);
                     known.insert(var, value);
                     Stmt::WriteVar { var, value }
                 }
@@ -75,16 +78,44 @@ impl Forward {
                     let accept = self.block(k, accept, &mut known.clone());
                     let reject = self.block(k, reject, &mut known.clone());
                     known.retain(|v, _| !written.contains(v));
-                    Stmt::If { cond, accept, reject }
+                    Stmt::If { cond: self.resolve(cond), accept, reject }
                 }
-                Stmt::For { var, start, end, step, unroll, body } => {
+                // Loops: what the body writes is loop-carried, unknown inside and after.
+                Stmt::For { var, start, end, step, unroll, stages, body } => {
                     let mut written = written_in(&body);
                     written.insert(var);
                     known.retain(|v, _| !written.contains(v));
+                    let (start, end) = (self.resolve(start), self.resolve(end));
                     let body = self.block(k, body, &mut known.clone());
-                    Stmt::For { var, start, end, step, unroll, body }
+                    Stmt::For { var, start, end, step, unroll, stages, body }
                 }
-                other => other,
+                Stmt::While { header, cond, body } => {
+                    let written = written_in(&header).union(&written_in(&body)).copied().collect::<HashSet<_>>();
+                    known.retain(|v, _| !written.contains(v));
+                    // The header runs before the body in every iteration: what it learns holds in the body.
+                    let mut inner = known.clone();
+                    let header = self.block(k, header, &mut inner);
+                    let cond = self.resolve(cond);
+                    let body = self.block(k, body, &mut inner);
+                    Stmt::While { header, cond, body }
+                }
+                Stmt::Warpgroup { role, regs, body } => {
+                    let written = written_in(&body);
+                    let body = self.block(k, body, &mut known.clone());
+                    known.retain(|v, _| !written.contains(v));
+                    Stmt::Warpgroup { role, regs, body }
+                }
+                mut stmt @ (Stmt::Op { .. }
+                | Stmt::Store { .. }
+                | Stmt::Break
+                | Stmt::Continue
+                | Stmt::Return
+                | Stmt::Barrier(_)) => {
+                    // What `known` tracks changes only through the statements above.
+                    debug_assert!(!effects::stmt(k, &stmt).contains(crate::Effects::WRITE_VAR));
+                    stmt.map_operands(|op| self.resolve(op));
+                    stmt
+                }
             };
             out.push(stmt, loc);
         }
@@ -92,66 +123,65 @@ impl Forward {
     }
 }
 
-/// The variables a block writes (nested blocks included).
+/// The variables a block writes (nested blocks included; a loop writes its induction variable).
 fn written_in(block: &Block) -> HashSet<Handle<Var>> {
     let mut out = HashSet::new();
-    for s in block.stmts() {
-        match s {
-            Stmt::WriteVar { var, .. } => {
-                out.insert(*var);
-            }
-            Stmt::If { accept, reject, .. } => {
-                out.extend(written_in(accept));
-                out.extend(written_in(reject));
-            }
-            Stmt::For { var, body, .. } => {
-                out.insert(*var);
-                out.extend(written_in(body));
-            }
-            _ => {}
+    block.visit(&mut |s| match s {
+        Stmt::WriteVar { var, .. } | Stmt::For { var, .. } => {
+            out.insert(*var);
         }
-    }
+        Stmt::Emit(_)
+        | Stmt::Op { .. }
+        | Stmt::Store { .. }
+        | Stmt::If { .. }
+        | Stmt::While { .. }
+        | Stmt::Break
+        | Stmt::Continue
+        | Stmt::Return
+        | Stmt::Barrier(_)
+        | Stmt::Warpgroup { .. } => {}
+    });
     out
 }
 
 /// The variables some emitted expression reads (loop variables count as read: the loop uses them).
 fn read_vars(k: &Kernel, block: &Block) -> HashSet<Handle<Var>> {
     let mut out = HashSet::new();
-    for s in block.stmts() {
-        match s {
-            Stmt::Emit(h) => {
-                if let Some(Expr::ReadVar(v)) = k.exprs.get(*h) {
-                    out.insert(*v);
-                }
+    block.visit(&mut |s| match s {
+        Stmt::Emit(h) => {
+            if let Some(Expr::ReadVar(v)) = k.exprs.get(*h) {
+                out.insert(*v);
             }
-            Stmt::If { accept, reject, .. } => {
-                out.extend(read_vars(k, accept));
-                out.extend(read_vars(k, reject));
-            }
-            Stmt::For { var, body, .. } => {
-                out.insert(*var);
-                out.extend(read_vars(k, body));
-            }
-            _ => {}
         }
-    }
+        Stmt::For { var, .. } => {
+            out.insert(*var);
+        }
+        Stmt::Op { .. }
+        | Stmt::WriteVar { .. }
+        | Stmt::Store { .. }
+        | Stmt::If { .. }
+        | Stmt::While { .. }
+        | Stmt::Break
+        | Stmt::Continue
+        | Stmt::Return
+        | Stmt::Barrier(_)
+        | Stmt::Warpgroup { .. } => {}
+    });
     out
 }
 
 fn drop_dead_writes(block: Block, read: &HashSet<Handle<Var>>) -> Block {
     let (stmts, locs) = block.into_parts();
     let mut out = Block::new();
-    for (stmt, loc) in stmts.into_iter().zip(locs) {
-        let stmt = match stmt {
-            Stmt::WriteVar { var, .. } if !read.contains(&var) => continue,
-            Stmt::If { cond, accept, reject } => {
-                Stmt::If { cond, accept: drop_dead_writes(accept, read), reject: drop_dead_writes(reject, read) }
-            }
-            Stmt::For { var, start, end, step, unroll, body } => {
-                Stmt::For { var, start, end, step, unroll, body: drop_dead_writes(body, read) }
-            }
-            other => other,
-        };
+    for (mut stmt, loc) in stmts.into_iter().zip(locs) {
+        if let Stmt::WriteVar { var, .. } = stmt
+            && !read.contains(&var)
+        {
+            continue;
+        }
+        for b in stmt.blocks_mut() {
+            *b = drop_dead_writes(std::mem::take(b), read);
+        }
         out.push(stmt, loc);
     }
     out

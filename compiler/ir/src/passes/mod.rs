@@ -1,18 +1,28 @@
 //! The pass pipeline: small named passes over a [`Module`], listed in one place ([`pipeline`]).
 //!
-//! Every pass takes a valid module and leaves a valid module. [`run_pipeline`] validates before the first pass
-//! and after the last (and after every pass with [`PipelineOptions::verify_each`]), calls a hook after each pass
-//! (`--dump-after PASS`), and returns the final validator analysis that back ends consume.
+//! Every pass takes a valid module and leaves a valid module, or fails with a [`PassError`] (a diagnostic with a
+//! code and the location of what it cannot do). Passes receive the [`Analyses`] of the module (the validator's
+//! [`ModuleInfo`], the dependency graphs of loops), computed on demand and dropped after each pass that changes
+//! the module. [`run_pipeline`] validates before the first pass and after the last (and after every pass with
+//! [`PipelineOptions::verify_each`]), calls a hook after each pass (`--dump-after PASS`), and returns the final
+//! validator analysis that back ends consume.
 
+mod analyses;
 pub mod compact;
 mod cse;
 mod dce;
 mod fold;
 mod forward;
+mod schedule;
 mod unroll;
 
+pub use analyses::{Analyses, LoopRef};
+
+use crate::arena::Loc;
+use crate::codes;
 use crate::module::Module;
 use crate::valid::{self, KernelError, ModuleInfo};
+use cutec_diagnostics::Diagnostic;
 
 /// A transformation of the IR.
 pub trait Pass: Sync {
@@ -20,7 +30,73 @@ pub trait Pass: Sync {
     fn name(&self) -> &'static str;
     /// One line: what the pass does.
     fn description(&self) -> &'static str;
-    fn run(&self, module: &mut Module);
+    /// Transforms `module`; `analyses` describe it as it is on entry.
+    fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError>;
+    /// Whether the pass leaves the module unchanged (its analyses then stay valid).
+    fn preserves_all(&self) -> bool {
+        false
+    }
+}
+
+/// Why a pass cannot transform a module.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PassErrorKind {
+    /// The program asks for a transformation no pass implements yet (`pipelined`, `warp_specialized`).
+    #[error("{what} is not implemented yet")]
+    NotImplemented { what: String, note: String },
+    /// An analysis the pass needs failed: the module is invalid (a compiler bug).
+    #[error(transparent)]
+    Invalid(Box<KernelError>),
+}
+
+/// A [`PassErrorKind`] in a kernel, at a location, from a pass.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("pass `{pass}` on kernel `{kernel}`: {kind}")]
+pub struct PassError {
+    pub pass: &'static str,
+    pub kernel: String,
+    pub loc: Loc,
+    pub kind: PassErrorKind,
+}
+
+impl PassError {
+    /// The diagnostic code: `E0306` for what is not implemented yet, `E0399` for invalid IR.
+    pub fn code(&self) -> &'static str {
+        match self.kind {
+            PassErrorKind::NotImplemented { .. } => codes::NOT_IMPLEMENTED,
+            PassErrorKind::Invalid(_) => codes::INTERNAL,
+        }
+    }
+
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        match &self.kind {
+            PassErrorKind::NotImplemented { what, note } => {
+                Diagnostic::error(self.code(), format!("{what} is not implemented yet"), self.loc.file, self.loc.span)
+                    .with_primary_message(format!("the `{}` pass does not implement this yet", self.pass))
+                    .with_note(note.clone())
+            }
+            PassErrorKind::Invalid(e) => e.to_diagnostic(),
+        }
+    }
+}
+
+/// Why the pipeline stopped.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PipelineError {
+    /// The module is invalid before the first pass or after one (a compiler bug).
+    #[error(transparent)]
+    Invalid(#[from] KernelError),
+    #[error(transparent)]
+    Pass(#[from] PassError),
+}
+
+impl PipelineError {
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        match self {
+            PipelineError::Invalid(e) => e.to_diagnostic(),
+            PipelineError::Pass(e) => e.to_diagnostic(),
+        }
+    }
 }
 
 /// The passes, in the order they run.
@@ -31,6 +107,8 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
         &fold::FoldConstants,
         &cse::CommonSubexpressions,
         &dce::DeadCode,
+        &schedule::PipelineLoops,
+        &schedule::SpecializeWarps,
         &compact::Compact,
     ]
 }
@@ -57,16 +135,26 @@ pub struct PipelineOptions<'a> {
 }
 
 /// Runs the pipeline over `module`; gives the validator's analysis of the result.
-pub fn run_pipeline(module: &mut Module, mut options: PipelineOptions<'_>) -> Result<ModuleInfo, KernelError> {
-    valid::validate(module)?;
+pub fn run_pipeline(module: &mut Module, mut options: PipelineOptions<'_>) -> Result<ModuleInfo, PipelineError> {
+    let mut analyses = Analyses::default();
+    analyses.info(module)?;
     for pass in pipeline() {
-        pass.run(module);
+        run_pass(pass, module, &mut analyses)?;
         if options.verify_each {
-            valid::validate(module)?;
+            analyses.info(module)?;
         }
         if let Some(hook) = options.after_pass.as_mut() {
             hook(pass.name(), module);
         }
     }
-    valid::validate(module)
+    Ok(valid::validate(module)?)
+}
+
+/// Runs one pass on a valid module (the tests' entry: `.ir` in, one pass, text out); validates what it leaves.
+pub fn run_pass(pass: &dyn Pass, module: &mut Module, analyses: &mut Analyses) -> Result<(), PipelineError> {
+    pass.run(module, analyses)?;
+    if !pass.preserves_all() {
+        analyses.invalidate();
+    }
+    Ok(())
 }

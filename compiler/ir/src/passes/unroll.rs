@@ -1,5 +1,7 @@
 //! `unroll`: replaces `for` loops marked [`Unroll::Full`] whose bounds are literals by one copy of the body per
-//! iteration, the induction variable replaced by a literal in each copy.
+//! iteration, the induction variable replaced by a literal in each copy. A loop marked `unroll(N)`
+//! ([`Unroll::Count`]) whose literal trip count is at most N is unrolled the same way; other `unroll(N)` loops
+//! are left to the back end (`llvm.loop.unroll.count`).
 //!
 //! Why in the IR and not only in LLVM: register arrays (`Local` allocations) stay in registers only when every
 //! access has a constant offset, and that must not depend on LLVM's unrolling heuristics or on the `-O` level.
@@ -7,7 +9,7 @@
 //! Loops it leaves alone (the back end may still unroll them): bounds that are not literals, a `break` or
 //! `continue` of the loop itself, or more than [`MAX_TRIPS`] iterations or [`MAX_STMTS`] statements unrolled.
 
-use super::Pass;
+use super::{Analyses, Pass, PassError};
 use crate::arena::Handle;
 use crate::expr::{Expr, Literal};
 use crate::module::{Kernel, Module, Var};
@@ -29,7 +31,7 @@ impl Pass for Unroll {
     fn description(&self) -> &'static str {
         "unroll loops marked unroll(full) with literal bounds, making their induction variable a literal"
     }
-    fn run(&self, module: &mut Module) {
+    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
             let body = std::mem::take(&mut k.body);
             k.body = unroll_block(k, body);
@@ -37,6 +39,7 @@ impl Pass for Unroll {
             // expression by an earlier equal one (`cse`) keep operands before their users.
             super::compact::compact(k);
         }
+        Ok(())
     }
 }
 
@@ -45,25 +48,35 @@ fn unroll_block(k: &mut Kernel, block: Block) -> Block {
     let mut out = Block::new();
     for (stmt, loc) in stmts.into_iter().zip(locs) {
         match stmt {
-            Stmt::If { cond, accept, reject } => {
-                let accept = unroll_block(k, accept);
-                let reject = unroll_block(k, reject);
-                out.push(Stmt::If { cond, accept, reject }, loc);
-            }
-            Stmt::For { var, start, end, step, unroll, body } => {
+            Stmt::For { var, start, end, step, unroll, stages, body } => {
                 let body = unroll_block(k, body);
                 match trip_range(k, unroll, start, end, step, &body) {
-                    Some((first, trips)) => {
+                    Some((first, trips)) if stages.is_none() => {
                         for t in 0..trips {
                             let value = first + t * step;
                             let mut map = HashMap::new();
                             clone_into(k, &body, var, value, &mut map, &mut out);
                         }
                     }
-                    None => out.push(Stmt::For { var, start, end, step, unroll, body }, loc),
+                    _ => out.push(Stmt::For { var, start, end, step, unroll, stages, body }, loc),
                 }
             }
-            other => out.push(other, loc),
+            mut stmt @ (Stmt::Emit(_)
+            | Stmt::Op { .. }
+            | Stmt::WriteVar { .. }
+            | Stmt::Store { .. }
+            | Stmt::If { .. }
+            | Stmt::While { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_)
+            | Stmt::Warpgroup { .. }) => {
+                for b in stmt.blocks_mut() {
+                    *b = unroll_block(k, std::mem::take(b));
+                }
+                out.push(stmt, loc);
+            }
         }
     }
     out
@@ -78,7 +91,12 @@ fn trip_range(
     step: i64,
     body: &Block,
 ) -> Option<(i64, i64)> {
-    if unroll != UnrollHint::Full || step <= 0 || jumps_out(body) {
+    let limit = match unroll {
+        UnrollHint::Full => MAX_TRIPS,
+        UnrollHint::Count(n) => i64::from(n).min(MAX_TRIPS),
+        UnrollHint::Auto | UnrollHint::Disable => return None,
+    };
+    if step <= 0 || jumps_out(body) {
         return None;
     }
     let lit = |h| match k.exprs.get(h) {
@@ -90,28 +108,27 @@ fn trip_range(
     let trips = if e > s { e.checked_sub(s)?.checked_add(step - 1)? / step } else { 0 };
     s.checked_add(trips.checked_mul(step)?)?;
     let size = count_stmts(body).saturating_mul(trips as usize);
-    (trips <= MAX_TRIPS && size <= MAX_STMTS).then_some((s, trips))
+    (trips <= limit && size <= MAX_STMTS).then_some((s, trips))
 }
 
 /// Whether the block has a `break` or `continue` that belongs to the loop whose body it is.
 fn jumps_out(block: &Block) -> bool {
     block.stmts().iter().any(|s| match s {
         Stmt::Break | Stmt::Continue => true,
-        Stmt::If { accept, reject, .. } => jumps_out(accept) || jumps_out(reject),
-        _ => false, // a nested `for` owns its own jumps
+        // A nested loop owns its own jumps.
+        Stmt::For { .. } | Stmt::While { .. } => false,
+        Stmt::If { .. } | Stmt::Warpgroup { .. } => s.blocks().any(jumps_out),
+        Stmt::Emit(_)
+        | Stmt::Op { .. }
+        | Stmt::WriteVar { .. }
+        | Stmt::Store { .. }
+        | Stmt::Return
+        | Stmt::Barrier(_) => false,
     })
 }
 
 fn count_stmts(block: &Block) -> usize {
-    block
-        .stmts()
-        .iter()
-        .map(|s| match s {
-            Stmt::If { accept, reject, .. } => 1 + count_stmts(accept) + count_stmts(reject),
-            Stmt::For { body, .. } => 1 + count_stmts(body),
-            _ => 1,
-        })
-        .sum()
+    block.stmts().iter().map(|s| 1 + s.blocks().map(count_stmts).sum::<usize>()).sum()
 }
 
 /// Appends a copy of `block` to `out`, with reads of `var` replaced by the literal `value`. `map` takes the
@@ -143,23 +160,37 @@ fn clone_into(
                 map.insert(h, new);
                 Stmt::Emit(new)
             }
-            Stmt::WriteVar { var, value } => Stmt::WriteVar { var, value: m(map, value) },
-            Stmt::Store { ptr, value, align } => Stmt::Store { ptr: m(map, ptr), value: m(map, value), align },
-            Stmt::If { cond, ref accept, ref reject } => {
-                let cond = m(map, cond);
-                let mut a = Block::new();
-                clone_into(k, accept, var, value, map, &mut a);
-                let mut r = Block::new();
-                clone_into(k, reject, var, value, map, &mut r);
-                Stmt::If { cond, accept: a, reject: r }
+            Stmt::Op { result, ref op } => {
+                let mut op = op.clone();
+                op.map_operands(|h| m(map, h));
+                // Each copy defines a result of its own.
+                let result = result.and_then(|r| {
+                    let new = k.exprs.append(k.exprs.get(r)?.clone(), k.exprs.loc(r));
+                    map.insert(r, new);
+                    Some(new)
+                });
+                Stmt::Op { result, op }
             }
-            Stmt::For { var: inner, start, end, step, unroll, ref body } => {
-                let (start, end) = (m(map, start), m(map, end));
-                let mut b = Block::new();
-                clone_into(k, body, var, value, map, &mut b);
-                Stmt::For { var: inner, start, end, step, unroll, body: b }
+            ref stmt @ (Stmt::WriteVar { .. }
+            | Stmt::Store { .. }
+            | Stmt::If { .. }
+            | Stmt::For { .. }
+            | Stmt::While { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_)
+            | Stmt::Warpgroup { .. }) => {
+                // Blocks before the operands: a `while`'s condition is defined by its header.
+                let mut stmt = stmt.clone();
+                for b in stmt.blocks_mut() {
+                    let mut copy = Block::new();
+                    clone_into(k, b, var, value, map, &mut copy);
+                    *b = copy;
+                }
+                stmt.map_operands(|h| m(map, h));
+                stmt
             }
-            ref other => other.clone(),
         };
         out.push(stmt, loc);
     }

@@ -6,22 +6,26 @@
 //!    static CTA size.
 //! 2. **Expressions**, in arena order: every handle in range, every operand an *earlier* expression, operand
 //!    types as [`types::resolve`] defines them. Gives each expression its type.
-//! 3. **Statements**, walking the body: every non-global expression is emitted at most once and global ones
-//!    never; every use (by an emitted expression or a statement) comes after its emission in the same block or an
-//!    enclosing one; stores write global, shared or local memory with a legal type and alignment; conditions are
-//!    `i1`; loop variables are integers the body never writes; `break`/`continue` are inside a loop; no store
-//!    goes through a pointer derived from a `readonly` parameter (back ends tell LLVM it is never written).
+//! 3. **Statements**, walking the body: every non-global expression is defined at most once, by an `Emit` or, for
+//!    an operation's result, by its operation statement, and global ones never; every use (by an emitted
+//!    expression or a statement) comes after its definition in the same block or an enclosing one (a `while`'s
+//!    header encloses its condition and body); operations have operands of their types ([`ops`]); stores write
+//!    global, shared or local memory with a legal type and alignment; conditions are `i1`; loop variables are
+//!    integers the body never writes; `break`/`continue` are inside a loop; warpgroup register budgets are what
+//!    `setmaxnreg` accepts; no store goes through a pointer derived from a `readonly` parameter (back ends tell
+//!    LLVM it is never written).
 //!
 //! A kernel that passes validation cannot make a back end panic. Errors are compiler bugs (the lowering built bad
 //! IR), reported as an internal error with the location of the offending node.
 
 pub mod lint;
+mod ops;
 pub mod types;
 
 use crate::arena::{Handle, Loc};
 use crate::expr::Expr;
 use crate::module::{Kernel, Module, Var};
-use crate::stmt::{Block, Stmt};
+use crate::stmt::{Block, Role, Stmt};
 use crate::types::{AddrSpace, Scalar, Type};
 use cutec_diagnostics::Diagnostic;
 
@@ -91,6 +95,16 @@ pub enum ValidationError {
     BadStep(i64),
     #[error("`break` or `continue` outside a loop")]
     JumpOutsideLoop,
+    #[error("expression {0:?} is an operation's result and cannot be emitted")]
+    EmitResult(Handle<Expr>),
+    #[error("operation `{op}` names result {result:?}, which is not an unused operation result of type {expected}")]
+    BadResult { op: &'static str, result: Handle<Expr>, expected: String },
+    #[error("operation `{0}` has a value and must name its result")]
+    MissingResult(&'static str),
+    #[error("`{op}` is not valid: {why}")]
+    BadOp { op: &'static str, why: &'static str },
+    #[error("a warpgroup's register budget must be a multiple of 8 from 24 to 256, found {0}")]
+    BadRegisterBudget(u32),
 }
 
 /// A [`ValidationError`] in a kernel, at a location.
@@ -142,6 +156,7 @@ pub fn validate_kernel(kernel: &Kernel) -> Result<KernelInfo, KernelError> {
         emitted: vec![false; kernel.exprs.len()],
         scope: Vec::new(),
         loop_vars: Vec::new(),
+        loops: 0,
     };
     flow.block(&kernel.body).map_err(|(loc, e)| fail(loc, e))?;
     Ok(KernelInfo { expr_types, shared_bytes: kernel.shared_bytes() })
@@ -156,7 +171,15 @@ fn declarations(kernel: &Kernel) -> Result<(), ValidationError> {
                     return Err(bad(format!("parameter `{}`", p.name), "its alignment must be a power of two"));
                 }
             }
-            Type::Ptr(_) => return Err(bad(format!("parameter `{}`", p.name), "pointer parameters point to global")),
+            // A TMA tensor map: 128 bytes passed by value, 64-byte aligned.
+            Type::Ptr(AddrSpace::Param) => {
+                if p.align != 64 {
+                    return Err(bad(format!("parameter `{}`", p.name), "a tensor map (ptr<param>) is 64-byte aligned"));
+                }
+            }
+            Type::Ptr(_) => {
+                return Err(bad(format!("parameter `{}`", p.name), "pointer parameters point to global or param"));
+            }
             Type::Vector { .. } => return Err(bad(format!("parameter `{}`", p.name), "vector parameters")),
             Type::Scalar(_) => {}
         }
@@ -193,16 +216,16 @@ struct Flow<'a> {
     emitted: Vec<bool>,
     /// Expressions emitted in the enclosing blocks, innermost last (to take them out of scope on block exit).
     scope: Vec<Handle<Expr>>,
-    /// Induction variables of the enclosing loops.
+    /// Induction variables of the enclosing `for` loops.
     loop_vars: Vec<Handle<Var>>,
+    /// How many loops (`for` and `while`) enclose the current point.
+    loops: u32,
 }
 
 impl Flow<'_> {
     fn block(&mut self, block: &Block) -> FlowResult {
         let mark = self.scope.len();
-        for (stmt, loc) in block.iter() {
-            self.stmt(stmt, loc)?;
-        }
+        self.stmts(block)?;
         for h in self.scope.drain(mark..) {
             self.defined[h.index()] = false;
         }
@@ -227,20 +250,62 @@ impl Flow<'_> {
 
     fn stmt(&mut self, stmt: &Stmt, loc: Loc) -> FlowResult {
         // Errors of nested blocks carry their own locations; this statement's carry `loc`.
-        self.check_stmt(stmt).map_err(|e| (loc, e))?;
         match *stmt {
             Stmt::If { ref accept, ref reject, .. } => {
+                self.check_stmt(stmt).map_err(|e| (loc, e))?;
                 self.block(accept)?;
                 self.block(reject)
             }
             Stmt::For { var, ref body, .. } => {
+                self.check_stmt(stmt).map_err(|e| (loc, e))?;
                 self.loop_vars.push(var);
+                self.loops += 1;
                 let r = self.block(body);
+                self.loops -= 1;
                 self.loop_vars.pop();
                 r
             }
-            _ => Ok(()),
+            Stmt::While { ref header, cond, ref body } => {
+                // The header's values stay in scope for the condition and the body: one scope around both.
+                let mark = self.scope.len();
+                self.loops += 1;
+                let r = self.stmts(header).and_then(|()| {
+                    self.expect(cond, |t| t == Type::I1, "i1").map_err(|e| (loc, e))?;
+                    self.block(body)
+                });
+                self.loops -= 1;
+                for h in self.scope.drain(mark..) {
+                    self.defined[h.index()] = false;
+                }
+                r
+            }
+            Stmt::Warpgroup { ref body, .. } => {
+                self.check_stmt(stmt).map_err(|e| (loc, e))?;
+                self.block(body)
+            }
+            Stmt::Emit(_)
+            | Stmt::Op { .. }
+            | Stmt::WriteVar { .. }
+            | Stmt::Store { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_) => self.check_stmt(stmt).map_err(|e| (loc, e)),
         }
+    }
+
+    /// The statements of a block, without a scope of their own.
+    fn stmts(&mut self, block: &Block) -> FlowResult {
+        for (stmt, loc) in block.iter() {
+            self.stmt(stmt, loc)?;
+        }
+        Ok(())
+    }
+
+    /// Defines `h` here: it is in scope until the end of the current block.
+    fn define(&mut self, h: Handle<Expr>) {
+        self.defined[h.index()] = true;
+        self.scope.push(h);
     }
 
     /// The rules of one statement, not of its nested blocks.
@@ -250,6 +315,9 @@ impl Flow<'_> {
                 let e = self.kernel.exprs.get(h).ok_or(ValidationError::ExprOutOfRange(h))?;
                 if e.is_global() {
                     return Err(ValidationError::EmitGlobal(h));
+                }
+                if let Expr::OpResult(_) = e {
+                    return Err(ValidationError::EmitResult(h));
                 }
                 if std::mem::replace(&mut self.emitted[h.index()], true) {
                     return Err(ValidationError::EmittedTwice(h));
@@ -261,8 +329,26 @@ impl Flow<'_> {
                     }
                 });
                 result?;
-                self.defined[h.index()] = true;
-                self.scope.push(h);
+                self.define(h);
+            }
+            Stmt::Op { result, ref op } => {
+                let value = ops::check(op, &mut |h| self.use_expr(h))?;
+                match (result, value) {
+                    (None, None) => {}
+                    (None, Some(_)) => return Err(ValidationError::MissingResult(op.name())),
+                    (Some(r), value) => {
+                        let expected =
+                            value.map_or("(none: this operation has no value)".to_string(), |t| t.to_string());
+                        let ok = value.is_some()
+                            && self.kernel.exprs.get(r) == Some(&Expr::OpResult(value.unwrap_or(Type::I1)))
+                            && !self.emitted[r.index()];
+                        if !ok {
+                            return Err(ValidationError::BadResult { op: op.name(), result: r, expected });
+                        }
+                        self.emitted[r.index()] = true;
+                        self.define(r);
+                    }
+                }
             }
             Stmt::WriteVar { var, value } => {
                 let v = self.kernel.vars.get(var).ok_or(ValidationError::VarOutOfRange(var.index()))?;
@@ -310,11 +396,19 @@ impl Flow<'_> {
                 }
             }
             Stmt::Break | Stmt::Continue => {
-                if self.loop_vars.is_empty() {
+                if self.loops == 0 {
                     return Err(ValidationError::JumpOutsideLoop);
                 }
             }
-            Stmt::Return | Stmt::Barrier(_) => {}
+            // Checked by `stmt` (the header's scope covers the condition).
+            Stmt::While { .. } | Stmt::Return | Stmt::Barrier(_) => {}
+            Stmt::Warpgroup { role: Role::Producer | Role::Consumer(_), regs, .. } => {
+                if let Some(r) = regs
+                    && (!(24..=256).contains(&r) || r % 8 != 0)
+                {
+                    return Err(ValidationError::BadRegisterBudget(r));
+                }
+            }
         }
         Ok(())
     }

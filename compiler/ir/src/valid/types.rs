@@ -129,25 +129,8 @@ pub fn resolve(kernel: &Kernel, me: Handle<Expr>, expr: &Expr, types: &[Type]) -
                 _ => return Err(E::OperandType { expr: me, found: b, expected: "a pointer" }),
             }
         }
-        Expr::Load { ptr, ty: t, align } => {
-            let p = ty(ptr)?;
-            if !matches!(p, Type::Ptr(_)) {
-                return Err(E::OperandType { expr: me, found: p, expected: "a pointer" });
-            }
-            check_access(t, align).map_err(|why| E::BadAccess { expr: Some(me), ty: t, align, why })?;
-            t
-        }
-        Expr::Shuffle { value, lane, .. } => {
-            let v = ty(value)?;
-            if v != Type::F32 && v != Type::I32 {
-                return Err(E::OperandType { expr: me, found: v, expected: "f32 or i32" });
-            }
-            let l = ty(lane)?;
-            if l != Type::I32 {
-                return Err(E::OperandType { expr: me, found: l, expected: "an i32 lane" });
-            }
-            v
-        }
+        // Its statement checks that the operation produces this type.
+        Expr::OpResult(t) => t,
         Expr::Extract { vector, lane } => match ty(vector)? {
             Type::Vector { scalar, lanes } if lane < lanes as u32 => Type::Scalar(scalar),
             t => return Err(E::OperandType { expr: me, found: t, expected: "a vector with that lane" }),

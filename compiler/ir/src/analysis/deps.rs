@@ -1,0 +1,328 @@
+//! The dependency graph of a loop body: what a software pipeliner schedules.
+//!
+//! **Nodes** are the statements of the body in program order (for a `while`, the header's then the body's); a
+//! statement with nested blocks is one node with everything nested in it. **Edges** say that one statement must
+//! stay before another, and why ([`DepKind`]):
+//!
+//! - `data`: SSA def-use, a value defined by one statement (an emission or an operation's result) and used by
+//!   the other;
+//! - `var.raw|war|waw`: a variable written then read, read then written, or written twice;
+//! - `mem.raw|war|waw(space)`: memory accesses of one address space, from the [effects](crate::effects), without
+//!   alias analysis (two accesses to shared memory may touch the same bytes);
+//! - `order`: a barrier or fence (`bar.sync`, `mbarrier.wait`, `wgmma.wait_group`...) and a memory access it
+//!   orders;
+//! - `async`: an asynchronous operation (a TMA copy, a `wgmma.mma_async`, a commit) and a later wait that
+//!   completes it.
+//!
+//! An edge has a **distance**: 0 within one iteration (from an earlier statement to a later one), 1 from a
+//! statement of iteration `i` to one of iteration `i + 1` (*loop-carried*; it may go backwards, or from a
+//! statement to itself, as an accumulator's read-after-write does). Distances are conservative: an access to
+//! stage `i % S` of a ring conflicts with stage `(i + 1) % S` as far as this graph knows (refining that to
+//! distance S needs the index arithmetic, the pipeliner's job).
+//!
+//! The graph prints as a stable text form ([`DepGraph::to_text`], snapshot-tested) and as Graphviz DOT
+//! ([`DepGraph::to_dot`]).
+
+use crate::arena::Handle;
+use crate::effects::{self, Effects};
+use crate::expr::Expr;
+use crate::module::{Kernel, Var};
+use crate::print::stmt_line;
+use crate::stmt::{Block, Stmt};
+use crate::types::AddrSpace;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+use std::collections::HashSet;
+use std::fmt::Write;
+
+/// A read-after-write, write-after-read or write-after-write hazard.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Hazard {
+    Raw,
+    War,
+    Waw,
+}
+
+impl Hazard {
+    pub fn name(self) -> &'static str {
+        match self {
+            Hazard::Raw => "raw",
+            Hazard::War => "war",
+            Hazard::Waw => "waw",
+        }
+    }
+}
+
+/// Why one statement must stay before another.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum DepKind {
+    Data,
+    Var(Hazard),
+    Memory(Hazard, AddrSpace),
+    Order,
+    Async,
+}
+
+impl DepKind {
+    pub fn name(self) -> String {
+        match self {
+            DepKind::Data => "data".into(),
+            DepKind::Var(h) => format!("var.{}", h.name()),
+            DepKind::Memory(h, s) => format!("mem.{}({})", h.name(), s.name()),
+            DepKind::Order => "order".into(),
+            DepKind::Async => "async".into(),
+        }
+    }
+}
+
+/// An edge: its kind and its iteration distance (0 or 1).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Dep {
+    pub kind: DepKind,
+    pub distance: u32,
+}
+
+/// A statement of the loop body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// Its position among the body's statements.
+    pub index: usize,
+    /// Its first line in the text form.
+    pub label: String,
+    /// Its effects, nested statements included.
+    pub effects: Effects,
+}
+
+/// The dependency graph of one loop body (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct DepGraph {
+    graph: DiGraph<Node, Dep>,
+}
+
+/// What one statement (with its nested blocks) defines, uses, reads and writes.
+#[derive(Default)]
+struct Summary {
+    defs: HashSet<Handle<Expr>>,
+    uses: HashSet<Handle<Expr>>,
+    reads: HashSet<Handle<Var>>,
+    writes: HashSet<Handle<Var>>,
+    effects: Effects,
+}
+
+fn summarize(k: &Kernel, s: &Stmt) -> Summary {
+    let mut sum = Summary { effects: effects::deep(k, s), ..Summary::default() };
+    let mut visit = |s: &Stmt| {
+        sum.defs.extend(s.defines());
+        s.for_each_use(&k.exprs, |h| {
+            sum.uses.insert(h);
+        });
+        match s {
+            Stmt::Emit(h) => {
+                if let Some(Expr::ReadVar(v)) = k.exprs.get(*h) {
+                    sum.reads.insert(*v);
+                }
+            }
+            Stmt::WriteVar { var, .. } | Stmt::For { var, .. } => {
+                sum.writes.insert(*var);
+            }
+            Stmt::Op { .. }
+            | Stmt::Store { .. }
+            | Stmt::If { .. }
+            | Stmt::While { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_)
+            | Stmt::Warpgroup { .. } => {}
+        }
+    };
+    visit(s);
+    for b in s.blocks() {
+        b.visit(&mut visit);
+    }
+    // Values defined and used inside the statement are its own business.
+    let defs = sum.defs.clone();
+    sum.uses.retain(|h| !defs.contains(h));
+    sum
+}
+
+const SPACES: [AddrSpace; 4] = [AddrSpace::Global, AddrSpace::Shared, AddrSpace::Local, AddrSpace::Param];
+
+/// The hazards from `a` (earlier) to `b` (later) over memory.
+fn memory(a: Effects, b: Effects) -> Vec<DepKind> {
+    let mut out = Vec::new();
+    for s in SPACES {
+        if a.writes_space(s) && b.reads_space(s) {
+            out.push(DepKind::Memory(Hazard::Raw, s));
+        }
+        if a.reads_space(s) && b.writes_space(s) {
+            out.push(DepKind::Memory(Hazard::War, s));
+        }
+        if a.writes_space(s) && b.writes_space(s) {
+            out.push(DepKind::Memory(Hazard::Waw, s));
+        }
+    }
+    out
+}
+
+fn vars(a: &Summary, b: &Summary) -> Vec<DepKind> {
+    let meets = |x: &HashSet<Handle<Var>>, y: &HashSet<Handle<Var>>| x.iter().any(|v| y.contains(v));
+    let mut out = Vec::new();
+    if meets(&a.writes, &b.reads) {
+        out.push(DepKind::Var(Hazard::Raw));
+    }
+    if meets(&a.reads, &b.writes) {
+        out.push(DepKind::Var(Hazard::War));
+    }
+    if meets(&a.writes, &b.writes) {
+        out.push(DepKind::Var(Hazard::Waw));
+    }
+    out
+}
+
+/// Whether a barrier orders the two (one is a barrier, the other touches memory or is a barrier too).
+fn ordered(a: Effects, b: Effects) -> bool {
+    let barrier = |e: Effects| e.contains(Effects::BARRIER);
+    let memory = |e: Effects| e.touches_memory() || barrier(e);
+    (barrier(a) && memory(b)) || (barrier(b) && memory(a))
+}
+
+impl DepGraph {
+    /// The graph of a loop statement's body (`None` if `stmt` is not a loop).
+    pub fn of_loop(kernel: &Kernel, stmt: &Stmt) -> Option<DepGraph> {
+        let stmts: Vec<&Stmt> = match stmt {
+            Stmt::For { body, .. } => body.stmts().iter().collect(),
+            Stmt::While { header, body, .. } => header.stmts().iter().chain(body.stmts()).collect(),
+            Stmt::Emit(_)
+            | Stmt::Op { .. }
+            | Stmt::WriteVar { .. }
+            | Stmt::Store { .. }
+            | Stmt::If { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_)
+            | Stmt::Warpgroup { .. } => return None,
+        };
+        Some(DepGraph::of_stmts(kernel, &stmts))
+    }
+
+    /// The graph of a block taken as a loop body.
+    pub fn of_block(kernel: &Kernel, body: &Block) -> DepGraph {
+        DepGraph::of_stmts(kernel, &body.stmts().iter().collect::<Vec<_>>())
+    }
+
+    fn of_stmts(kernel: &Kernel, stmts: &[&Stmt]) -> DepGraph {
+        let sums: Vec<Summary> = stmts.iter().map(|s| summarize(kernel, s)).collect();
+        let mut graph = DiGraph::new();
+        let nodes: Vec<NodeIndex> = stmts
+            .iter()
+            .zip(&sums)
+            .enumerate()
+            .map(|(index, (s, sum))| graph.add_node(Node { index, label: stmt_line(kernel, s), effects: sum.effects }))
+            .collect();
+        let n = stmts.len();
+        for i in 0..n {
+            for j in 0..n {
+                let (a, b) = (&sums[i], &sums[j]);
+                let mut kinds = Vec::new();
+                if i < j {
+                    // Within one iteration, from the earlier statement to the later one.
+                    if b.uses.iter().any(|h| a.defs.contains(h)) {
+                        kinds.push(DepKind::Data);
+                    }
+                    kinds.extend(vars(a, b));
+                    let mem = memory(a.effects, b.effects);
+                    let any_mem = !mem.is_empty();
+                    kinds.extend(mem);
+                    if !any_mem && ordered(a.effects, b.effects) {
+                        kinds.push(DepKind::Order);
+                    }
+                    if a.effects.contains(Effects::ASYNC) && b.effects.contains(Effects::WAIT) {
+                        kinds.push(DepKind::Async);
+                    }
+                    kinds.iter().for_each(|&kind| {
+                        graph.add_edge(nodes[i], nodes[j], Dep { kind, distance: 0 });
+                    });
+                    continue;
+                }
+                // From iteration k's statement i to iteration k + 1's statement j (j <= i). A statement to itself
+                // only through a read-after-write (an accumulator): its other self-hazards are its own order.
+                let mut carried: Vec<DepKind> = vars(a, b).into_iter().chain(memory(a.effects, b.effects)).collect();
+                if i == j {
+                    carried.retain(|k| matches!(k, DepKind::Var(Hazard::Raw) | DepKind::Memory(Hazard::Raw, _)));
+                } else {
+                    if carried.iter().all(|k| !matches!(k, DepKind::Memory(..))) && ordered(a.effects, b.effects) {
+                        carried.push(DepKind::Order);
+                    }
+                    if a.effects.contains(Effects::ASYNC) && b.effects.contains(Effects::WAIT) {
+                        carried.push(DepKind::Async);
+                    }
+                }
+                kinds.extend(carried);
+                kinds.iter().for_each(|&kind| {
+                    graph.add_edge(nodes[i], nodes[j], Dep { kind, distance: 1 });
+                });
+            }
+        }
+        DepGraph { graph }
+    }
+
+    /// The petgraph graph, for algorithms (cycles, longest paths).
+    pub fn graph(&self) -> &DiGraph<Node, Dep> {
+        &self.graph
+    }
+    pub fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+    pub fn edge_count(&self) -> usize {
+        self.graph.edge_count()
+    }
+    pub fn loop_carried_count(&self) -> usize {
+        self.graph.edge_weights().filter(|d| d.distance > 0).count()
+    }
+
+    /// The edges as `(from, to, dep)` statement indices, sorted: from, to, distance, kind.
+    pub fn edges(&self) -> Vec<(usize, usize, Dep)> {
+        let mut out: Vec<(usize, usize, Dep)> = self
+            .graph
+            .edge_references()
+            .map(|e| (self.graph[e.source()].index, self.graph[e.target()].index, *e.weight()))
+            .collect();
+        out.sort_by_key(|&(a, b, d)| (a, b, d.distance, d.kind.name()));
+        out
+    }
+
+    /// The stable text form: one line per statement (`s3: <text>  [effects]`), then one per edge
+    /// (`s1 -> s3 mem.raw(shared)`, `+1` for loop-carried ones).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for n in self.graph.node_weights() {
+            let _ = writeln!(out, "s{}: {}  [{}]", n.index, n.label, n.effects);
+        }
+        for (a, b, d) in self.edges() {
+            let carried = if d.distance > 0 { format!(" +{}", d.distance) } else { String::new() };
+            let _ = writeln!(out, "s{a} -> s{b} {}{carried}", d.kind.name());
+        }
+        out
+    }
+
+    /// Graphviz DOT: loop-carried edges dashed, labelled with their distance.
+    pub fn to_dot(&self) -> String {
+        let mut out = String::from("digraph deps {\n  node [shape=box, fontname=monospace];\n");
+        for n in self.graph.node_weights() {
+            let label = format!("s{}: {}", n.index, n.label).replace('\\', "\\\\").replace('"', "\\\"");
+            let _ = writeln!(out, "  s{} [label=\"{label}\"];", n.index);
+        }
+        for (a, b, d) in self.edges() {
+            let style = if d.distance > 0 {
+                format!(", style=dashed, label=\"{} +{}\"", d.kind.name(), d.distance)
+            } else {
+                format!(", label=\"{}\"", d.kind.name())
+            };
+            let _ = writeln!(out, "  s{a} -> s{b} [{}];", style.trim_start_matches(", "));
+        }
+        out.push_str("}\n");
+        out
+    }
+}

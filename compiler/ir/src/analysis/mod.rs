@@ -1,0 +1,3 @@
+//! Analyses of valid IR that passes consume (through [`crate::passes::Analyses`]) and tests print.
+
+pub mod deps;

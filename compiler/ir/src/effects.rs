@@ -1,0 +1,269 @@
+//! The effects model: what evaluating an expression or a statement does besides computing a value, as a small
+//! bitset ([`Effects`]): reads and writes per address space, variable reads and writes, and four ordering
+//! properties (asynchronous, collective, barrier, wait) plus control transfer.
+//!
+//! One function per node kind computes them ([`expr`], [`op`], [`stmt`]; [`block`] for nested code), and every
+//! pass asks them instead of matching node kinds: `cse` merges only expressions without effects, `dce` removes
+//! only what [`Effects::removable`] allows, and the dependency graph ([`crate::analysis::deps`]) orders
+//! statements by them. Memory is tracked per address space, without alias analysis: two accesses to the same
+//! space may conflict.
+//!
+//! What the ordering bits mean:
+//! - `ASYNC`: the operation's memory effects complete *later*, at a `WAIT` (a TMA copy writes shared memory after
+//!   it is issued; a `wgmma.mma_async` reads and writes its accumulator until a `wgmma.wait_group`).
+//! - `WAIT`: completes earlier asynchronous effects (`mbarrier.wait`, `wgmma.wait_group`).
+//! - `COLLECTIVE`: every thread of a warp, warpgroup or CTA executes it together: it may not be moved into
+//!   divergent control flow, merged with another, or removed from some threads only (a shuffle nobody uses may
+//!   go from all of them at once).
+//! - `BARRIER`: orders memory accesses around it: none may move across it.
+//! - `CONTROL`: transfers control (`break`, `continue`, `return`).
+
+use crate::arena::Handle;
+use crate::expr::Expr;
+use crate::module::Kernel;
+use crate::op::Op;
+use crate::stmt::{Barrier, Block, Stmt};
+use crate::types::{AddrSpace, Type};
+use std::fmt;
+
+/// A set of effects (see the module documentation).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Effects(u32);
+
+const SPACES: [AddrSpace; 4] = [AddrSpace::Global, AddrSpace::Shared, AddrSpace::Local, AddrSpace::Param];
+
+const fn space_bit(space: AddrSpace) -> u32 {
+    match space {
+        AddrSpace::Global => 0,
+        AddrSpace::Shared => 1,
+        AddrSpace::Local => 2,
+        AddrSpace::Param => 3,
+    }
+}
+
+impl Effects {
+    pub const NONE: Effects = Effects(0);
+    pub const READ_VAR: Effects = Effects(1 << 8);
+    pub const WRITE_VAR: Effects = Effects(1 << 9);
+    pub const ASYNC: Effects = Effects(1 << 10);
+    pub const WAIT: Effects = Effects(1 << 11);
+    pub const COLLECTIVE: Effects = Effects(1 << 12);
+    pub const BARRIER: Effects = Effects(1 << 13);
+    pub const CONTROL: Effects = Effects(1 << 14);
+
+    /// Reads memory of `space`.
+    pub const fn reads(space: AddrSpace) -> Effects {
+        Effects(1 << space_bit(space))
+    }
+    /// Writes memory of `space`.
+    pub const fn writes(space: AddrSpace) -> Effects {
+        Effects(1 << (4 + space_bit(space)))
+    }
+    /// Reads memory of any space (an access through a pointer of unknown space).
+    pub const fn reads_any() -> Effects {
+        Effects(0xf)
+    }
+    pub const fn writes_any() -> Effects {
+        Effects(0xf0)
+    }
+
+    pub const fn union(self, other: Effects) -> Effects {
+        Effects(self.0 | other.0)
+    }
+    pub const fn contains(self, other: Effects) -> bool {
+        self.0 & other.0 == other.0
+    }
+    pub const fn intersects(self, other: Effects) -> bool {
+        self.0 & other.0 != 0
+    }
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// Whether it reads memory of `space`.
+    pub fn reads_space(self, space: AddrSpace) -> bool {
+        self.0 & (1 << space_bit(space)) != 0
+    }
+    pub fn writes_space(self, space: AddrSpace) -> bool {
+        self.0 & (1 << (4 + space_bit(space))) != 0
+    }
+    /// Whether it touches memory at all.
+    pub fn touches_memory(self) -> bool {
+        self.0 & 0xff != 0
+    }
+
+    /// Whether a statement with these effects may be deleted when nothing uses its value: it writes nothing,
+    /// starts or completes no asynchronous work, orders nothing and jumps nowhere. Reads and collectives may go.
+    pub fn removable(self) -> bool {
+        !self.intersects(
+            Effects::writes_any()
+                .union(Effects::WRITE_VAR)
+                .union(Effects::ASYNC)
+                .union(Effects::WAIT)
+                .union(Effects::BARRIER)
+                .union(Effects::CONTROL),
+        )
+    }
+
+    /// Whether two expressions with these effects and the same operands may be merged into one (`cse`): only
+    /// when there are none.
+    pub fn mergeable(self) -> bool {
+        self.is_empty()
+    }
+}
+
+impl std::ops::BitOr for Effects {
+    type Output = Effects;
+    fn bitor(self, rhs: Effects) -> Effects {
+        self.union(rhs)
+    }
+}
+
+impl std::ops::BitOrAssign for Effects {
+    fn bitor_assign(&mut self, rhs: Effects) {
+        *self = self.union(rhs);
+    }
+}
+
+/// `read(global,shared) write(shared) async`; `pure` when empty.
+impl fmt::Display for Effects {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        for (what, has) in
+            [("read", Effects::reads_space as fn(Effects, AddrSpace) -> bool), ("write", Effects::writes_space)]
+        {
+            let spaces: Vec<&str> = SPACES.iter().filter(|&&s| has(*self, s)).map(|s| s.name()).collect();
+            if !spaces.is_empty() {
+                parts.push(format!("{what}({})", spaces.join(",")));
+            }
+        }
+        for (bit, name) in [
+            (Effects::READ_VAR, "read-var"),
+            (Effects::WRITE_VAR, "write-var"),
+            (Effects::ASYNC, "async"),
+            (Effects::WAIT, "wait"),
+            (Effects::COLLECTIVE, "collective"),
+            (Effects::BARRIER, "barrier"),
+            (Effects::CONTROL, "control"),
+        ] {
+            if self.contains(bit) {
+                parts.push(name.to_string());
+            }
+        }
+        if parts.is_empty() { f.write_str("pure") } else { f.write_str(&parts.join(" ")) }
+    }
+}
+
+impl fmt::Debug for Effects {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// The address space a pointer expression points into, when it can be told from the expression itself
+/// (parameters, allocations, offsets of them, operation results of pointer type).
+pub fn space_of(kernel: &Kernel, h: Handle<Expr>) -> Option<AddrSpace> {
+    let mut h = h;
+    // Offsets chain to earlier expressions, so this terminates; the bound guards against invalid IR.
+    for _ in 0..=kernel.exprs.len() {
+        match kernel.exprs.get(h)? {
+            Expr::Param(i) => match kernel.params.get(*i as usize)?.ty {
+                Type::Ptr(space) => return Some(space),
+                Type::Scalar(_) | Type::Vector { .. } => return None,
+            },
+            Expr::AllocPtr(a) => return kernel.allocs.get(*a).map(|a| a.space),
+            Expr::Offset { base, .. } if *base < h => h = *base,
+            Expr::OpResult(Type::Ptr(space)) => return Some(*space),
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn reads_at(kernel: &Kernel, ptr: Handle<Expr>) -> Effects {
+    space_of(kernel, ptr).map_or(Effects::reads_any(), Effects::reads)
+}
+
+fn writes_at(kernel: &Kernel, ptr: Handle<Expr>) -> Effects {
+    space_of(kernel, ptr).map_or(Effects::writes_any(), Effects::writes)
+}
+
+/// The effects of evaluating an expression: only a variable read has any.
+pub fn expr(e: &Expr) -> Effects {
+    match e {
+        Expr::ReadVar(_) => Effects::READ_VAR,
+        Expr::Literal(_)
+        | Expr::Param(_)
+        | Expr::AllocPtr(_)
+        | Expr::Special(_)
+        | Expr::OpResult(_)
+        | Expr::Unary { .. }
+        | Expr::Binary { .. }
+        | Expr::Compare { .. }
+        | Expr::Select { .. }
+        | Expr::Convert { .. }
+        | Expr::Math { .. }
+        | Expr::Offset { .. }
+        | Expr::Extract { .. }
+        | Expr::Compose { .. } => Effects::NONE,
+    }
+}
+
+/// The effects of an operation.
+pub fn op(kernel: &Kernel, op: &Op) -> Effects {
+    let barrier_rw = |bar| reads_at(kernel, bar) | writes_at(kernel, bar);
+    match *op {
+        Op::Load { ptr, .. } => reads_at(kernel, ptr),
+        Op::Shuffle { .. } => Effects::COLLECTIVE,
+        Op::MbarrierInit { bar, .. } => writes_at(kernel, bar),
+        Op::MbarrierArriveExpectTx { bar, .. } | Op::MbarrierArrive { bar } => barrier_rw(bar),
+        // The wait reads the barrier's phase and completes the asynchronous writes signalled on it; memory
+        // accesses after it must stay after it.
+        Op::MbarrierWait { bar, .. } => barrier_rw(bar) | Effects::WAIT | Effects::BARRIER,
+        Op::TmaLoad { dst, map, bar, .. } => {
+            reads_at(kernel, map)
+                | Effects::reads(AddrSpace::Global)
+                | writes_at(kernel, dst)
+                | barrier_rw(bar)
+                | Effects::ASYNC
+        }
+        Op::FenceProxyAsync => Effects::BARRIER,
+        Op::WgmmaFence => Effects::BARRIER | Effects::COLLECTIVE,
+        Op::Wgmma { acc, .. } => {
+            Effects::reads(AddrSpace::Shared)
+                | reads_at(kernel, acc)
+                | writes_at(kernel, acc)
+                | Effects::ASYNC
+                | Effects::COLLECTIVE
+        }
+        Op::WgmmaCommit => Effects::ASYNC | Effects::COLLECTIVE,
+        Op::WgmmaWait { .. } => Effects::WAIT | Effects::BARRIER | Effects::COLLECTIVE,
+    }
+}
+
+/// The effects of one statement itself, not of its nested blocks (see [`deep`]).
+pub fn stmt(kernel: &Kernel, s: &Stmt) -> Effects {
+    match s {
+        Stmt::Emit(h) => kernel.exprs.get(*h).map_or(Effects::NONE, expr),
+        Stmt::Op { op: o, .. } => op(kernel, o),
+        Stmt::WriteVar { .. } => Effects::WRITE_VAR,
+        Stmt::Store { ptr, .. } => writes_at(kernel, *ptr),
+        Stmt::Barrier(Barrier::Cta) => Effects::BARRIER | Effects::COLLECTIVE,
+        Stmt::Break | Stmt::Continue | Stmt::Return => Effects::CONTROL,
+        // A loop writes its induction variable.
+        Stmt::For { .. } => Effects::WRITE_VAR,
+        Stmt::If { .. } | Stmt::While { .. } => Effects::NONE,
+        // `setmaxnreg` is warpgroup-collective.
+        Stmt::Warpgroup { .. } => Effects::COLLECTIVE,
+    }
+}
+
+/// The effects of a statement and everything nested in it. A `break` or `continue` inside a loop does not
+/// leave the loop statement, but counts anyway: it is conservative and rare enough.
+pub fn deep(kernel: &Kernel, s: &Stmt) -> Effects {
+    s.blocks().fold(stmt(kernel, s), |acc, b| acc | block(kernel, b))
+}
+
+/// The effects of every statement of a block, nested ones included.
+pub fn block(kernel: &Kernel, b: &Block) -> Effects {
+    b.stmts().iter().fold(Effects::NONE, |acc, s| acc | deep(kernel, s))
+}

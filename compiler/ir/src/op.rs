@@ -1,0 +1,181 @@
+//! Operations: what a kernel does that is more than computing a value. Each is evaluated by a
+//! [`Stmt::Op`](crate::Stmt::Op) at its place in the body, and the ones that produce a value name it as an
+//! [`Expr::OpResult`], so their results stay SSA handles while their position (and their [effects]) is explicit.
+//!
+//! Memory accesses and warp collectives came first (`load`, `shfl`); the Hopper operations are here with the
+//! shape the next passes need, and reach codegen later (it reports them as not supported yet):
+//!
+//! - **TMA** (`tma.load %dst, %map[%c0, %c1], %bar`): a bulk tensor copy from global to shared memory,
+//!   described by a tensor map passed as a kernel parameter in param space. It is *asynchronous*: it writes
+//!   `dst` some time after it is issued and signals the completion (bytes) on the mbarrier `bar`.
+//! - **mbarriers** (`mbarrier.init`, `mbarrier.arrive.expect_tx`, `mbarrier.arrive`, `mbarrier.wait %bar,
+//!   %parity`): 8-byte objects in shared memory. A wait takes the *parity* of the phase it waits for as an
+//!   operand (a ring of S stages waits on `(i / S) & 1` at iteration `i`), and completes the asynchronous writes
+//!   signalled on that barrier: reads after the wait see the TMA's data.
+//! - **wgmma groups**: `wgmma.fence`, then `wgmma.mma_async` (asynchronous; the accumulator is a register array,
+//!   a `Local` allocation, read and written; A and B are shared-memory descriptors), then `wgmma.commit_group`,
+//!   then `wgmma.wait_group N` (at most N groups still pending: the accumulator and the shared-memory operands of
+//!   the others may be touched again).
+//! - `fence.proxy.async`: orders generic-proxy shared-memory writes before asynchronous-proxy reads.
+//!
+//! [effects]: crate::effects
+
+use crate::arena::Handle;
+use crate::expr::{Expr, ShuffleMode};
+use crate::types::{Scalar, Type};
+
+/// The shape and input type of a `wgmma.mma_async`: `m64nNkK` with `K` 16 for `f16`/`bf16`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct WgmmaShape {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    /// The element type of A and B (the accumulator is `f32`).
+    pub input: Scalar,
+}
+
+/// An operation with effects (see the module documentation).
+#[derive(Clone, PartialEq, Debug)]
+pub enum Op {
+    /// A load of a scalar or vector of type `ty` from `ptr`, which is aligned to `align` bytes (a power of two
+    /// at least the scalar's size). A vector load is one instruction (`ld.global.v4.f32`) when `align` covers it.
+    Load { ptr: Handle<Expr>, ty: Type, align: u32 },
+    /// `shfl.sync` over the full warp (every lane must execute it): the `value` (`f32` or `i32`) of the lane
+    /// chosen by `mode` and `lane`.
+    Shuffle { mode: ShuffleMode, value: Handle<Expr>, lane: Handle<Expr> },
+    /// `mbarrier.init.shared.b64 [bar], count`: one thread initialises the barrier for `count` arrivals.
+    MbarrierInit { bar: Handle<Expr>, count: Handle<Expr> },
+    /// `mbarrier.arrive.expect_tx`: arrives once and expects `bytes` more bytes of asynchronous writes.
+    MbarrierArriveExpectTx { bar: Handle<Expr>, bytes: Handle<Expr> },
+    /// `mbarrier.arrive`: arrives once.
+    MbarrierArrive { bar: Handle<Expr> },
+    /// Waits until the phase of parity `parity` (an `i32`, 0 or 1) of `bar` has completed
+    /// (`mbarrier.try_wait.parity` in a loop).
+    MbarrierWait { bar: Handle<Expr>, parity: Handle<Expr> },
+    /// `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes`: copies the box at
+    /// `coords` (innermost first, in elements) of the tensor described by `map` to `dst`, then signals `bar`.
+    TmaLoad { dst: Handle<Expr>, map: Handle<Expr>, coords: Vec<Handle<Expr>>, bar: Handle<Expr> },
+    /// `fence.proxy.async.shared::cta`.
+    FenceProxyAsync,
+    /// `wgmma.fence.sync.aligned`: before the first `wgmma.mma_async` of a group.
+    WgmmaFence,
+    /// `wgmma.mma_async.sync.aligned`: `acc (+)= A * B` over the warpgroup, with A and B in shared memory
+    /// described by the 64-bit descriptors `a` and `b`; `scale_d` false means `acc = A * B`. `acc` points to the
+    /// register array holding this thread's part of the accumulator.
+    Wgmma { shape: WgmmaShape, acc: Handle<Expr>, a: Handle<Expr>, b: Handle<Expr>, scale_d: Handle<Expr> },
+    /// `wgmma.commit_group.sync.aligned`: the `wgmma.mma_async`s not yet committed form one group.
+    WgmmaCommit,
+    /// `wgmma.wait_group.sync.aligned N`: waits until at most `pending` groups are in flight.
+    WgmmaWait { pending: u32 },
+}
+
+impl Op {
+    /// The text form's mnemonic.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Load { .. } => "load",
+            Op::Shuffle { mode, .. } => match mode {
+                ShuffleMode::Bfly => "shfl.bfly",
+                ShuffleMode::Down => "shfl.down",
+                ShuffleMode::Up => "shfl.up",
+                ShuffleMode::Idx => "shfl.idx",
+            },
+            Op::MbarrierInit { .. } => "mbarrier.init",
+            Op::MbarrierArriveExpectTx { .. } => "mbarrier.arrive.expect_tx",
+            Op::MbarrierArrive { .. } => "mbarrier.arrive",
+            Op::MbarrierWait { .. } => "mbarrier.wait",
+            Op::TmaLoad { .. } => "tma.load",
+            Op::FenceProxyAsync => "fence.proxy.async",
+            Op::WgmmaFence => "wgmma.fence",
+            Op::Wgmma { .. } => "wgmma.mma_async",
+            Op::WgmmaCommit => "wgmma.commit_group",
+            Op::WgmmaWait { .. } => "wgmma.wait_group",
+        }
+    }
+
+    /// Whether the operation produces a value (then its statement names an [`Expr::OpResult`]).
+    pub fn has_result(&self) -> bool {
+        matches!(self, Op::Load { .. } | Op::Shuffle { .. })
+    }
+
+    /// The type of the value, given the operands' types (`None` if the operation has none, or an operand's
+    /// type is unknown).
+    pub fn result_type(&self, ty: impl Fn(Handle<Expr>) -> Option<Type>) -> Option<Type> {
+        match *self {
+            Op::Load { ty: t, .. } => Some(t),
+            Op::Shuffle { value, .. } => ty(value),
+            Op::MbarrierInit { .. }
+            | Op::MbarrierArriveExpectTx { .. }
+            | Op::MbarrierArrive { .. }
+            | Op::MbarrierWait { .. }
+            | Op::TmaLoad { .. }
+            | Op::FenceProxyAsync
+            | Op::WgmmaFence
+            | Op::Wgmma { .. }
+            | Op::WgmmaCommit
+            | Op::WgmmaWait { .. } => None,
+        }
+    }
+
+    /// Calls `f` on every operand, in order.
+    pub fn for_each_operand(&self, mut f: impl FnMut(Handle<Expr>)) {
+        match *self {
+            Op::Load { ptr, .. } => f(ptr),
+            Op::Shuffle { value, lane, .. } => {
+                f(value);
+                f(lane);
+            }
+            Op::MbarrierInit { bar, count: x }
+            | Op::MbarrierArriveExpectTx { bar, bytes: x }
+            | Op::MbarrierWait { bar, parity: x } => {
+                f(bar);
+                f(x);
+            }
+            Op::MbarrierArrive { bar } => f(bar),
+            Op::TmaLoad { dst, map, ref coords, bar } => {
+                f(dst);
+                f(map);
+                coords.iter().copied().for_each(&mut f);
+                f(bar);
+            }
+            Op::Wgmma { acc, a, b, scale_d, .. } => {
+                f(acc);
+                f(a);
+                f(b);
+                f(scale_d);
+            }
+            Op::FenceProxyAsync | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+        }
+    }
+
+    /// Replaces every operand `h` by `f(h)`.
+    pub fn map_operands(&mut self, mut f: impl FnMut(Handle<Expr>) -> Handle<Expr>) {
+        match self {
+            Op::Load { ptr, .. } => *ptr = f(*ptr),
+            Op::Shuffle { value, lane, .. } => {
+                *value = f(*value);
+                *lane = f(*lane);
+            }
+            Op::MbarrierInit { bar, count: x }
+            | Op::MbarrierArriveExpectTx { bar, bytes: x }
+            | Op::MbarrierWait { bar, parity: x } => {
+                *bar = f(*bar);
+                *x = f(*x);
+            }
+            Op::MbarrierArrive { bar } => *bar = f(*bar),
+            Op::TmaLoad { dst, map, coords, bar } => {
+                *dst = f(*dst);
+                *map = f(*map);
+                coords.iter_mut().for_each(|c| *c = f(*c));
+                *bar = f(*bar);
+            }
+            Op::Wgmma { acc, a, b, scale_d, .. } => {
+                *acc = f(*acc);
+                *a = f(*a);
+                *b = f(*b);
+                *scale_d = f(*scale_d);
+            }
+            Op::FenceProxyAsync | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Type rules of operations ([`Op`]): operand types, and the type of the value for those that have one.
+
+use super::ValidationError as E;
+use super::types::check_access;
+use crate::arena::Handle;
+use crate::expr::Expr;
+use crate::op::Op;
+use crate::types::{AddrSpace, Scalar, Type};
+
+/// Checks an operation given a way to type (and check the scope of) its operands; gives the type of its value.
+pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Result<Option<Type>, E> {
+    let mut expect = |h: Handle<Expr>, ok: &dyn Fn(Type) -> bool, expected: &str| -> Result<Type, E> {
+        let t = ty(h)?;
+        if !ok(t) {
+            return Err(E::StmtType { expr: h, found: t, expected: expected.to_string() });
+        }
+        Ok(t)
+    };
+    let shared = |t: Type| t == Type::Ptr(AddrSpace::Shared);
+    let i32_ = |t: Type| t == Type::I32;
+    match *op {
+        Op::Load { ptr, ty: t, align } => {
+            expect(ptr, &|t| matches!(t, Type::Ptr(_)), "a pointer")?;
+            check_access(t, align).map_err(|why| E::BadAccess { expr: None, ty: t, align, why })?;
+            Ok(Some(t))
+        }
+        Op::Shuffle { value, lane, .. } => {
+            let v = expect(value, &|t| t == Type::F32 || t == Type::I32, "f32 or i32")?;
+            expect(lane, &i32_, "an i32 lane")?;
+            Ok(Some(v))
+        }
+        Op::MbarrierInit { bar, count: n } | Op::MbarrierArriveExpectTx { bar, bytes: n } => {
+            expect(bar, &shared, "a shared-memory mbarrier pointer")?;
+            expect(n, &i32_, "i32")?;
+            Ok(None)
+        }
+        Op::MbarrierArrive { bar } => {
+            expect(bar, &shared, "a shared-memory mbarrier pointer")?;
+            Ok(None)
+        }
+        Op::MbarrierWait { bar, parity } => {
+            expect(bar, &shared, "a shared-memory mbarrier pointer")?;
+            expect(parity, &i32_, "an i32 parity")?;
+            Ok(None)
+        }
+        Op::TmaLoad { dst, map, ref coords, bar } => {
+            expect(dst, &shared, "a shared-memory destination")?;
+            expect(map, &|t| t == Type::Ptr(AddrSpace::Param), "a tensor map (ptr<param>)")?;
+            if coords.is_empty() || coords.len() > 5 {
+                return Err(E::BadOp { op: "tma.load", why: "a tensor has 1 to 5 coordinates" });
+            }
+            for &c in coords {
+                expect(c, &i32_, "an i32 coordinate")?;
+            }
+            expect(bar, &shared, "a shared-memory mbarrier pointer")?;
+            Ok(None)
+        }
+        Op::Wgmma { shape, acc, a, b, scale_d } => {
+            let k = match shape.input {
+                Scalar::F16 | Scalar::BF16 => 16,
+                _ => return Err(E::BadOp { op: "wgmma.mma_async", why: "inputs are f16 or bf16" }),
+            };
+            if shape.m != 64 || shape.k != k || shape.n == 0 || shape.n > 256 || shape.n % 8 != 0 {
+                return Err(E::BadOp {
+                    op: "wgmma.mma_async",
+                    why: "the shape is m64nNk16 with N a multiple of 8 to 256",
+                });
+            }
+            expect(acc, &|t| t == Type::Ptr(AddrSpace::Local), "a register array (ptr<local>)")?;
+            expect(a, &|t| t == Type::I64, "an i64 descriptor")?;
+            expect(b, &|t| t == Type::I64, "an i64 descriptor")?;
+            expect(scale_d, &|t| t == Type::I1, "i1")?;
+            Ok(None)
+        }
+        Op::FenceProxyAsync | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => Ok(None),
+    }
+}
