@@ -111,9 +111,11 @@ fn examples_check_cleanly_with_and_without_defines() {
 fn gemm_tiles_fold_symbolically_over_dynamic_dimensions() {
     let (map, out) = run(&example("gemm_sm90"));
     assert!(out.diagnostics.is_empty(), "{}", rendered(&map, &out));
-    assert_eq!(folded(&out, "sa").as_deref(), Some("Sw<3,3,3> o 0 o (128,64):(64,1)"));
+    // CUTLASS 4.2's tile_to_shape is a blocked product, not coalesced.
+    let tiled = "Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))";
+    assert_eq!(folded(&out, "sa").as_deref(), Some(tiled));
     assert_eq!(folded(&out, "ga").as_deref(), Some("(128,64,ceil_div(K,64)):(K,1,64)"));
-    assert_eq!(folded(&out, "ta").as_deref(), Some("Sw<3,3,3> o 0 o (128,64):(64,1)"));
+    assert_eq!(folded(&out, "ta").as_deref(), Some(tiled));
 }
 
 #[test]
@@ -138,7 +140,6 @@ const UI: &[(&str, &str)] = &[
     ("layout_get_out_of_range", "2"),
     ("layout_index_count", "1, 2, 3"),
     ("layout_index_out_of_range", "4"),
-    ("layout_left_inverse_not_injective", "left_inverse(l)"),
     ("layout_make_layout_incongruent", "make_layout((4, 4), (1, 4, 16))"),
     ("layout_product_overflow", "logical_product(a, 1000000000:1)"),
     ("layout_right_inverse_swizzled", "right_inverse(s)"),

@@ -257,33 +257,6 @@ impl Lower<'_> {
         }
     }
 
-    /// `a * b`, folded for constants, otherwise built in IR here.
-    pub fn idx_mul(&mut self, a: &SymInt, b: &SymInt, span: Span) -> LResult<SymInt> {
-        match (a, b) {
-            (SymInt::Const(x), SymInt::Const(y)) if x.checked_mul(*y).is_some() => Ok(SymInt::Const(x * y)),
-            (SymInt::Const(0), _) | (_, SymInt::Const(0)) => Ok(SymInt::Const(0)),
-            (SymInt::Const(1), d) | (d, SymInt::Const(1)) => Ok(d.clone()),
-            _ => {
-                let div = self.divisor(a).saturating_mul(self.divisor(b));
-                let (x, y) = (self.materialize(a, span)?, self.materialize(b, span)?);
-                let h = self.b.mul(x, y);
-                Ok(self.sym_value(h, div))
-            }
-        }
-    }
-
-    /// The value of a layout integer: a constant, or its symbolic form built in IR.
-    fn layout_int(&mut self, i: &Int, span: Span) -> LResult<SymInt> {
-        match i {
-            Int::Static(v) => Ok(SymInt::Const(*v)),
-            Int::Dynamic { sym, .. } => {
-                let div = self.divisor(sym);
-                let h = self.materialize(sym, span)?;
-                Ok(self.sym_value(h, div))
-            }
-        }
-    }
-
     /// The known divisor of a layout integer (`32*K` is a multiple of 32).
     pub fn stride_divisor(&self, i: &Int) -> i64 {
         self.divisor(&i.sym())
