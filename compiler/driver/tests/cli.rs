@@ -96,7 +96,7 @@ fn layout_eval_prints_cute_notation() {
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "((2,2),3):((24,2),8)");
     let o = cutec(&["layout", "size((4,8):(8,1))"]);
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "32");
-    let o = cutec(&["layout", "--eval", "composition((4,4):(1,8), 4:3)"]);
+    let o = cutec(&["layout", "--eval", "composition((4,4):(1,8), 5:3)"]);
     assert_eq!(code(&o), 1);
     assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: "));
 }

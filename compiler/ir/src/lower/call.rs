@@ -1,12 +1,12 @@
 //! Calls: the builtins code generation v0 supports, and device functions (inlined).
 
 use super::value::{TensorView, Value};
-use cutec_sema::SymInt;
 use super::{Frame, LResult, Lower, Reported};
 use crate::{AddrSpace, MathFn, ShuffleMode, codes};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, ExprKind, StmtKind};
 use cutec_layout::{Layout, Tiler};
+use cutec_sema::SymInt;
 use cutec_sema::{Builtin, Resolution, Scalar, Space, Type};
 use std::collections::HashMap;
 
@@ -177,14 +177,14 @@ impl Lower<'_> {
             values.push(match (k, &tensor) {
                 // The view's layout: its swizzle and offset are applied after it.
                 (0, Some(t)) => cutec_layout::Value::Layout(t.layout.clone()),
-                _ => self.to_algebra(a, span)?,
+                _ => self.algebra_value(a, span)?,
             });
         }
         let result = self.layout_result(cutec_layout::apply(op, &generics, &values), span)?;
         match (tensor, result) {
             (Some(t), cutec_layout::Value::Layout(layout)) => Ok(Value::Tensor(TensorView { layout, ..t })),
             (Some(_), other) => self.unsupported(span, format!("`{}` giving `{other}` on a tensor", op.name())),
-            (None, v) => self.from_algebra(v, span),
+            (None, v) => self.value_of_algebra(v, span),
         }
     }
 

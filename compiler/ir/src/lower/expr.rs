@@ -174,7 +174,7 @@ impl Lower<'_> {
             ) => {
                 let folded = self.frame().ok().and_then(|f| self.program.folded(f.module, e.id)).cloned();
                 match folded {
-                    Some(v) => self.from_algebra(v, e.span),
+                    Some(v) => self.value_of_algebra(v, e.span),
                     None => self.error(codes::NOT_CONSTANT, e.span, "this swizzle's parameters must be constants"),
                 }
             }

@@ -38,7 +38,7 @@ impl Lower<'_> {
 
     /// A value as the layout algebra sees it: integers become static or symbolic ([`SymInt`]) integers, tensors
     /// their layouts (the caller keeps the view).
-    pub fn to_algebra(&mut self, v: &Value, span: Span) -> LResult<cutec_layout::Value> {
+    pub fn algebra_value(&mut self, v: &Value, span: Span) -> LResult<cutec_layout::Value> {
         use cutec_layout::Value as A;
         Ok(match v {
             Value::Const(c) => A::Int(Int::Static(*c)),
@@ -46,7 +46,7 @@ impl Lower<'_> {
                 let h = self.index_i32(*h, *s);
                 A::Int(Int::from_sym(self.sym_value(h, 1)))
             }
-            Value::Tuple(items) => A::Tuple(items.iter().map(|i| self.to_algebra(i, span)).collect::<LResult<_>>()?),
+            Value::Tuple(items) => A::Tuple(items.iter().map(|i| self.algebra_value(i, span)).collect::<LResult<_>>()?),
             Value::Wildcard => A::Underscore,
             Value::Layout(l) => A::Layout(l.clone()),
             Value::Swizzle(s) => A::Swizzle(*s),
@@ -64,14 +64,14 @@ impl Lower<'_> {
     }
 
     /// A value of the layout algebra as a lowering value: symbolic integers are built in IR here.
-    pub fn from_algebra(&mut self, v: cutec_layout::Value, span: Span) -> LResult<Value> {
+    pub fn value_of_algebra(&mut self, v: cutec_layout::Value, span: Span) -> LResult<Value> {
         use cutec_layout::Value as A;
         Ok(match v {
             A::Int(Int::Static(c)) => Value::Const(c),
             A::Int(Int::Dynamic { sym, .. }) => Value::Scalar(self.materialize(&sym, span)?, cutec_sema::Scalar::Int),
             A::Underscore => Value::Wildcard,
             A::Tuple(items) => {
-                Value::Tuple(items.into_iter().map(|i| self.from_algebra(i, span)).collect::<LResult<_>>()?)
+                Value::Tuple(items.into_iter().map(|i| self.value_of_algebra(i, span)).collect::<LResult<_>>()?)
             }
             A::Layout(l) => Value::Layout(l),
             A::Swizzle(s) => Value::Swizzle(s),
