@@ -241,6 +241,13 @@ pub enum ExprKind {
         shape: Box<Expr>,
         stride: Box<Expr>,
     },
+    /// `outer o inner`: CuTe's composition notation, `composition(outer, inner)`, right-associative and looser
+    /// than `:`, so that a swizzled layout reads as CuTe prints it: `Sw<3,4,3> o (8,64):(64,1)`. The offset `0`
+    /// of CuTe's `Sw<B,M,S> o 0 o L` is accepted and dropped by the parser.
+    Compose {
+        outer: Box<Expr>,
+        inner: Box<Expr>,
+    },
     Unary {
         op: UnaryOp,
         operand: Box<Expr>,

@@ -125,7 +125,7 @@ const MAX_GENERIC_SCAN: usize = 512;
 /// Pass 2: decides which `<` after an identifier opens generic arguments, using C#'s rule (C# spec, "Grammar
 /// ambiguities"): the `<` opens a generic list if scanning forward finds its matching `>` (tracking `()` and
 /// `[]` nesting and nested generic lists, and giving up at `;`, `{`, `}`, `&&`, `||`, an unbalanced `)` or
-/// `]`, or the end of input), and the token right after that `>` is one of `( ) ] } , ; . : = {`, another
+/// `]`, or the end of input), and the token right after that `>` is one of `( ) ] } , ; . : = { o`, another
 /// `>` (a nested list closing), or the end of input. Otherwise the `<` is a comparison. So `Swizzle<3, 4, 3>`,
 /// `size<0>(acc)` and `Tensor<f32, N:1, gmem>` are generic, while `a < b`, `a < b && c > d` and
 /// `f(a < b, c > d)` (the `>` is followed by `d`) are comparisons.
@@ -257,6 +257,8 @@ fn generic_close(tokens: &[Spanned<'_>], open: usize) -> Option<usize> {
                                 | Token::Eq
                                 | Token::LBrace
                                 | Token::Gt
+                                // `Sw<3,4,3> o L`: `o` cannot start an operand, so it cannot follow a comparison.
+                                | Token::Compose
                                 // An enclosing list already decided: `A<B<C>>`.
                                 | Token::GenericClose
                         ),

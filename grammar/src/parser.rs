@@ -104,6 +104,7 @@ impl<'src> Ctx<'src> {
             ExprKind::Name { generics, .. } => max(&mut generics.iter().map(d)),
             ExprKind::Tuple(es) => max(&mut es.iter().map(d)),
             ExprKind::Layout { shape, stride } => d(shape).max(d(stride)),
+            ExprKind::Compose { outer, inner } => d(outer).max(d(inner)),
             ExprKind::Unary { operand, .. } => d(operand),
             ExprKind::Binary { lhs, rhs, .. } => d(lhs).max(d(rhs)),
             ExprKind::Call { callee, args } => d(callee).max(max(&mut args.iter().map(|a| d(&a.value)))),
@@ -132,6 +133,15 @@ impl<'src> Ctx<'src> {
     }
 
     /// `(e)`: the expression itself, its span covering the parentheses.
+    /// `outer o inner`. CuTe prints a swizzled layout as `Sw<B,M,S> o offset o L`; an offset of `0` is the
+    /// identity and is dropped, so that what CuTe (and cutec) prints reads back as the same value.
+    pub fn compose(&self, outer: Expr, inner: Expr, l: usize, r: usize) -> Expr {
+        if let ExprKind::Int(0) = outer.kind {
+            return Expr { span: self.span(l, r), ..inner };
+        }
+        self.expr(ExprKind::Compose { outer: Box::new(outer), inner: Box::new(inner) }, l, r)
+    }
+
     pub fn paren(&self, e: Expr, l: usize, r: usize) -> Expr {
         Expr { span: self.span(l, r), ..e }
     }

@@ -212,6 +212,13 @@ impl Printer {
                     p.expr(stride, "stride ");
                 });
             }
+            ExprKind::Compose { outer, inner } => {
+                self.line(format_args!("{role}Compose {tail}"));
+                self.nested(|p| {
+                    p.expr(outer, "outer ");
+                    p.expr(inner, "inner ");
+                });
+            }
             ExprKind::Unary { op, operand } => {
                 self.line(format_args!("{role}Unary {} {tail}", op.as_str()));
                 self.nested(|p| p.expr(operand, ""));
@@ -304,6 +311,7 @@ fn write_generics(s: &mut String, args: &[Expr]) {
 /// Binding strength for the inline printer: higher binds tighter.
 fn precedence(e: &Expr) -> u8 {
     match &e.kind {
+        ExprKind::Compose { .. } => 0,
         ExprKind::Layout { .. } => 1,
         ExprKind::Binary { op, .. } => match op {
             BinaryOp::Or => 2,
@@ -360,6 +368,12 @@ fn write_expr(s: &mut String, e: &Expr, min: u8) {
             write_expr(s, shape, 2);
             s.push(':');
             write_expr(s, stride, 2);
+        }
+        ExprKind::Compose { outer, inner } => {
+            // Right-associative: the outer side needs parentheses when it is itself a composition.
+            write_expr(s, outer, 1);
+            s.push_str(" o ");
+            write_expr(s, inner, 0);
         }
         ExprKind::Unary { op, operand } => {
             s.push_str(op.as_str());

@@ -60,6 +60,9 @@ pub enum Token<'src> {
     Continue,
     #[token("as")]
     As,
+    /// CuTe's composition operator: `A o B`. (A one-letter keyword: it outranks the identifier pattern.)
+    #[token("o", priority = 3)]
+    Compose,
     #[token("launch")]
     Launch,
     #[token("true", |_| true)]
@@ -355,6 +358,7 @@ impl Token<'_> {
             Break => "Break",
             Continue => "Continue",
             As => "As",
+            Compose => "Compose",
             Launch => "Launch",
             Bool(_) => "Bool",
             Ident(_) => "Ident",
@@ -434,6 +438,7 @@ impl Token<'_> {
             Break => "break",
             Continue => "continue",
             As => "as",
+            Compose => "o",
             Launch => "launch",
             Underscore => "_",
             LParen => "(",

@@ -53,6 +53,7 @@ pub fn sexpr(e: &Expr) -> String {
         ExprKind::Name { name, generics } => format!("{}<{}>", name.name, list(generics)),
         ExprKind::Tuple(es) => format!("(tuple {})", list(es)),
         ExprKind::Layout { shape, stride } => format!("(: {} {})", sexpr(shape), sexpr(stride)),
+        ExprKind::Compose { outer, inner } => format!("(o {} {})", sexpr(outer), sexpr(inner)),
         ExprKind::Unary { op, operand } => format!("({} {})", op.as_str(), sexpr(operand)),
         ExprKind::Binary { op, lhs, rhs } => format!("({} {} {})", op.as_str(), sexpr(lhs), sexpr(rhs)),
         ExprKind::Call { callee, args: a } => format!("(call {}{})", sexpr(callee), args(a)),

@@ -29,6 +29,19 @@ fn unary_and_cast() {
 }
 
 #[test]
+fn composition_is_cutes_o_right_associative_and_looser_than_layouts() {
+    assert_eq!(expr("a o b"), "(o a b)");
+    assert_eq!(expr("a o b o c"), "(o a (o b c))");
+    assert_eq!(expr("Sw<3,4,3> o (8,64):(64,1)"), "(o Sw<3 4 3> (: (tuple 8 64) (tuple 64 1)))");
+    // CuTe's printed form: the offset 0 is the identity and is dropped.
+    assert_eq!(expr("Sw<3,4,3> o 0 o (8,64):(64,1)"), "(o Sw<3 4 3> (: (tuple 8 64) (tuple 64 1)))");
+    assert_eq!(expr("(a o b) o c"), "(o (o a b) c)");
+    assert_eq!(expr("f(a o b, 4:1)"), "(call f (o a b) (: 4 1))");
+    // `o` is a keyword; longer names that start with it are names.
+    assert_eq!(expr("out o offset"), "(o out offset)");
+}
+
+#[test]
 fn layouts_bind_loosest() {
     assert_eq!(expr("8:1"), "(: 8 1)");
     assert_eq!(expr("(4,8):(8,1)"), "(: (tuple 4 8) (tuple 8 1))");

@@ -108,6 +108,10 @@ fn walk_expr(e: &Expr, ids: &mut HashSet<NodeId>, spans: &mut Vec<Span>) {
             sub(shape);
             sub(stride);
         }
+        ExprKind::Compose { outer, inner } => {
+            sub(outer);
+            sub(inner);
+        }
         ExprKind::Unary { operand, .. } => sub(operand),
         ExprKind::Binary { lhs, rhs, .. } => {
             sub(lhs);

@@ -676,8 +676,9 @@ pub static BUILTINS: &[BuiltinInfo] = &[
     ),
 ];
 
-/// The row of `name`.
+/// The row of `name`. `Sw` is `Swizzle`, as CuTe prints it (`Sw<3,4,3> o (8,64):(64,1)`).
 pub fn lookup(name: &str) -> Option<&'static BuiltinInfo> {
+    let name = if name == "Sw" { "Swizzle" } else { name };
     BUILTINS.iter().find(|b| b.name == name)
 }
 

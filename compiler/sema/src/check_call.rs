@@ -283,7 +283,14 @@ impl Fcx<'_, '_> {
         types
     }
 
-    fn builtin_call(&mut self, e: &Expr, name: &Ident, b: &BuiltinInfo, generics: &[Expr], args: &[Arg]) -> Type {
+    pub(crate) fn builtin_call(
+        &mut self,
+        e: &Expr,
+        name: &Ident,
+        b: &BuiltinInfo,
+        generics: &[Expr],
+        args: &[Arg],
+    ) -> Type {
         if b.builtin == Builtin::Select && !generics.is_empty() {
             return self.select_modes(e, name, generics, args);
         }

@@ -11,7 +11,7 @@ use crate::errors::SemaError;
 use crate::load::ItemRefKind;
 use crate::types::{LayoutType, Scalar, TensorType, Type, promote};
 use crate::{Resolution, Space};
-use cutec_grammar::ast::{BinaryOp, Expr, ExprKind, Ident, TypeExpr, UnaryOp};
+use cutec_grammar::ast::{Arg, BinaryOp, Expr, ExprKind, Ident, TypeExpr, UnaryOp};
 
 /// Whether `e` is made of literals only, so its type should come from the other operand.
 pub(crate) fn literal_like(e: &Expr) -> bool {
@@ -74,6 +74,13 @@ impl Fcx<'_, '_> {
             ExprKind::Wildcard => Type::Wildcard,
             ExprKind::Tuple(items) => Type::Tuple(items.iter().map(|x| self.expr(x, hint)).collect()),
             ExprKind::Layout { shape, stride } => self.layout_literal(shape, stride),
+            // `outer o inner` is `composition(outer, inner)`, checked and folded as that call.
+            ExprKind::Compose { outer, inner } => {
+                let b = crate::builtins::info(Builtin::Composition);
+                let name = Ident { name: b.name.to_owned(), span: e.span };
+                let args = [outer, inner].map(|x| Arg { name: None, value: (**x).clone(), span: x.span });
+                self.builtin_call(e, &name, b, &[], &args)
+            }
             ExprKind::Unary { op, operand } => self.unary(*op, operand, hint),
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, hint),
             ExprKind::Call { callee, args } => self.call(e, callee, args),

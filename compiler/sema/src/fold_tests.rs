@@ -118,6 +118,30 @@ fn gemm_tiles_fold_symbolically_over_dynamic_dimensions() {
     assert_eq!(folded(&out, "ta").as_deref(), Some(tiled));
 }
 
+/// CuTe's notation for swizzled layouts (`Sw<B,M,S> o offset o L`, what `print` writes) reads back inside a kernel
+/// as the same value, and `A o B` is `composition(A, B)`.
+#[test]
+fn swizzled_layouts_read_back_as_printed() {
+    let cases = [
+        "composition(Swizzle<5, 0, 5>, (32, 32):(32, 1))",
+        "composition(Swizzle<3, 4, 3>, (8, 64):(64, 1))",
+        "composition(Swizzle<2, 3, 3>, ((8, 2), 32):((32, 256), 1))",
+        "composition((6, 2):(8, 2), (4, 3):(3, 1))",
+        "(6, 2):(8, 2) o (4, 3):(3, 1)",
+    ];
+    let head = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (32)) {\n";
+    for case in cases {
+        let (map, out) = run(&format!("{head}    let v = {case};\n}}\n"));
+        assert!(out.diagnostics.is_empty(), "{case}\n{}", rendered(&map, &out));
+        let printed = folded(&out, "v").expect("folds");
+        let (map, again) = run(&format!("{head}    let v = {printed};\n}}\n"));
+        assert!(again.diagnostics.is_empty(), "{printed}\n{}", rendered(&map, &again));
+        assert_eq!(folded(&again, "v").as_deref(), Some(printed.as_str()), "{case} printed as {printed}");
+    }
+    let (_, out) = run(&format!("{head}    let v = Sw<5,0,5> o (32,32):(32,1);\n}}\n"));
+    assert_eq!(folded(&out, "v").as_deref(), Some("Sw<5,0,5> o 0 o (32,32):(32,1)"));
+}
+
 #[test]
 fn folded_queries_are_constants() {
     let src = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (128)) {\n    \

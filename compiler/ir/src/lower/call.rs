@@ -42,7 +42,7 @@ impl Lower<'_> {
         }
     }
 
-    fn builtin(&mut self, e: &ast::Expr, b: Builtin, args: &[Value], spans: &[Span]) -> LResult<Value> {
+    pub(crate) fn builtin(&mut self, e: &ast::Expr, b: Builtin, args: &[Value], spans: &[Span]) -> LResult<Value> {
         let span = e.span;
         let arg = |i: usize| args.get(i).cloned().ok_or(Reported);
         let arg_span = |i: usize| spans.get(i).copied().unwrap_or(span);

@@ -88,6 +88,11 @@ impl Lower<'_> {
             ExprKind::Unary { op, operand } => self.unary(e, *op, operand),
             ExprKind::Binary { op, lhs, rhs } => self.binary(e, *op, lhs, rhs),
             ExprKind::Call { callee, args } => self.call(e, callee, args),
+            ExprKind::Compose { outer, inner } => {
+                let (a, b) = (self.expr(outer)?, self.expr(inner)?);
+                self.at(e.span);
+                self.builtin(e, Builtin::Composition, &[a, b], &[outer.span, inner.span])
+            }
             ExprKind::Field { base, field } => {
                 let v = self.expr(base)?;
                 let dim = match field.name.as_str() {
