@@ -73,9 +73,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use cutec_symint::{EvalError as ExprError, Op, SymInt};
 pub use dtype::{DType, IntType, UnknownDType};
 pub use error::ManifestError;
-pub use cutec_symint::{EvalError as ExprError, Op, SymInt};
 
 /// A launch expression: a [`SymInt`] over the kernel's dynamic dimensions (the only leaves it may have).
 pub type Expr = SymInt;

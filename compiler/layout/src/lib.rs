@@ -92,9 +92,7 @@ pub use composition::{Tiler, composition, composition_tiler};
 pub use divide::{flat_divide, local_partition, local_tile, logical_divide, tiled_divide, zipped_divide};
 pub use doc::{book_pictures, check_doc_block, doc_blocks};
 pub use error::{LayoutError, Result};
-pub use eval::{
-    EvalError, LayoutOp, OPS, OpInfo, Value, apply, apply_named, eval, eval_lines, is_layout_op, op_info,
-};
+pub use eval::{EvalError, LayoutOp, OPS, OpInfo, Value, apply, apply_named, eval, eval_lines, is_layout_op, op_info};
 pub use int_tuple::{Coord, Int, IntTuple};
 pub use layout::Layout;
 pub use parse::{ParseError, parse_composed, parse_int_tuple, parse_layout, parse_swizzle};

@@ -295,7 +295,6 @@ fn compare(op: BinaryOp, o: std::cmp::Ordering) -> bool {
     }
 }
 
-
 /// Checks `const` item number `c` (an index into `cx.consts`) and computes its value, once.
 pub(crate) fn check_const_item(cx: &mut Cx<'_>, c: usize) {
     if cx.const_state.get(c) != Some(&ConstState::Unchecked) {

@@ -148,9 +148,15 @@ pub enum SymInt {
     /// A dynamic dimension of the kernel, bound at launch from a tensor argument's shape or stride.
     Dim(String),
     /// The scalar kernel parameter with this index, bound at launch; `name` is for printing.
-    Param { index: u32, name: String },
+    Param {
+        index: u32,
+        name: String,
+    },
     /// A run-time value inside the kernel: `id` is its owner's (see the crate docs), `name` is for printing.
-    Value { id: u32, name: String },
+    Value {
+        id: u32,
+        name: String,
+    },
     Op(Op, Box<SymInt>, Box<SymInt>),
 }
 
@@ -158,9 +164,18 @@ pub enum SymInt {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EvalError {
     /// A leaf without a value: `name` is the leaf as printed.
-    Unbound { name: String },
-    Overflow { op: Op, lhs: i64, rhs: i64 },
-    DivisionByZero { op: Op, lhs: i64 },
+    Unbound {
+        name: String,
+    },
+    Overflow {
+        op: Op,
+        lhs: i64,
+        rhs: i64,
+    },
+    DivisionByZero {
+        op: Op,
+        lhs: i64,
+    },
 }
 
 impl fmt::Display for EvalError {

@@ -60,11 +60,7 @@ fn prints_cute_notation() {
 #[test]
 fn divisors_follow_products_and_sums() {
     let v = SymInt::value(0, "t");
-    let off = SymInt::op(
-        Op::Add,
-        SymInt::op(Op::Mul, v.clone(), 1024.into()),
-        SymInt::op(Op::Mul, dim("M"), 4.into()),
-    );
+    let off = SymInt::op(Op::Add, SymInt::op(Op::Mul, v.clone(), 1024.into()), SymInt::op(Op::Mul, dim("M"), 4.into()));
     assert_eq!(off.known_divisor(), 4);
     assert_eq!(SymInt::Const(0).known_divisor(), i64::MAX);
     assert_eq!(SymInt::op(Op::Add, SymInt::Const(0), SymInt::op(Op::Mul, v, 8.into())).known_divisor(), 8);

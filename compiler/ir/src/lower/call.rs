@@ -1,12 +1,12 @@
 //! Calls: the builtins code generation v0 supports, and device functions (inlined).
 
 use super::value::{TensorView, Value};
-use cutec_sema::SymInt;
 use super::{Frame, LResult, Lower, Reported};
 use crate::{AddrSpace, MathFn, ShuffleMode, codes};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, ExprKind, StmtKind};
 use cutec_layout::{Layout, Tiler};
+use cutec_sema::SymInt;
 use cutec_sema::{Builtin, Resolution, Scalar, Space, Type};
 use std::collections::HashMap;
 

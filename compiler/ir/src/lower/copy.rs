@@ -1,10 +1,10 @@
 //! Tensor element access, slicing, and `copy` with vector width chosen from the layouts.
 
 use super::value::{CoordV, TensorView, Value};
-use cutec_sema::SymInt;
 use super::{LResult, Lower};
 use crate::{AddrSpace, Expr, Handle, Type, codes};
 use cutec_diagnostics::Span;
+use cutec_sema::SymInt;
 
 /// The widest vector access in bytes (`ld.global.v4.f32`, `ld.shared.v2.f64`...).
 const MAX_VECTOR_BYTES: u32 = 16;

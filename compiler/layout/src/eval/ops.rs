@@ -72,7 +72,54 @@ pub enum LayoutOp {
 
 impl LayoutOp {
     /// Every operation, in table order.
-    pub const ALL: [LayoutOp; 46] = [LayoutOp::MakeLayout, LayoutOp::MakeOrderedLayout, LayoutOp::Size, LayoutOp::Cosize, LayoutOp::Rank, LayoutOp::Depth, LayoutOp::Shape, LayoutOp::Stride, LayoutOp::Get, LayoutOp::Select, LayoutOp::Take, LayoutOp::Flatten, LayoutOp::Crd2idx, LayoutOp::Idx2crd, LayoutOp::Slice, LayoutOp::SliceAndOffset, LayoutOp::Coalesce, LayoutOp::Filter, LayoutOp::Composition, LayoutOp::Complement, LayoutOp::RightInverse, LayoutOp::LeftInverse, LayoutOp::Nullspace, LayoutOp::MaxCommonVector, LayoutOp::MaxCommonLayout, LayoutOp::LogicalDivide, LayoutOp::ZippedDivide, LayoutOp::TiledDivide, LayoutOp::FlatDivide, LayoutOp::LogicalProduct, LayoutOp::ZippedProduct, LayoutOp::TiledProduct, LayoutOp::FlatProduct, LayoutOp::BlockedProduct, LayoutOp::RakedProduct, LayoutOp::TileToShape, LayoutOp::Upcast, LayoutOp::Downcast, LayoutOp::MakeLayoutTv, LayoutOp::LocalTile, LayoutOp::LocalPartition, LayoutOp::Product, LayoutOp::ProductEach, LayoutOp::CeilDiv, LayoutOp::ShapeDiv, LayoutOp::PrintLayout];
+    pub const ALL: [LayoutOp; 46] = [
+        LayoutOp::MakeLayout,
+        LayoutOp::MakeOrderedLayout,
+        LayoutOp::Size,
+        LayoutOp::Cosize,
+        LayoutOp::Rank,
+        LayoutOp::Depth,
+        LayoutOp::Shape,
+        LayoutOp::Stride,
+        LayoutOp::Get,
+        LayoutOp::Select,
+        LayoutOp::Take,
+        LayoutOp::Flatten,
+        LayoutOp::Crd2idx,
+        LayoutOp::Idx2crd,
+        LayoutOp::Slice,
+        LayoutOp::SliceAndOffset,
+        LayoutOp::Coalesce,
+        LayoutOp::Filter,
+        LayoutOp::Composition,
+        LayoutOp::Complement,
+        LayoutOp::RightInverse,
+        LayoutOp::LeftInverse,
+        LayoutOp::Nullspace,
+        LayoutOp::MaxCommonVector,
+        LayoutOp::MaxCommonLayout,
+        LayoutOp::LogicalDivide,
+        LayoutOp::ZippedDivide,
+        LayoutOp::TiledDivide,
+        LayoutOp::FlatDivide,
+        LayoutOp::LogicalProduct,
+        LayoutOp::ZippedProduct,
+        LayoutOp::TiledProduct,
+        LayoutOp::FlatProduct,
+        LayoutOp::BlockedProduct,
+        LayoutOp::RakedProduct,
+        LayoutOp::TileToShape,
+        LayoutOp::Upcast,
+        LayoutOp::Downcast,
+        LayoutOp::MakeLayoutTv,
+        LayoutOp::LocalTile,
+        LayoutOp::LocalPartition,
+        LayoutOp::Product,
+        LayoutOp::ProductEach,
+        LayoutOp::CeilDiv,
+        LayoutOp::ShapeDiv,
+        LayoutOp::PrintLayout,
+    ];
 
     /// The operation's row of [`OPS`].
     pub fn info(self) -> &'static OpInfo {
@@ -122,14 +169,16 @@ const ANY: usize = usize::MAX;
 /// Every operation of the algebra that expressions may call.
 pub static OPS: &[OpInfo] = &[
     op(
-        LayoutOp::MakeLayout, "make_layout",
+        LayoutOp::MakeLayout,
+        "make_layout",
         (1, ANY),
         (0, 0),
         "make_layout(shape[, stride]) | make_layout(L0, L1, ...)",
         "a layout from a shape and stride, or the concatenation of layouts",
     ),
     op(
-        LayoutOp::MakeOrderedLayout, "make_ordered_layout",
+        LayoutOp::MakeOrderedLayout,
+        "make_ordered_layout",
         (2, 2),
         (0, 0),
         "make_ordered_layout(shape, order)",
@@ -145,40 +194,166 @@ pub static OPS: &[OpInfo] = &[
     op(LayoutOp::Select, "select", (1, 1), (1, ANY), "select<I...>(L)", "the chosen modes"),
     op(LayoutOp::Take, "take", (1, 1), (2, 2), "take<B,E>(L)", "modes [B,E)"),
     op(LayoutOp::Flatten, "flatten", (1, 1), (0, 0), "flatten(L)", "the leaves as modes"),
-    op(LayoutOp::Crd2idx, "crd2idx", (2, 3), (0, 0), "crd2idx(coord, L) | crd2idx(coord, shape[, stride])", "the index of a coordinate"),
-    op(LayoutOp::Idx2crd, "idx2crd", (2, 3), (0, 0), "idx2crd(idx, shape[, stride])", "the coordinate of an index (colexicographic)"),
+    op(
+        LayoutOp::Crd2idx,
+        "crd2idx",
+        (2, 3),
+        (0, 0),
+        "crd2idx(coord, L) | crd2idx(coord, shape[, stride])",
+        "the index of a coordinate",
+    ),
+    op(
+        LayoutOp::Idx2crd,
+        "idx2crd",
+        (2, 3),
+        (0, 0),
+        "idx2crd(idx, shape[, stride])",
+        "the coordinate of an index (colexicographic)",
+    ),
     op(LayoutOp::Slice, "slice", (2, 2), (0, 0), "slice(coord, L)", "the sub-layout where coord is `_`"),
-    op(LayoutOp::SliceAndOffset, "slice_and_offset", (2, 2), (0, 0), "slice_and_offset(coord, L)", "the slice and the offset L(coord)"),
-    op(LayoutOp::Coalesce, "coalesce", (1, 2), (0, 0), "coalesce(L[, profile])", "merge modes without changing the function"),
-    op(LayoutOp::Filter, "filter", (1, 2), (0, 0), "filter(L[, profile])", "remove stride-0 and size-1 modes, then coalesce"),
-    op(LayoutOp::Composition, "composition", (2, 2), (0, 0), "composition(A, B)", "the layout of A(B(c)); B may be a tiler"),
-    op(LayoutOp::Complement, "complement", (1, 2), (0, 0), "complement(L[, M])", "the layout of the rest of L's image within M"),
+    op(
+        LayoutOp::SliceAndOffset,
+        "slice_and_offset",
+        (2, 2),
+        (0, 0),
+        "slice_and_offset(coord, L)",
+        "the slice and the offset L(coord)",
+    ),
+    op(
+        LayoutOp::Coalesce,
+        "coalesce",
+        (1, 2),
+        (0, 0),
+        "coalesce(L[, profile])",
+        "merge modes without changing the function",
+    ),
+    op(
+        LayoutOp::Filter,
+        "filter",
+        (1, 2),
+        (0, 0),
+        "filter(L[, profile])",
+        "remove stride-0 and size-1 modes, then coalesce",
+    ),
+    op(
+        LayoutOp::Composition,
+        "composition",
+        (2, 2),
+        (0, 0),
+        "composition(A, B)",
+        "the layout of A(B(c)); B may be a tiler",
+    ),
+    op(
+        LayoutOp::Complement,
+        "complement",
+        (1, 2),
+        (0, 0),
+        "complement(L[, M])",
+        "the layout of the rest of L's image within M",
+    ),
     op(LayoutOp::RightInverse, "right_inverse", (1, 1), (0, 0), "right_inverse(L)", "R with L(R(i)) == i"),
     op(LayoutOp::LeftInverse, "left_inverse", (1, 1), (0, 0), "left_inverse(L)", "R with R(L(i)) == i"),
     op(LayoutOp::Nullspace, "nullspace", (1, 1), (0, 0), "nullspace(L)", "the coordinates that L maps to 0"),
-    op(LayoutOp::MaxCommonVector, "max_common_vector", (2, 2), (0, 0), "max_common_vector(A, B)", "how many contiguous elements A and B share"),
-    op(LayoutOp::MaxCommonLayout, "max_common_layout", (2, 2), (0, 0), "max_common_layout(A, B)", "the layout of the elements A and B share"),
-    op(LayoutOp::LogicalDivide, "logical_divide", (2, 2), (0, 0), "logical_divide(A, tiler)", "((tile, rest), ...) mode by mode"),
+    op(
+        LayoutOp::MaxCommonVector,
+        "max_common_vector",
+        (2, 2),
+        (0, 0),
+        "max_common_vector(A, B)",
+        "how many contiguous elements A and B share",
+    ),
+    op(
+        LayoutOp::MaxCommonLayout,
+        "max_common_layout",
+        (2, 2),
+        (0, 0),
+        "max_common_layout(A, B)",
+        "the layout of the elements A and B share",
+    ),
+    op(
+        LayoutOp::LogicalDivide,
+        "logical_divide",
+        (2, 2),
+        (0, 0),
+        "logical_divide(A, tiler)",
+        "((tile, rest), ...) mode by mode",
+    ),
     op(LayoutOp::ZippedDivide, "zipped_divide", (2, 2), (0, 0), "zipped_divide(A, tiler)", "((tiles...), (rests...))"),
     op(LayoutOp::TiledDivide, "tiled_divide", (2, 2), (0, 0), "tiled_divide(A, tiler)", "((tiles...), rests...)"),
     op(LayoutOp::FlatDivide, "flat_divide", (2, 2), (0, 0), "flat_divide(A, tiler)", "(tiles..., rests...)"),
-    op(LayoutOp::LogicalProduct, "logical_product", (2, 2), (0, 0), "logical_product(A, tiler)", "(A, complement(A) o B)"),
+    op(
+        LayoutOp::LogicalProduct,
+        "logical_product",
+        (2, 2),
+        (0, 0),
+        "logical_product(A, tiler)",
+        "(A, complement(A) o B)",
+    ),
     op(LayoutOp::ZippedProduct, "zipped_product", (2, 2), (0, 0), "zipped_product(A, tiler)", "((A...), (B...))"),
     op(LayoutOp::TiledProduct, "tiled_product", (2, 2), (0, 0), "tiled_product(A, tiler)", "((A...), B...)"),
     op(LayoutOp::FlatProduct, "flat_product", (2, 2), (0, 0), "flat_product(A, tiler)", "(A..., B...)"),
-    op(LayoutOp::BlockedProduct, "blocked_product", (2, 2), (0, 0), "blocked_product(A, B)", "A repeated over B, blocks contiguous"),
-    op(LayoutOp::RakedProduct, "raked_product", (2, 2), (0, 0), "raked_product(A, B)", "A repeated over B, interleaved"),
-    op(LayoutOp::TileToShape, "tile_to_shape", (2, 3), (0, 0), "tile_to_shape(L, shape[, order])", "L repeated to fill a shape"),
+    op(
+        LayoutOp::BlockedProduct,
+        "blocked_product",
+        (2, 2),
+        (0, 0),
+        "blocked_product(A, B)",
+        "A repeated over B, blocks contiguous",
+    ),
+    op(
+        LayoutOp::RakedProduct,
+        "raked_product",
+        (2, 2),
+        (0, 0),
+        "raked_product(A, B)",
+        "A repeated over B, interleaved",
+    ),
+    op(
+        LayoutOp::TileToShape,
+        "tile_to_shape",
+        (2, 3),
+        (0, 0),
+        "tile_to_shape(L, shape[, order])",
+        "L repeated to fill a shape",
+    ),
     op(LayoutOp::Upcast, "upcast", (1, 1), (1, 1), "upcast<N>(L)", "the layout of elements N times wider"),
     op(LayoutOp::Downcast, "downcast", (1, 1), (1, 1), "downcast<N>(L)", "the layout of elements N times narrower"),
-    op(LayoutOp::MakeLayoutTv, "make_layout_tv", (2, 2), (0, 0), "make_layout_tv(thr, val)", "(tile shape, (thread,value) -> index)"),
-    op(LayoutOp::LocalTile, "local_tile", (3, 3), (0, 0), "local_tile(L, tiler, coord)", "(the tile at coord, its offset)"),
-    op(LayoutOp::LocalPartition, "local_partition", (3, 3), (0, 0), "local_partition(L, threads, index)", "(thread index's part, its offset)"),
+    op(
+        LayoutOp::MakeLayoutTv,
+        "make_layout_tv",
+        (2, 2),
+        (0, 0),
+        "make_layout_tv(thr, val)",
+        "(tile shape, (thread,value) -> index)",
+    ),
+    op(
+        LayoutOp::LocalTile,
+        "local_tile",
+        (3, 3),
+        (0, 0),
+        "local_tile(L, tiler, coord)",
+        "(the tile at coord, its offset)",
+    ),
+    op(
+        LayoutOp::LocalPartition,
+        "local_partition",
+        (3, 3),
+        (0, 0),
+        "local_partition(L, threads, index)",
+        "(thread index's part, its offset)",
+    ),
     op(LayoutOp::Product, "product", (1, 1), (0, 0), "product(shape)", "the product of the leaves"),
     op(LayoutOp::ProductEach, "product_each", (1, 1), (0, 0), "product_each(shape)", "the size of each mode"),
     op(LayoutOp::CeilDiv, "ceil_div", (2, 2), (0, 0), "ceil_div(a, b)", "ceiling division of shapes"),
     op(LayoutOp::ShapeDiv, "shape_div", (2, 2), (0, 0), "shape_div(a, b)", "CuTe's shape division"),
-    op(LayoutOp::PrintLayout, "print_layout", (1, 1), (0, 0), "print_layout(L)", "CuTe's text picture of a rank-2 layout"),
+    op(
+        LayoutOp::PrintLayout,
+        "print_layout",
+        (1, 1),
+        (0, 0),
+        "print_layout(L)",
+        "CuTe's text picture of a rank-2 layout",
+    ),
 ];
 
 /// The table entry of an operation.
@@ -233,8 +408,12 @@ pub fn apply(key: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
     let a = &args[0];
     match key {
         LayoutOp::MakeLayout => make_layout(op, args),
-        LayoutOp::MakeOrderedLayout => Ok(make_ordered_layout(&args[0].int_tuple(op)?, &args[1].int_tuple(op)?)?.into()),
-        LayoutOp::Size | LayoutOp::Cosize | LayoutOp::Rank | LayoutOp::Depth | LayoutOp::Shape | LayoutOp::Stride => measure(op, &get_path(op, a, &path()?)?),
+        LayoutOp::MakeOrderedLayout => {
+            Ok(make_ordered_layout(&args[0].int_tuple(op)?, &args[1].int_tuple(op)?)?.into())
+        }
+        LayoutOp::Size | LayoutOp::Cosize | LayoutOp::Rank | LayoutOp::Depth | LayoutOp::Shape | LayoutOp::Stride => {
+            measure(op, &get_path(op, a, &path()?)?)
+        }
         LayoutOp::Get => get_path(op, a, &path()?),
         LayoutOp::Select => map_layout(op, a, |l| l.select(&path()?)),
         LayoutOp::Take => {
@@ -289,7 +468,14 @@ pub fn apply(key: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
         LayoutOp::Nullspace => Ok(nullspace(&plain(op, a)?)?.into()),
         LayoutOp::MaxCommonVector => max_common(op, a, &args[1]),
         LayoutOp::MaxCommonLayout => Ok(max_common_layout(&plain(op, a)?, &plain(op, &args[1])?)?.into()),
-        LayoutOp::LogicalDivide | LayoutOp::ZippedDivide | LayoutOp::TiledDivide | LayoutOp::FlatDivide | LayoutOp::LogicalProduct | LayoutOp::ZippedProduct | LayoutOp::TiledProduct | LayoutOp::FlatProduct => {
+        LayoutOp::LogicalDivide
+        | LayoutOp::ZippedDivide
+        | LayoutOp::TiledDivide
+        | LayoutOp::FlatDivide
+        | LayoutOp::LogicalProduct
+        | LayoutOp::ZippedProduct
+        | LayoutOp::TiledProduct
+        | LayoutOp::FlatProduct => {
             let tiler = args[1].tiler(op)?;
             let f: fn(&Layout, &Tiler) -> Result<Layout> = match op {
                 "logical_divide" => logical_divide,

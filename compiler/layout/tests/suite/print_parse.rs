@@ -44,8 +44,11 @@ fn notation() {
     assert_eq!(parse_swizzle("Swizzle<3,4,3>").unwrap().to_string(), "Sw<3,4,3>");
     assert_eq!(parse_composed("Sw<3,4,3> o (8,64):(64,1)").unwrap().to_string(), "Sw<3,4,3> o 0 o (8,64):(64,1)");
     assert_eq!(parse_int_tuple("((2,2),3)").unwrap().to_string(), "((2,2),3)");
-    let known =
-        Layout::new(IntTuple::Int(Int::Dynamic { sym: cutec_layout::int_tuple::SymInt::dim("M"), value: Some(6) }), IntTuple::int(1)).unwrap();
+    let known = Layout::new(
+        IntTuple::Int(Int::Dynamic { sym: cutec_layout::int_tuple::SymInt::dim("M"), value: Some(6) }),
+        IntTuple::int(1),
+    )
+    .unwrap();
     assert_eq!(known.to_string(), "6:1");
     for bad in ["(2,3):(1)", "(2,3", "4:", "(0,2)", "Sw<1,2,0>", "4:2:1", "(2,3):(1,a b)"] {
         assert!(parse_layout(bad).is_err() || parse_composed(bad).is_err(), "{bad}");
