@@ -23,7 +23,21 @@ fn outcome(diagnostics: &[cutec_diagnostics::Diagnostic]) -> String {
 
 /// The outcome of `cutec build` on `source`.
 fn build_outcome(name: &str, source: &str) -> String {
-    let options = BuildOptions { module_file: "module.ptx".to_owned(), ..BuildOptions::default() };
+    build_outcome_with(name, source, Vec::new())
+}
+
+/// The const generics without a default that examples need, as the GPU harness (`scripts/gpu/build.sh`) sets
+/// them (a test checks that it does).
+const EXAMPLE_DEFINES: &[(&str, &str, i64)] =
+    &[("rmsnorm", "N", 4096), ("softmax", "N", 4096), ("softmax_warp", "N", 1024)];
+
+fn defines_of(stem: &str) -> Vec<(String, i64)> {
+    EXAMPLE_DEFINES.iter().filter(|(s, _, _)| *s == stem).map(|(_, name, v)| ((*name).to_owned(), *v)).collect()
+}
+
+/// The outcome of `cutec build -D ...` on `source`.
+fn build_outcome_with(name: &str, source: &str, defines: Vec<(String, i64)>) -> String {
+    let options = BuildOptions { module_file: "module.ptx".to_owned(), defines, ..BuildOptions::default() };
     match build_source(name, source, &options) {
         Ok(_) => "✓".to_owned(),
         Err(failure) => outcome(&failure.diagnostics),
@@ -86,12 +100,34 @@ pub fn support_markdown() -> String {
         let name = repo_relative(path);
         let (_, _, syntax) = cutec::parse_source(&name, source);
         let checked = cutec::check_source(&name, source, &[]);
-        let build = if checked.has_errors() { "—".to_owned() } else { build_outcome(&name, source) };
+        let defines = defines_of(stem);
+        let flags: Vec<String> = defines.iter().map(|(n, v)| format!("`-D {n}={v}`")).collect();
+        let build = if checked.has_errors() {
+            "—".to_owned()
+        } else if flags.is_empty() {
+            build_outcome(&name, source)
+        } else {
+            format!("{} (with {})", build_outcome_with(&name, source, defines), flags.join(" "))
+        };
         let gpu = if in_gpu_harness(&harness, stem) { "✓" } else { "" };
         let _ =
             writeln!(out, "| `{name}` | {} | {} | {build} | {gpu} |", outcome(&syntax), outcome(checked.diagnostics()));
     }
 
+    out.push_str(
+        "\n## Scalar types\n\nWhat `cutec build` makes of a kernel that copies one element of each type per thread \
+         (`y[thread_idx.x] = x[thread_idx.x];` with `x, y: Tensor<T, 128:1, gmem>`).\n\n| type | build |\n|---|---|\n",
+    );
+    for scalar in cutec_sema::Scalar::ALL {
+        let source = format!(
+            "kernel copy_{scalar}(x: Tensor<{scalar}, 128:1, gmem>, y: Tensor<{scalar}, 128:1, gmem>) launch(grid = \
+             (1), block = (128)) {{\n    y[thread_idx.x] = x[thread_idx.x];\n}}\n"
+        );
+        let name = format!("copy_{scalar}.cute");
+        let checked = cutec::check_source(&name, &source, &[]);
+        let build = if checked.has_errors() { outcome(checked.diagnostics()) } else { build_outcome(&name, &source) };
+        let _ = writeln!(out, "| `{scalar}` | {build} |");
+    }
     out.push_str(
         "\n## Builtins\n\nEach builtin's example on the [builtin reference](builtins.md) parses and checks (the \
          book test compiles it). **build** is what `cutec build` makes of that example; **H200** lists the examples \
@@ -108,6 +144,17 @@ pub fn support_markdown() -> String {
         }
     }
     out
+}
+
+#[test]
+fn example_defines_are_the_gpu_harness_s() {
+    let harness = std::fs::read_to_string(repo_root().join("scripts/gpu/build.sh")).unwrap_or_default();
+    for (stem, name, value) in EXAMPLE_DEFINES {
+        assert!(
+            harness.contains(&format!(" {stem}:{value}")) && harness.contains(&format!("-D {name}=$n")),
+            "scripts/gpu/build.sh no longer builds {stem} with -D {name}={value}; update EXAMPLE_DEFINES"
+        );
+    }
 }
 
 /// mdBook's id of the heading `` `name` ``: lower case, `_` kept.
