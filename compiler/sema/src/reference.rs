@@ -376,7 +376,8 @@ pub fn builtins_markdown() -> String {
     );
     out.push_str("Signatures name kinds of values rather than types:\n\n| kind | what it accepts |\n|---|---|\n");
     for kind in arg_kinds() {
-        let _ = writeln!(out, "| `{}` | {} |", kind.sig(), kind.describe());
+        // A `|` inside a table cell, code spans included, must be escaped.
+        let _ = writeln!(out, "| `{}` | {} |", kind.sig().replace('|', "\\|"), kind.describe());
     }
     out.push_str("| `const int` | (a generic argument) a constant integer expression |\n");
     out.push_str("| `T` | (a generic argument) an element type: `f32`, `bf16`, ... |\n");
@@ -449,7 +450,12 @@ fn first_let_type(out: &CheckOutput) -> Option<Type> {
 
 /// The type of `a + b` for `a: lhs`, `b: rhs`, as the checker computes it; `None` if it rejects the sum.
 pub fn checked_sum(lhs: Scalar, rhs: Scalar) -> Option<Scalar> {
-    let out = check_program(&format!("fn f(a: {lhs}, b: {rhs}) {{\n    let c = a + b;\n}}\n"));
+    checked_binary(lhs, "+", rhs)
+}
+
+/// The type of `a op b` for `a: lhs`, `b: rhs`; `None` if the checker rejects it.
+fn checked_binary(lhs: Scalar, op: &str, rhs: Scalar) -> Option<Scalar> {
+    let out = check_program(&format!("fn f(a: {lhs}, b: {rhs}) {{\n    let c = a {op} b;\n}}\n"));
     first_let_type(&out).and_then(|t| t.scalar())
 }
 
@@ -503,7 +509,8 @@ pub fn scalar_tables_markdown() -> String {
     }
     out.push_str(
         "\n#### Arithmetic: the type of `a + b`\n\nRow: the type of `a`; column: the type of `b`; `·`: rejected \
-         (E0112). `-`, `*`, `/`, `%` and comparisons take the same operands.\n\n",
+         (E0112). `-`, `*`, `/` and `%` give the same. Comparisons give `bool` for the same operands, and \
+         also for two values of one type (fp8 included; for `bool` only `==` and `!=`).\n\n",
     );
     matrix(&mut out, "`a` \\ `b`", |a, b| checked_sum(a, b).map_or("·".to_owned(), |s| format!("`{s}`")));
     out.push_str(
@@ -532,6 +539,22 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{failures}");
+    }
+
+    #[test]
+    fn other_operators_follow_the_sum_table() {
+        for a in Scalar::ALL {
+            for b in Scalar::ALL {
+                let sum = checked_sum(a, b);
+                for op in ["-", "*", "/", "%"] {
+                    assert_eq!(checked_binary(a, op, b), sum, "{a} {op} {b}");
+                }
+                // Two values of one type always compare (fp8 included); `bool`s only for equality.
+                let same = |ok: bool| if ok { Some(Scalar::Bool) } else { sum.map(|_| Scalar::Bool) };
+                assert_eq!(checked_binary(a, "<", b), same(a == b && a != Scalar::Bool), "{a} < {b}");
+                assert_eq!(checked_binary(a, "==", b), same(a == b), "{a} == {b}");
+            }
+        }
     }
 
     #[test]

@@ -84,7 +84,7 @@ pub fn support_markdown() -> String {
         .collect();
 
     let mut out = String::from("# What works today\n\n");
-    out.push_str(&generated_note("the book test (tests/suite/book/support.rs)", "running the compiler"));
+    out.push_str(&generated_note("tests/suite/book/support.rs", "running the compiler"));
     out.push_str(
         "\nThe front end (parsing and checking) accepts the whole language; the back end (lowering to the IR, the \
          pass pipeline and LLVM NVPTX code generation, what `cutec build` runs) does not compile everything yet, and \
