@@ -1,6 +1,10 @@
 //! Every ```cute block in the book is compiled. A block whose info string says `fail` (```` ```cute,fail ````)
-//! must be rejected; every other block must check without diagnostics. Every ```cute-layout block (`>>> EXPR`
+//! must be rejected, and a code in its info string (```` ```cute,fail,E0112 ````) must be among the errors; every
+//! other block must check without diagnostics. Every ```cute-layout block (`>>> EXPR`
 //! lines, each followed by its expected output) is evaluated by the layout algebra.
+
+mod reference;
+mod support;
 
 use cutec_tests::{repo_relative, repo_root};
 
@@ -60,12 +64,19 @@ fn book_cute_blocks_compile() {
             if lang != Some("cute") {
                 continue;
             }
-            let must_fail = words.any(|w| w == "fail");
+            let words: Vec<&str> = words.collect();
+            let must_fail = words.contains(&"fail");
+            let expected_codes =
+                words.iter().filter(|w| w.starts_with('E') && w[1..].bytes().all(|c| c.is_ascii_digit()));
             let name = format!("{}:{line}", repo_relative(&page));
             let checked = cutec::check_source(&name, &code, &[]);
             let rendered = cutec_diagnostics::render_plain(&checked.map, checked.diagnostics());
             if must_fail {
                 assert!(checked.has_errors(), "{name}: block marked `fail` was accepted");
+                for code in expected_codes {
+                    let found = checked.diagnostics().iter().any(|d| d.is_error() && d.code == *code);
+                    assert!(found, "{name}: block marked `{code}` does not report it:\n{rendered}");
+                }
             } else {
                 assert!(checked.diagnostics().is_empty(), "{name}: block does not check:\n{rendered}");
             }

@@ -13,6 +13,7 @@
 //!   calls), `check_atom.rs` (Hopper atoms, tiled MMA methods), `check_type.rs` (written types, layout
 //!   literals, generic arguments): the checking of bodies.
 //!   `consteval.rs`: symbolic integers and constants from checked expressions.
+//! - `reference.rs`: the book's generated reference (builtins, scalar type tables) and each builtin's example.
 //! - `types.rs`: the [`Type`] language and the promotion rules; `builtins.rs`: the one table of builtins.
 //! - `errors.rs`: the one error enum and its conversion to [`Diagnostic`]; `codes.rs`: `cutec explain` texts.
 //!
@@ -50,6 +51,7 @@ mod fold;
 mod fold_diag;
 mod load;
 mod program;
+pub mod reference;
 mod signature;
 mod types;
 
