@@ -9,7 +9,9 @@ export INSTA_UPDATE=no CARGO_TERM_COLOR=never CUTEC_REQUIRE_CPP=1
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # The book renders, and every picture a page links to exists.
-mdbook build book -d ../target/book >/dev/null
+# (`-d` is relative to the current directory: the book goes to target/book of this checkout.)
+mdbook build book -d "$PWD/target/book" >/dev/null
+[ -f target/book/index.html ] || { echo "book: mdbook wrote no target/book/index.html"; exit 1; }
 missing=0
 for img in $(grep -ohE 'img/[A-Za-z0-9_.-]+\.svg' target/book/*.html | sort -u); do
     [ -f "target/book/$img" ] || { echo "book: missing picture $img"; missing=1; }

@@ -293,6 +293,10 @@ fn expected_words(expected: &[String]) -> Vec<String> {
     }
     for r in &raw {
         let r = r.as_str();
+        // `A o B` may continue any expression; it is never the helpful suggestion when something else fits.
+        if r == "o" && raw.len() > 1 {
+            continue;
+        }
         if (continuing && CONTINUATIONS.contains(&r))
             || (starting && STARTERS.contains(&r))
             || (statement && STATEMENT_KEYWORDS.contains(&r))

@@ -15,21 +15,9 @@ import tempfile
 import numpy as np
 import torch
 
+from cuda_timing import median_ms
+
 SHAPES = [(256, 384, 64), (2048, 2048, 2048), (4096, 4096, 1024)]
-
-
-def median_ms(fn, warmup=5, iters=20):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    ev = [torch.cuda.Event(enable_timing=True) for _ in range(iters + 1)]
-    ev[0].record()
-    for i in range(iters):
-        fn()
-        ev[i + 1].record()
-    torch.cuda.synchronize()
-    t = sorted(ev[i].elapsed_time(ev[i + 1]) for i in range(iters))
-    return t[len(t) // 2]
 
 
 def main():

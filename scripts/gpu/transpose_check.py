@@ -19,6 +19,8 @@ import tempfile
 import numpy as np
 import torch
 
+from cuda_timing import median_ms
+
 RAGGED = [(1, 1), (33, 31), (1000, 777), (777, 1000), (4097, 2049)]
 TIMED = [(8192, 8192), (16384, 8192), (8192, 16384)]
 VARIANTS = ["transpose", "transpose_noswizzle"]
@@ -30,20 +32,6 @@ NCU_METRICS = [
     "smsp__inst_executed_op_shared_ld.sum",
     "smsp__inst_executed_op_shared_st.sum",
 ]
-
-
-def median_ms(fn, warmup=5, iters=50):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    ev = [torch.cuda.Event(enable_timing=True) for _ in range(iters + 1)]
-    ev[0].record()
-    for i in range(iters):
-        fn()
-        ev[i + 1].record()
-    torch.cuda.synchronize()
-    t = sorted(ev[i].elapsed_time(ev[i + 1]) for i in range(iters))
-    return t[len(t) // 2]
 
 
 def run(gpu, variant, px, py, iters):
@@ -92,9 +80,9 @@ def main():
         x = torch.empty(m, n, device="cuda").uniform_(-1, 1, generator=g)
         np.save(px, x.cpu().numpy())
         nbytes = 2 * m * n * 4
-        tms = median_ms(lambda: x.T.contiguous())
+        tms = median_ms(lambda: x.T.contiguous(), iters=50)
         buf = torch.empty_like(x)
-        cms = median_ms(lambda: buf.copy_(x))
+        cms = median_ms(lambda: buf.copy_(x), iters=50)
         for v in VARIANTS:
             ms = run(gpu, v, px, py, 50)
             print(f"{f'{m}x{n}':>14} {v:>20} {ms:>8.4f} {nbytes / ms / 1e6:>8.1f} {tms:>9.4f} "

@@ -470,26 +470,8 @@ impl Fcx<'_, '_> {
                 }
                 r => r.map(Some).map_err(|err| (err, e.span)),
             },
-            B::Coalesce
-            | B::Filter
-            | B::Complement
-            | B::RightInverse
-            | B::LeftInverse
-            | B::LogicalDivide
-            | B::ZippedDivide
-            | B::TiledDivide
-            | B::FlatDivide
-            | B::LogicalProduct
-            | B::ZippedProduct
-            | B::TiledProduct
-            | B::FlatProduct
-            | B::BlockedProduct
-            | B::RakedProduct
-            | B::TileToShape
-            | B::MakeLayout
-            | B::MakeOrderedLayout
-            | B::MakeLayoutTv
-            | B::MaxCommonVector => eval_op(&[], &args).map(Some).map_err(|err| (err, e.span)),
+            // Every other operation of the algebra.
+            _ if lop.is_some() => eval_op(&[], &args).map(Some).map_err(|err| (err, e.span)),
             _ => return,
         };
         match result {
