@@ -1,11 +1,14 @@
 //! Lowering: from the checked program (`cutec-sema`) to the IR, one kernel at a time.
 //!
-//! Tensors and layouts exist only here. A tensor value is a `TensorView`: a base pointer in
-//! an address space, a **static layout** after slicing and tiling (folded with `cutec-layout`; dynamic
-//! dimensions may appear where they are only carried along), and an element **offset** that may be a run-time
-//! IR value. Element accesses become index arithmetic on that offset (CuTe's `crd2idx`), and `copy` becomes one
+//! Tensors and layouts exist only here. A tensor value is a `TensorView`: a base pointer in an address space, a
+//! layout, an optional swizzle and an element **offset**: element `c` is element `swizzle(offset + L(c))` (CuTe's
+//! `Sw o offset o L`). The lowering computes no layout itself: every operation of the algebra is
+//! `cutec_layout::apply` (the checker's folding calls the same function), and coordinates become offsets through
+//! the algebra's own `crd2idx` over symbolic integers (`cutec_symint::SymInt`: constants, dynamic dimensions, and
+//! IR values as leaves), which [`Lower::materialize`](Lower) builds in IR where it is used. `copy` becomes one
 //! load and one store per vector: the widest power of two of elements, at most 16 bytes, that is contiguous and
-//! aligned in both tensors (the alignment of a kernel argument's base is then required in the manifest).
+//! aligned in both tensors (the alignment of a kernel argument's base is then required in the manifest; known
+//! divisors of symbolic offsets prove it).
 //!
 //! Device functions are inlined at each call; each inlined `make_tensor<_, smem>` is its own static shared
 //! allocation. Loops with constant bounds whose body indexes a register tensor (or that say `unroll`) are
