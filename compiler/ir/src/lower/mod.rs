@@ -5,7 +5,7 @@
 //! `Sw o offset o L`). The lowering computes no layout itself: every operation of the algebra is
 //! `cutec_layout::apply` (the checker's folding calls the same function), and coordinates become offsets through
 //! the algebra's own `crd2idx` over symbolic integers (`cutec_symint::SymInt`: constants, dynamic dimensions, and
-//! IR values as leaves), which [`Lower::materialize`](Lower) builds in IR where it is used. `copy` becomes one
+//! IR values as leaves), which `Lower::materialize` builds in IR where it is used. `copy` becomes one
 //! load and one store per vector: the widest power of two of elements, at most 16 bytes, that is contiguous and
 //! aligned in both tensors (the alignment of a kernel argument's base is then required in the manifest; known
 //! divisors of symbolic offsets prove it).
