@@ -122,6 +122,9 @@ pub(crate) struct Fcx<'c, 'a> {
     pub depth: u32,
     /// Every `let`/`for` binding of the body, for "used before its `let`" and "out of scope".
     pub all_bindings: Vec<(String, Span, Span)>,
+    /// The integer literal being checked as the operand of a unary `-`: its range is that of its negation
+    /// (`-128` is an `i8`, `128` is not).
+    pub negated_literal: Option<NodeId>,
 }
 
 impl<'c, 'a> Fcx<'c, 'a> {
@@ -138,6 +141,7 @@ impl<'c, 'a> Fcx<'c, 'a> {
             loops: 0,
             depth: 0,
             all_bindings: Vec::new(),
+            negated_literal: None,
         }
     }
 

@@ -39,6 +39,7 @@ impl Fcx<'_, '_> {
             return Type::Error;
         }
         let ty = self.expr_kind(e, hint);
+        self.check_literal_range(e, &ty);
         self.fold_expr(e, &ty);
         self.leave();
         self.set_type(e.id, ty.clone());
@@ -201,7 +202,11 @@ impl Fcx<'_, '_> {
     }
 
     fn unary(&mut self, op: UnaryOp, operand: &Expr, hint: Option<Scalar>) -> Type {
+        if op == UnaryOp::Neg && matches!(operand.kind, ExprKind::Int(_)) {
+            self.negated_literal = Some(operand.id);
+        }
         let t = self.value(operand, hint);
+        self.negated_literal = None;
         let Some(s) = t.scalar() else {
             if !t.is_error() {
                 let expected = if op == UnaryOp::Not { "a `bool`" } else { "a number" };
@@ -319,6 +324,11 @@ impl Fcx<'_, '_> {
         }
         match promote(a, b) {
             Some(_) if cmp => Type::BOOL,
+            Some(p) if p.is_integer() && matches!(op, Div | Rem) && self.sym(rhs).as_const() == Some(0) => {
+                // Integer division by zero has no value: LLVM treats it as undefined and may delete the code.
+                self.error(SemaError::DivisionByZero { op: o, span: rhs.span });
+                Type::Scalar(p)
+            }
             Some(p) => Type::Scalar(p),
             None => {
                 let (l, r) = ((lhs.span, a.to_string()), (rhs.span, b.to_string()));
@@ -414,4 +424,60 @@ fn builtin_value_type(b: Builtin) -> Type {
 
 pub(crate) fn fp8_help() -> String {
     "fp8 values are a storage format without arithmetic; convert first: `x as f32`".to_owned()
+}
+
+impl Fcx<'_, '_> {
+    /// E0142: a numeric literal whose value its type cannot hold (`let v: i8 = 1000;`, `1e400`, `70000 as` an
+    /// `f16`), instead of a silently truncated or infinite constant.
+    fn check_literal_range(&mut self, e: &Expr, ty: &Type) {
+        let Some(s) = ty.scalar() else { return };
+        let negated = self.negated_literal == Some(e.id);
+        let (fits, literal) = match e.kind {
+            ExprKind::Int(v) => {
+                let value = if negated { -(i128::from(v)) } else { i128::from(v) };
+                let fits = match int_range(s) {
+                    Some((lo, hi)) => (lo..=hi).contains(&value),
+                    None => float_max(s).is_none_or(|max| (value as f64).abs() <= max),
+                };
+                (fits, format!("{}{v}", if negated { "-" } else { "" }))
+            }
+            ExprKind::Float(f) => {
+                let fits = f.is_finite() && float_max(s).is_none_or(|max| f.abs() <= max);
+                // An overflowing literal parsed as infinity: its digits are in the source, under the label.
+                (fits, if f.is_finite() { format!("{f:?}") } else { "this literal".to_owned() })
+            }
+            _ => return,
+        };
+        if !fits {
+            let range = match (int_range(s), float_max(s)) {
+                (Some((lo, hi)), _) => format!("`{s}` holds {lo} to {hi}"),
+                (None, Some(max)) if max >= 1e6 => format!("the largest finite `{s}` is {max:e}"),
+                (None, Some(max)) => format!("the largest finite `{s}` is {max}"),
+                (None, None) => format!("`{s}` cannot hold it"),
+            };
+            self.error(SemaError::LiteralOutOfRange { span: e.span, literal, ty: s.to_string(), range });
+        }
+    }
+}
+
+/// The range of an integer type (`int` is 32-bit).
+fn int_range(s: Scalar) -> Option<(i128, i128)> {
+    if !s.is_integer() {
+        return None;
+    }
+    let bits = s.bits();
+    Some(if s.is_signed() { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) })
+}
+
+/// The largest finite value of a floating-point type.
+fn float_max(s: Scalar) -> Option<f64> {
+    Some(match s {
+        Scalar::F16 => 65504.0,
+        Scalar::BF16 => 3.389_531_389_251_535_5e38,
+        Scalar::E4M3 => 448.0,
+        Scalar::E5M2 => 57344.0,
+        Scalar::F32 => f64::from(f32::MAX),
+        Scalar::F64 => f64::MAX,
+        _ => return None,
+    })
 }

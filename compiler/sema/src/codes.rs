@@ -305,6 +305,25 @@ result:\n\n    kernel softmax<const N: int, const THREADS: int = 256, const VEC:
 static_assert(N % (THREADS * VEC) == 0, \"N must be a multiple of THREADS * VEC\");   // error with -D N=1536\n",
     ),
     code(
+        "E0142",
+        "literal out of range for its type",
+        "A numeric literal takes its type from where it is used (`let v: i8 = ...`, an element of an `i32` \
+tensor, the other operand of `+`), and its value must fit in that type: an integer within the type's range \
+(`int` is 32-bit; `-128` fits in `i8`, `128` does not), a float finite and within the largest finite value of the \
+type (65504 for `f16`, 448 for `e4m3`). A literal that does not fit would be truncated or become infinite without \
+a word, so it is an error.\n\n    let v: i8 = 1000;        // error: `1000` does not fit in `i8`\n    let h: f16 = \
+1e5;       // error: the largest finite `f16` is 65504\n    y[0] = 4294967296;       // error with `y` an `i32` \
+tensor\n",
+    ),
+    code(
+        "E0143",
+        "integer division by zero",
+        "An integer `/` or `%` whose divisor is 0 when compiling (a literal, a `const`, a const generic's value, \
+or arithmetic on them) has no value: the GPU's result is undefined and the optimizer may delete the code around \
+it. Float division by zero is defined (an infinity or a NaN) and is not reported.\n\n    w[0] = 4 / 0;            \
+// error\n    let q = n % (TILE - 32); // error with TILE = 32\n",
+    ),
+    code(
         "E0200",
         "layout shapes or strides do not divide",
         "CuTe's algebra composes, divides and reshapes layouts mode by mode, and needs the quantities it splits \
@@ -312,7 +331,7 @@ to divide one another: when `composition(A, B)` walks `A` with `B`'s strides and
 `B` must divide a shape of `A` or be a multiple of it (CuTe's `shape_div`); `tile_to_shape` needs the target to be \
 a multiple of the atom; `upcast<N>` needs N to divide the layout's shapes and strides. The message names the two \
 quantities and the layout. Pick a tile that divides the layout's modes (or a multiple of them).\n\n    let a = \
-(4, 4):(1, 8);\n    let b = composition(a, 3:3);   // error: stride 3 and shape 4 do not divide each other\n",
+(4, 4):(1, 8);\n    let b = composition(a, 3:3);   // error: after stride 3, 2 elements are left: 3 and 2 do not divide\n",
     ),
     code(
         "E0201",

@@ -364,6 +364,19 @@ pub(crate) enum SemaError {
         span: Span,
         found: String,
     },
+    /// E0142: a numeric literal out of its type's range.
+    LiteralOutOfRange {
+        span: Span,
+        literal: String,
+        ty: String,
+        /// What the type holds, as a sentence fragment: "`i8` holds -128 to 127".
+        range: String,
+    },
+    /// E0143: an integer division or remainder by a divisor that is 0 at compile time.
+    DivisionByZero {
+        op: String,
+        span: Span,
+    },
     StaticAssertFailed {
         /// The condition.
         span: Span,
@@ -807,6 +820,16 @@ impl Located {
                 err("E0140", format!("a const generic must be `int` or `bool`, not `{found}`"), *span)
                     .with_primary_message("unsupported const generic type")
             }
+            E::LiteralOutOfRange { span, literal, ty, range } => {
+                let what = if literal == "this literal" { literal.clone() } else { format!("`{literal}`") };
+                err("E0142", format!("literal out of range for `{ty}`"), *span)
+                    .with_primary_message(format!("{what} does not fit in `{ty}`"))
+                    .with_note(range.clone())
+                    .with_help("use a wider type, or a value the type can hold")
+            }
+            E::DivisionByZero { op, span } => err("E0143", format!("integer `{op}` by zero"), *span)
+                .with_primary_message("this divisor is 0 when compiling")
+                .with_note("an integer division or remainder by zero has no value"),
             E::StaticAssertFailed { span, message, sides, generics } => {
                 let msg = match message {
                     Some(m) if !m.is_empty() => format!("static assertion failed: {m}"),
