@@ -144,8 +144,9 @@ called, not launched, so it has none.\n\n    kernel k(x: Tensor<f32, N:1, gmem>)
         "invalid launch value",
         "`grid`, `block` and `cluster` take an integer or a tuple of 1 to 3 integers, `smem` an integer. They must \
 be computable before the kernel starts: from integers, const generics, constants, dynamic dimensions and integer \
-parameters (the cluster shape from compile-time values only), and within the hardware limits (1024 threads per \
-CTA, 16 CTAs per cluster).\n\n    launch(grid = (M), block = (thread_idx.x))   // error: not known before the \
+parameters (the cluster shape from compile-time values only), and within sm_90a's limits where they are known \
+when compiling (1024 threads per CTA and 64 in `z`, a grid of 2^31 - 1 x 65535 x 65535 CTAs, 16 CTAs per \
+cluster, 227 KiB of dynamic shared memory).\n\n    launch(grid = (M), block = (thread_idx.x))   // error: not known before the \
 kernel starts\n",
     ),
     code(
@@ -322,6 +323,15 @@ tensor\n",
 or arithmetic on them) has no value: the GPU's result is undefined and the optimizer may delete the code around \
 it. Float division by zero is defined (an infinity or a NaN) and is not reported.\n\n    w[0] = 4 / 0;            \
 // error\n    let q = n % (TILE - 32); // error with TILE = 32\n",
+    ),
+    code(
+        "E0144",
+        "launch extent not positive",
+        "Every extent of `grid`, `block` and `cluster` that is known when compiling (a literal, a const generic's \
+value, arithmetic on them) must be at least 1, and `smem` at least 0: a launch of zero threads does nothing and \
+the driver refuses it, so the build stops instead. Extents that depend on dynamic dimensions are checked by the \
+runtime at each launch.\n\n    kernel k<const T: int = 256>(...) launch(grid = (1), block = (T)) { ... }   \
+// error with -D T=0\n",
     ),
     code(
         "E0200",

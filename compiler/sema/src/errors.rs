@@ -196,6 +196,14 @@ pub(crate) enum SemaError {
         span: Span,
         constant: bool,
     },
+    /// E0144: a launch extent (or `smem`) that is known when compiling and not positive (`smem`: negative).
+    LaunchNotPositive {
+        key: String,
+        /// `x`, `y` or `z`; empty for `smem`.
+        axis: &'static str,
+        span: Span,
+        value: i64,
+    },
     LaunchTooLarge {
         key: String,
         span: Span,
@@ -612,6 +620,13 @@ impl Located {
                 err("E0119", format!("`{key}` must be {what}"), *span)
                     .with_primary_message("this is not known before the kernel starts")
                     .with_help(help)
+            }
+            E::LaunchNotPositive { key, axis, span, value } => {
+                let (name, want) =
+                    if axis.is_empty() { (key.clone(), "at least 0") } else { (format!("{key}.{axis}"), "at least 1") };
+                err("E0144", format!("`{name}` is {value}; it must be {want}"), *span)
+                    .with_primary_message(format!("this is {value}"))
+                    .with_note("a launch with an empty grid or block does nothing, and the driver refuses it")
             }
             E::LaunchTooLarge { key, span, value, limit, what } => {
                 err("E0119", format!("`{key}` asks for {value} {what}, more than the limit of {limit}"), *span)

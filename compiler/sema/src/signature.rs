@@ -293,6 +293,47 @@ impl Fcx<'_, '_> {
                 self.error(SemaError::MissingLaunchKey { key, span: l.span });
             }
         }
+        // Every launch extent known when compiling is positive, and within sm_90a's limits per dimension.
+        for (key, dims) in
+            [("grid", Some(&info.grid)), ("block", Some(&info.block)), ("cluster", info.cluster.as_ref())]
+        {
+            let (Some(dims), Some(a)) = (dims, l.args.iter().find(|a| a.name.name == key)) else { continue };
+            let items: Vec<&Expr> = match &a.value.kind {
+                ExprKind::Tuple(v) => v.iter().collect(),
+                _ => vec![&a.value],
+            };
+            // Per dimension; the totals of `block` and `cluster` are checked below.
+            let limits: [i64; 3] = match key {
+                "grid" => [i64::from(i32::MAX), 65535, 65535],
+                "block" => [i64::MAX, i64::MAX, 64],
+                _ => [i64::MAX; 3],
+            };
+            for (k, (d, e)) in dims.iter().zip(&items).enumerate() {
+                let Some(v) = d.as_const() else { continue };
+                let axis = ["x", "y", "z"].get(k).copied().unwrap_or("?");
+                if v <= 0 {
+                    self.error(SemaError::LaunchNotPositive { key: key.to_owned(), axis, span: e.span, value: v });
+                } else if let Some(&limit) = limits.get(k)
+                    && v > limit
+                {
+                    let what = if key == "block" { "threads" } else { "CTAs" };
+                    let key = format!("{key}.{axis}");
+                    self.error(SemaError::LaunchTooLarge { key, span: e.span, value: v, limit, what });
+                }
+            }
+        }
+        if let (Some(v), Some(a)) =
+            (info.smem.as_ref().and_then(SymInt::as_const), l.args.iter().find(|a| a.name.name == "smem"))
+        {
+            // sm_90a: at most 227 KiB of dynamic shared memory per block (cudaFuncSetAttribute's maximum).
+            const MAX_DYNAMIC_SMEM: i64 = 227 * 1024;
+            if v < 0 {
+                self.error(SemaError::LaunchNotPositive { key: "smem".into(), axis: "", span: a.value.span, value: v });
+            } else if v > MAX_DYNAMIC_SMEM {
+                let (key, span, limit, what) = ("smem".to_owned(), a.value.span, MAX_DYNAMIC_SMEM, "bytes");
+                self.error(SemaError::LaunchTooLarge { key, span, value: v, limit, what });
+            }
+        }
         for (key, dims, limit, what) in
             [("block", Some(&info.block), 1024, "threads"), ("cluster", info.cluster.as_ref(), 16, "CTAs")]
         {
