@@ -17,6 +17,8 @@ pub const COPY_SIZE_MISMATCH: &str = "E0304";
 pub const NOT_CONSTANT: &str = "E0305";
 /// A scheduling attribute (`pipelined`, `warp_specialized`) no pass implements yet.
 pub const NOT_IMPLEMENTED: &str = "E0306";
+/// The kernel's static shared memory is over sm_90a's 48 KiB per block.
+pub const TOO_MUCH_SHARED: &str = "E0307";
 /// The IR failed validation: a compiler bug.
 pub const INTERNAL: &str = "E0399";
 
@@ -74,6 +76,14 @@ generic parameter, or arithmetic on them.",
 shared-memory stages) or `#[warp_specialized]` on a kernel (producer and consumer warpgroups). The compiler \
 reports it instead of ignoring the attribute, since the kernel would not have the performance it asks for. \
 Remove the attribute for now; the loop or kernel then runs unscheduled.",
+    },
+    CodeInfo {
+        code: TOO_MUCH_SHARED,
+        title: "static shared memory over 48 KiB",
+        explanation: "A block may declare at most 48 KiB (49152 bytes) of static shared memory on sm_90a; more \
+must be dynamic shared memory, requested by the launch (`smem = ...`, up to 227 KiB). The message gives the \
+kernel's total, each `make_tensor<_, smem>` aligned as it asks; the label is at the allocation that goes over.\n\n    \
+let s = make_tensor<f32, smem>((128, 128):(128, 1));   // 64 KiB: error\n",
     },
     CodeInfo {
         code: INTERNAL,

@@ -296,6 +296,7 @@ impl Lower<'_> {
         let name =
             self.name_hint.take().unwrap_or_else(|| if space == AddrSpace::Shared { "smem" } else { "frag" }.into());
         let base = self.b.alloc(&name, space, ir_elem, len.max(1), ALLOC_ALIGN);
+        self.check_shared_limit(space, span)?;
         Ok(TensorView {
             base,
             space,
@@ -328,9 +329,24 @@ impl Lower<'_> {
         {
             alloc.len = alloc.len.max(len);
         }
+        self.check_shared_limit(t.space, span)?;
         t.swizzle = Some(c.swizzle);
         t.offset = c.offset.sym();
         Ok(t)
+    }
+
+    /// E0307 at `span` (an allocation) when the kernel's static shared memory is over sm_90a's 48 KiB.
+    fn check_shared_limit(&mut self, space: AddrSpace, span: Span) -> LResult<()> {
+        const MAX_STATIC_SHARED: u64 = 48 * 1024;
+        let bytes = self.b.kernel_mut().shared_bytes();
+        if space != AddrSpace::Shared || bytes <= MAX_STATIC_SHARED {
+            return Ok(());
+        }
+        self.error(
+            codes::TOO_MUCH_SHARED,
+            span,
+            format!("{bytes} bytes of static shared memory, over sm_90a's limit of {MAX_STATIC_SHARED} per block"),
+        )
     }
 
     /// Inlines a device function: binds its parameters to the argument values, lowers its body, and gives the
