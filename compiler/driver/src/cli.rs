@@ -167,6 +167,10 @@ enum Emit {
 }
 
 impl Emit {
+    /// The stage as `--emit` spells it.
+    fn stage_name(self) -> String {
+        self.to_possible_value().map_or_else(|| self.extension().to_owned(), |v| v.get_name().to_owned())
+    }
     fn extension(self) -> &'static str {
         match self {
             Emit::Tokens => "tokens",
@@ -221,6 +225,18 @@ pub fn main() -> ExitCode {
             Color::Never => ColorMode::Never,
         },
     };
+    // A name given twice with -D is a mistake on the command line, not "the last one wins".
+    let defines = match &cli.command {
+        Command::Check { defines, .. } | Command::Build { defines, .. } => defines.as_slice(),
+        Command::Run(args) => args.defines.as_slice(),
+        _ => &[],
+    };
+    for (k, (name, value)) in defines.iter().enumerate() {
+        if let Some((_, first)) = defines[..k].iter().find(|(n, _)| n == name) {
+            eprintln!("error: -D {name} is given twice ({first} and {value}); give each const generic once");
+            return ExitCode::from(2);
+        }
+    }
     match cli.command {
         Command::Check { files, defines } => check(&reporter, &files, &defines),
         Command::Build { file, output, emit, defines, opt_level, kernel, print_passes, dump_after, timings } => {
@@ -333,6 +349,35 @@ fn build(
         }
     };
     opts.module_file = file_for(Emit::Ptx).file_name().map_or("module.ptx".into(), |f| f.to_string_lossy().into());
+    // Usage errors, before compiling: several stages cannot share standard output, and no output may be the input.
+    if to_stdout && emits.len() > 1 {
+        let names: Vec<String> = emits.iter().map(|e| e.stage_name()).collect();
+        eprintln!(
+            "error: `-o -` takes one stage, not {}; write several stages into a directory with -o DIR",
+            names.join(", ")
+        );
+        return ExitCode::from(2);
+    }
+    if let Some(d) = dir
+        && d.exists()
+        && !d.is_dir()
+    {
+        eprintln!("error: `{}` is a file; several stages are written into a directory (-o DIR)", d.display());
+        return ExitCode::from(2);
+    }
+    if !to_stdout {
+        for &emit in emits {
+            let target = file_for(emit);
+            if same_file(&target, path) {
+                eprintln!(
+                    "error: `{}` is the input; refusing to write the {} stage over it",
+                    target.display(),
+                    emit.extension()
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
 
     let mut outputs: Vec<(Emit, Vec<u8>)> = Vec::new();
     let mut summary = String::new();
@@ -450,9 +495,8 @@ fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
         iters: args.iters,
     };
     let result = cutec::run::run(&opts, &mut std::io::stdout().lock());
-    if let Some((dir, _, _)) = &compiled {
-        let _ = std::fs::remove_dir_all(dir);
-    }
+    // The temporary directory (if any) is removed here.
+    drop(compiled);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -464,12 +508,20 @@ fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
 
 /// `cutec run FILE.cute`: compiles `kernel` and writes its PTX and manifest into a fresh temporary directory;
 /// returns (directory, PTX path, manifest path), or `None` after reporting why it could not.
+/// Whether two paths name the same existing file (a path that does not exist yet is no input).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
 fn compile_for_run(
     reporter: &Reporter,
     path: &Path,
     kernel: &str,
     defines: &[(String, i64)],
-) -> Option<(PathBuf, PathBuf, PathBuf)> {
+) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
     let src = read(reporter, path)?;
     let stem = path.file_stem().map_or("module".into(), |s| s.to_string_lossy().into_owned());
     let opts = BuildOptions {
@@ -488,16 +540,22 @@ fn compile_for_run(
             return None;
         }
     };
-    let dir = std::env::temp_dir().join(format!("cutec-run-{}", std::process::id()));
-    let ptx = dir.join(format!("{stem}.ptx"));
-    let json = dir.join(format!("{stem}.json"));
-    let written = std::fs::create_dir_all(&dir)
-        .and_then(|_| std::fs::write(&ptx, &art.ptx))
-        .and_then(|_| std::fs::write(&json, art.manifest.to_json_pretty()));
+    // A private directory (mode 0700, an unpredictable name, created exclusively): nothing another user planted
+    // in the temporary directory is followed or overwritten. It is removed when dropped.
+    let dir = match tempfile::Builder::new().prefix("cutec-run-").tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: cannot create a temporary directory for the compiled module: {e}");
+            return None;
+        }
+    };
+    let ptx = dir.path().join(format!("{stem}.ptx"));
+    let json = dir.path().join(format!("{stem}.json"));
+    let written = std::fs::write(&ptx, &art.ptx).and_then(|_| std::fs::write(&json, art.manifest.to_json_pretty()));
     match written {
         Ok(()) => Some((dir, ptx, json)),
         Err(e) => {
-            eprintln!("error: cannot write the compiled module into `{}`: {e}", dir.display());
+            eprintln!("error: cannot write the compiled module into `{}`: {e}", dir.path().display());
             None
         }
     }

@@ -169,3 +169,40 @@ fn build_writes_ptx_and_manifest_with_a_summary() {
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("kernel @copy"), "the IR after dce goes to stderr");
 }
+
+#[test]
+fn outputs_never_overwrite_the_input() {
+    let dir = std::env::temp_dir().join(format!("cutec-cli-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let src = dir.join("copy.cute");
+    std::fs::copy(root().join("examples/copy.cute"), &src).expect("copy the example");
+    let before = std::fs::read(&src).expect("read");
+    let s = src.to_str().expect("utf-8 path");
+    // `-o` naming the input itself, and a directory where the input would be one of the outputs.
+    for (args, says) in [
+        (vec!["build", s, "-o", s, "--emit", "ptx"], "is the input"),
+        (vec!["build", s, "--emit", "ptx,tokens", "-o", s], "is a file"),
+    ] {
+        let o = cutec(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let renamed = dir.join("copy.ptx");
+    std::fs::rename(&src, &renamed).expect("rename");
+    let o = cutec(&["build", renamed.to_str().expect("utf-8"), "--emit", "ptx", "-o", dir.to_str().expect("utf-8")]);
+    assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&renamed).expect("read"), before, "the input is unchanged");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn usage_mistakes_exit_2() {
+    // Several stages to standard output would run together.
+    let o = cutec(&["build", "examples/copy.cute", "--emit", "ptx,llvm", "-o", "-"]);
+    assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.is_empty());
+    // A const generic given twice.
+    let o = cutec(&["check", "examples/softmax.cute", "-D", "N=1024", "-D", "N=4096"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("-D N is given twice (1024 and 4096)"));
+}

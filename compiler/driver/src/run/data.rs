@@ -6,7 +6,7 @@ use cutec_runtime::floats::{
     bf16_to_f32, e4m3_to_f32, e5m2_to_f32, f16_to_f32, f32_to_bf16, f32_to_e4m3, f32_to_e5m2, f32_to_f16,
 };
 use npyz::{Endianness, TypeChar, TypeStr, WriterBuilder};
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 /// SplitMix64: a tiny, well-distributed generator; fixed forever so that seeds reproduce.
@@ -97,6 +97,14 @@ pub(super) fn read_npy(path: &Path) -> Result<NpyArray, RunError> {
     let shape: Vec<usize> = header.shape().iter().map(|&e| e as usize).collect();
     let count = shape.iter().try_fold(1usize, |a, &e| a.checked_mul(e));
     let expected = count.and_then(|c| c.checked_mul(size)).ok_or_else(|| npy_err("the shape overflows".into()))?;
+    // The header is checked against the file's length before anything is allocated: a 128-byte file whose header
+    // claims a terabyte is an error, not an allocation failure.
+    let total = file.get_ref().metadata().map_err(io(path))?.len();
+    let at = file.stream_position().map_err(io(path))?;
+    let present = total.saturating_sub(at);
+    if present != expected as u64 {
+        return Err(npy_err(format!("{present} data bytes for shape {shape:?} of {ts}; expected {expected}")));
+    }
     let mut bytes = Vec::with_capacity(expected);
     file.read_to_end(&mut bytes).map_err(io(path))?;
     if bytes.len() != expected {

@@ -475,6 +475,24 @@ mod tests {
     }
 
     #[test]
+    fn npy_header_claiming_more_data_than_the_file_holds_is_an_error() {
+        // A 128-byte file whose header declares 2^40 f32 elements: refused before anything is allocated.
+        let path = tmp("huge.npy");
+        let mut file = std::fs::File::create(&path).unwrap();
+        let ts: TypeStr = "<f4".parse().unwrap();
+        npyz::WriteOptions::new_header_only()
+            .dtype(npyz::DType::Plain(ts))
+            .shape(&[1 << 40])
+            .writer(&mut file)
+            .write_header_only()
+            .unwrap();
+        file.write_all(&[0u8; 16]).unwrap();
+        drop(file);
+        let e = read_npy(&path).err().expect("refused").to_string();
+        assert!(e.contains("16 data bytes for shape [1099511627776]"), "{e}");
+    }
+
+    #[test]
     fn npy_big_endian_and_fortran_order() {
         let path = tmp("be.npy");
         let mut file = std::fs::File::create(&path).unwrap();
