@@ -499,6 +499,11 @@ fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
     drop(compiled);
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Options that do not fit the kernel (an unknown kernel, parameter or dimension) are bad usage.
+        Err(e @ cutec::run::RunError::Usage(_)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(1)

@@ -206,3 +206,23 @@ fn usage_mistakes_exit_2() {
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("-D N is given twice (1024 and 4096)"));
 }
+
+#[test]
+fn run_options_that_do_not_fit_the_kernel_exit_2_before_any_gpu_work() {
+    let dir = std::env::temp_dir().join(format!("cutec-cli-run-{}", std::process::id()));
+    let d = dir.to_str().expect("utf-8 path").to_owned();
+    let o = cutec(&["build", "examples/copy.cute", "--emit", "ptx,manifest", "-o", &d]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let ptx = format!("{d}/copy.ptx");
+    for (args, says) in [
+        (vec!["run", ptx.as_str(), "--kernel", "nope"], "no kernel `nope`"),
+        (vec!["run", ptx.as_str(), "--kernel", "copy", "--dim", "Q=4"], "Q"),
+        (vec!["run", ptx.as_str(), "--kernel", "copy", "--input", "q=q.npy"], "q"),
+    ] {
+        let o = cutec(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
