@@ -1,6 +1,6 @@
 //! Statements and blocks: structured control flow over the expressions.
 
-use crate::arena::{Handle, Loc};
+use crate::arena::{Arena, Handle, Loc};
 use crate::expr::Expr;
 use crate::module::Var;
 use crate::op::Op;
@@ -228,6 +228,33 @@ impl Stmt {
             | Stmt::Return
             | Stmt::Barrier(_)
             | Stmt::Warpgroup { .. } => None,
+        }
+    }
+
+    /// The variable this statement writes (not in nested blocks): `var = ..`, or a `for`'s induction variable.
+    pub fn writes_var(&self) -> Option<Handle<Var>> {
+        match *self {
+            Stmt::WriteVar { var, .. } | Stmt::For { var, .. } => Some(var),
+            Stmt::Emit(_)
+            | Stmt::Op { .. }
+            | Stmt::Store { .. }
+            | Stmt::If { .. }
+            | Stmt::While { .. }
+            | Stmt::Break
+            | Stmt::Continue
+            | Stmt::Return
+            | Stmt::Barrier(_)
+            | Stmt::Warpgroup { .. } => None,
+        }
+    }
+
+    /// The variable this statement reads: only the emission of a `read $v` reads one (every other statement
+    /// reads variables through such emissions).
+    pub fn reads_var(&self, exprs: &Arena<Expr>) -> Option<Handle<Var>> {
+        let Stmt::Emit(h) = self else { return None };
+        match exprs.get(*h) {
+            Some(Expr::ReadVar(v)) => Some(*v),
+            _ => None,
         }
     }
 

@@ -116,25 +116,8 @@ fn summarize(k: &Kernel, s: &Stmt) -> Summary {
         s.for_each_use(&k.exprs, |h| {
             sum.uses.insert(h);
         });
-        match s {
-            Stmt::Emit(h) => {
-                if let Some(Expr::ReadVar(v)) = k.exprs.get(*h) {
-                    sum.reads.insert(*v);
-                }
-            }
-            Stmt::WriteVar { var, .. } | Stmt::For { var, .. } => {
-                sum.writes.insert(*var);
-            }
-            Stmt::Op { .. }
-            | Stmt::Store { .. }
-            | Stmt::If { .. }
-            | Stmt::While { .. }
-            | Stmt::Break
-            | Stmt::Continue
-            | Stmt::Return
-            | Stmt::Barrier(_)
-            | Stmt::Warpgroup { .. } => {}
-        }
+        sum.reads.extend(s.reads_var(&k.exprs));
+        sum.writes.extend(s.writes_var());
     };
     visit(s);
     for b in s.blocks() {

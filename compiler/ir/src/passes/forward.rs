@@ -126,46 +126,18 @@ impl Forward {
 /// The variables a block writes (nested blocks included; a loop writes its induction variable).
 fn written_in(block: &Block) -> HashSet<Handle<Var>> {
     let mut out = HashSet::new();
-    block.visit(&mut |s| match s {
-        Stmt::WriteVar { var, .. } | Stmt::For { var, .. } => {
-            out.insert(*var);
-        }
-        Stmt::Emit(_)
-        | Stmt::Op { .. }
-        | Stmt::Store { .. }
-        | Stmt::If { .. }
-        | Stmt::While { .. }
-        | Stmt::Break
-        | Stmt::Continue
-        | Stmt::Return
-        | Stmt::Barrier(_)
-        | Stmt::Warpgroup { .. } => {}
-    });
+    block.visit(&mut |s| out.extend(s.writes_var()));
     out
 }
 
 /// The variables some emitted expression reads (loop variables count as read: the loop uses them).
 fn read_vars(k: &Kernel, block: &Block) -> HashSet<Handle<Var>> {
     let mut out = HashSet::new();
-    block.visit(&mut |s| match s {
-        Stmt::Emit(h) => {
-            if let Some(Expr::ReadVar(v)) = k.exprs.get(*h) {
-                out.insert(*v);
-            }
-        }
-        Stmt::For { var, .. } => {
+    block.visit(&mut |s| {
+        out.extend(s.reads_var(&k.exprs));
+        if let Stmt::For { var, .. } = s {
             out.insert(*var);
         }
-        Stmt::Op { .. }
-        | Stmt::WriteVar { .. }
-        | Stmt::Store { .. }
-        | Stmt::If { .. }
-        | Stmt::While { .. }
-        | Stmt::Break
-        | Stmt::Continue
-        | Stmt::Return
-        | Stmt::Barrier(_)
-        | Stmt::Warpgroup { .. } => {}
     });
     out
 }
