@@ -106,6 +106,21 @@ pub struct Kernel {
     pub launch: Launch,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub const_params: BTreeMap<String, ConstValue>,
+    /// Divisibility the kernel's code relies on (its `static_assert`s on dynamic dimensions): the runtime
+    /// refuses a launch that breaks one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<Requirement>,
+}
+
+/// `dim` must be a multiple of `multiple_of` (positive).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requirement {
+    pub dim: String,
+    pub multiple_of: i64,
+    /// The message of the `static_assert` it comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// A kernel parameter as the user sees it.

@@ -148,6 +148,11 @@ pub enum ArgError {
     ClusterTooLarge { x: u32, y: u32, z: u32, total: u64 },
     #[error("grid.{axis} = {grid} is not a multiple of cluster.{axis} = {cluster}")]
     ClusterDivides { axis: char, grid: u32, cluster: u32 },
+    #[error(
+        "dimension `{dim}` = {value} (from {origin}) is not a multiple of {multiple_of}, which the kernel requires{}",
+        message.as_deref().map(|m| format!(": {m}")).unwrap_or_default()
+    )]
+    NotMultiple { dim: String, value: i64, origin: String, multiple_of: i64, message: Option<String> },
     #[error("inconsistent manifest: {reason}")]
     BadManifest { reason: String },
 }
@@ -195,6 +200,19 @@ pub fn check_launch(kernel: &Kernel, device: usize, args: &[ArgDesc]) -> Result<
     let dims = bind_dims(kernel, args)?;
     for (p, t) in &tensors {
         check_layout(p, t, &dims)?;
+    }
+    for r in &kernel.requires {
+        if let Some(b) = dims.iter().find(|b| b.name == r.dim)
+            && b.value % r.multiple_of != 0
+        {
+            return Err(ArgError::NotMultiple {
+                dim: r.dim.clone(),
+                value: b.value,
+                origin: b.origin.clone(),
+                multiple_of: r.multiple_of,
+                message: r.message.clone(),
+            });
+        }
     }
 
     let env = |name: &str| dims.iter().find(|b| b.name == name).map(|b| b.value);

@@ -265,6 +265,12 @@ impl KernelBuilder {
             b.push(stmt, loc);
         }
     }
+    /// Appends the statements of `block` to the current block.
+    pub fn append_block(&mut self, block: Block) {
+        if let Some(b) = self.blocks.last_mut() {
+            b.append(block);
+        }
+    }
     pub fn write(&mut self, var: Handle<Var>, value: Handle<Expr>) {
         self.push(Stmt::WriteVar { var, value });
     }

@@ -19,6 +19,9 @@ pub const NOT_CONSTANT: &str = "E0305";
 pub const NOT_IMPLEMENTED: &str = "E0306";
 /// The kernel's static shared memory is over sm_90a's 48 KiB per block.
 pub const TOO_MUCH_SHARED: &str = "E0307";
+/// An access through a view of a kernel argument that may fall outside the argument, whose coordinates the
+/// compiler could not follow to predicate it.
+pub const UNBOUNDED_ACCESS: &str = "E0308";
 /// The IR failed validation: a compiler bug.
 pub const INTERNAL: &str = "E0399";
 
@@ -84,6 +87,19 @@ Remove the attribute for now; the loop or kernel then runs unscheduled.",
 must be dynamic shared memory, requested by the launch (`smem = ...`, up to 227 KiB). The message gives the \
 kernel's total, each `make_tensor<_, smem>` aligned as it asks; the label is at the allocation that goes over.\n\n    \
 let s = make_tensor<f32, smem>((128, 128):(128, 1));   // 64 KiB: error\n",
+    },
+    CodeInfo {
+        code: UNBOUNDED_ACCESS,
+        title: "access that may fall outside its tensor, not predicable",
+        explanation: "Every access through a view of a kernel argument (a tile of `local_tile`, a partition of \
+`local_partition`, a slice) must stay inside that argument. Where the compiler cannot prove it does (a tile of a \
+tensor with dynamic extents may cross the edge), it predicates the access: a load outside gives 0, a store \
+outside is skipped. To predicate, it follows each element's coordinates in the argument through the operations \
+that made the view; this error means an operation lost them (it merged modes of the argument into one, for \
+example by composing with a layout that walks across rows), or that an access is outside the tensor whatever \
+the arguments. Make the view with `local_tile`, `local_partition`, slicing, or compositions that keep the \
+argument's modes apart, or state that the tiles divide the tensor with a requirement the runtime checks at \
+launch:\n\n    static_assert(M % 128 == 0, \"M must be a multiple of the tile\");\n",
     },
     CodeInfo {
         code: INTERNAL,

@@ -26,6 +26,11 @@ impl Block {
         self.stmts.insert(index, stmt);
         self.locs.insert(index, loc);
     }
+    /// Appends every statement of `other`, with its location.
+    pub fn append(&mut self, other: Block) {
+        self.stmts.extend(other.stmts);
+        self.locs.extend(other.locs);
+    }
     pub fn len(&self) -> usize {
         self.stmts.len()
     }

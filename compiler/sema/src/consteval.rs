@@ -437,6 +437,14 @@ impl Fcx<'_, '_> {
                 self.error(SemaError::StaticAssertFailed { span: cond.span, message, sides, generics });
             }
             Cond::Known(_) | Cond::Pending => {}
+            Cond::Runtime(_) if let Some(facts) = self.divisibility_facts(cond) => {
+                if let Some(f) = self.func.and_then(|f| self.cx.functions.get_mut(f)) {
+                    for (dim, multiple_of) in facts {
+                        let message = message.clone();
+                        f.requires.push(crate::Requirement { dim, multiple_of, message, span: cond.span });
+                    }
+                }
+            }
             Cond::Runtime(span) => {
                 let context = "the condition of `static_assert`".to_owned();
                 self.error(SemaError::NotConstant { span, context, whole: cond.span });
@@ -485,6 +493,35 @@ impl Fcx<'_, '_> {
             .filter_map(|n| info.const_generics.iter().find(|g| &g.name == n))
             .filter_map(|g| Some((g.name.clone(), g.value?, g.from_define)))
             .collect()
+    }
+
+    /// `D % c == 0` (`&&` of several) where `D` is a dynamic dimension of the kernel being checked and `c` a
+    /// positive compile-time integer: requirements the runtime checks at launch (see [`crate::Requirement`]).
+    fn divisibility_facts(&self, e: &Expr) -> Option<Vec<(String, i64)>> {
+        let kernel = self.func.and_then(|f| self.cx.functions.get(f)).filter(|f| f.is_kernel)?;
+        let mut facts = Vec::new();
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            let ExprKind::Binary { op, lhs, rhs } = &e.kind else { return None };
+            match op {
+                // Right first: popped left first, so facts keep their source order.
+                BinaryOp::And => stack.extend([&**rhs, &**lhs]),
+                BinaryOp::Eq => {
+                    let (rem, zero) = if matches!(rhs.kind, ExprKind::Int(0)) { (lhs, rhs) } else { (rhs, lhs) };
+                    if !matches!(zero.kind, ExprKind::Int(0)) {
+                        return None;
+                    }
+                    let ExprKind::Binary { op: BinaryOp::Rem, lhs: dim, rhs: by } = &rem.kind else { return None };
+                    let (SymInt::Dim(name), SymInt::Const(c)) = (self.sym(dim), self.sym(by)) else { return None };
+                    if c <= 0 || !kernel.dyn_dims.iter().any(|d| d.name == name) {
+                        return None;
+                    }
+                    facts.push((name, c));
+                }
+                _ => return None,
+            }
+        }
+        Some(facts)
     }
 
     /// The value of a checked integer or `bool` expression of a `static_assert` condition. With `pending` (a

@@ -251,6 +251,20 @@ pub struct FunctionInfo {
     pub launch: Option<LaunchInfo>,
     pub warp_specialized: bool,
     pub inline: bool,
+    /// Kernels only: `static_assert(M % 128 == 0)` on dynamic dimensions, which the runtime checks at launch and
+    /// the lowering may rely on.
+    pub requires: Vec<Requirement>,
+}
+
+/// A divisibility requirement on a dynamic dimension, from a `static_assert` the checker cannot decide.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Requirement {
+    pub dim: String,
+    /// Positive.
+    pub multiple_of: i64,
+    /// The `static_assert`'s message, if it has one.
+    pub message: Option<String>,
+    pub span: Span,
 }
 
 /// `const NAME: int = default` in a generic list.

@@ -42,6 +42,7 @@ pub(crate) fn declare(cx: &mut Cx<'_>, m: ModuleId, item: usize, f: &ast::Functi
         launch: None,
         warp_specialized: false,
         inline: false,
+        requires: Vec::new(),
     });
     cx.fn_index.insert((m, item), fi);
     fi

@@ -258,6 +258,24 @@ impl SymInt {
         }
     }
 
+    /// `self` with each non-constant leaf `l` replaced by `f(l)` where that is `Some`; operations are folded again
+    /// ([`SymInt::op`]), and so are the identities `x + 0`, `x - 0`, `x * 1` and `x * 0`.
+    pub fn substitute(&self, f: &dyn Fn(&SymInt) -> Option<SymInt>) -> SymInt {
+        match self {
+            SymInt::Const(_) => self.clone(),
+            SymInt::Op(op, a, b) => {
+                let (a, b) = (a.substitute(f), b.substitute(f));
+                match (op, a.as_const(), b.as_const()) {
+                    (Op::Add, Some(0), _) | (Op::Mul, Some(1), _) => b,
+                    (Op::Add | Op::Sub, _, Some(0)) | (Op::Mul, _, Some(1)) => a,
+                    (Op::Mul, Some(0), _) | (Op::Mul, _, Some(0)) => SymInt::Const(0),
+                    _ => SymInt::op(*op, a, b),
+                }
+            }
+            leaf => f(leaf).unwrap_or_else(|| leaf.clone()),
+        }
+    }
+
     /// Evaluates; `leaf` gives the value of each non-constant leaf it knows.
     pub fn eval(&self, leaf: &dyn Fn(&SymInt) -> Option<i64>) -> Result<i64, EvalError> {
         match self {

@@ -136,3 +136,27 @@ mod json {
         assert!(serde_json::to_string(&SymInt::Param { index: 0, name: "n".into() }).is_err());
     }
 }
+
+#[test]
+fn substitute_folds_identities() {
+    let m = SymInt::dim("M");
+    let t0 = SymInt::dim("#0");
+    let t1 = SymInt::dim("#1");
+    // 4*#0 + M*#1 + 7*#0: the component of #0 is 11, of #1 is M.
+    let s = SymInt::op(
+        Op::Add,
+        SymInt::op(Op::Add, SymInt::op(Op::Mul, SymInt::Const(4), t0.clone()), SymInt::op(Op::Mul, m.clone(), t1)),
+        SymInt::op(Op::Mul, SymInt::Const(7), t0),
+    );
+    let pick = |k: &str| {
+        let k = k.to_owned();
+        move |l: &SymInt| match l {
+            SymInt::Dim(n) if n.starts_with('#') => Some(SymInt::Const(i64::from(*n == k))),
+            _ => None,
+        }
+    };
+    assert_eq!(s.substitute(&pick("#0")), SymInt::Const(11));
+    assert_eq!(s.substitute(&pick("#1")), m);
+    // Leaves `f` does not know stay.
+    assert_eq!(m.substitute(&|_| None), m);
+}

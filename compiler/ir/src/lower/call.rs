@@ -182,7 +182,18 @@ impl Lower<'_> {
         }
         let result = self.layout_result(cutec_layout::apply(op, &generics, &values), span)?;
         match (tensor, result) {
-            (Some(t), cutec_layout::Value::Layout(layout)) => Ok(Value::Tensor(TensorView { layout, ..t })),
+            (Some(t), cutec_layout::Value::Layout(layout)) => {
+                // The same operation on the view's coordinates.
+                let bounds = t.bounds.follow(&layout, |l| {
+                    let mut coords = values.clone();
+                    coords[0] = cutec_layout::Value::Layout(l.clone());
+                    match cutec_layout::apply(op, &generics, &coords)? {
+                        cutec_layout::Value::Layout(l) => Ok((l, SymInt::Const(0))),
+                        other => Err(cutec_layout::LayoutError::Invalid { op: op.name(), what: format!("`{other}` is not a layout") }),
+                    }
+                });
+                Ok(Value::Tensor(TensorView { layout, bounds, ..t }))
+            }
             (Some(_), other) => self.unsupported(span, format!("`{}` giving `{other}` on a tensor", op.name())),
             (None, v) => self.value_of_algebra(v, span),
         }
@@ -218,22 +229,11 @@ impl Lower<'_> {
         coord: super::value::CoordV,
         span: Span,
     ) -> LResult<TensorView> {
-        let r = cutec_layout::local_tile(&t.layout, tiler, &coord.placeholder());
-        let (layout, _) = self.layout_result(r, span)?;
-        let zipped = self.layout_result(cutec_layout::zipped_divide(&t.layout, tiler), span)?;
-        let rest = self.layout_result(zipped.mode(1), span)?;
-        // Missing trailing coordinates are `_`, as in `cutec_layout::local_tile`.
-        let coord = match coord {
-            super::value::CoordV::Tuple(mut v) if rest.rank() > v.len() => {
-                v.resize(rest.rank(), super::value::CoordV::Underscore);
-                super::value::CoordV::Tuple(v)
-            }
-            c => c,
-        };
-        let (shape, stride) = (rest.shape().clone(), rest.stride().clone());
-        let idx = self.crd2idx(&coord, &shape, &stride, span)?;
+        let r = local_tile_parts(&t.layout, tiler, &coord);
+        let (layout, idx) = self.crd_result(r, span)?;
         let offset = self.idx_add(&t.offset, &idx, span)?;
-        Ok(TensorView { layout, offset, ..t.clone() })
+        let bounds = t.bounds.follow(&layout, |l| local_tile_parts(l, tiler, &coord));
+        Ok(TensorView { layout, offset, bounds, ..t.clone() })
     }
 
     /// `local_partition(t, tile, index)` (CuTe's `outer_partition`): the elements of `zipped_divide(t,
@@ -241,8 +241,6 @@ impl Lower<'_> {
     /// (`tile.get_flat_coord(index)`).
     fn local_partition(&mut self, t: &TensorView, tile: &Layout, index: SymInt, span: Span) -> LResult<TensorView> {
         use super::value::CoordV;
-        let r = cutec_layout::local_partition(&t.layout, tile, &cutec_layout::Int::Static(0));
-        let (layout, _) = self.layout_result(r, span)?;
         if !tile.is_static() {
             return self.error(
                 codes::UNSUPPORTED_LAYOUT,
@@ -266,15 +264,11 @@ impl Lower<'_> {
             let (shape, stride) = (compact.shape().clone(), compact.stride().clone());
             flat.push(CoordV::Int(self.crd2idx(&c, &shape, &stride, span)?));
         }
-        let z = self.layout_result(cutec_layout::zipped_divide(&t.layout, &tiler), span)?;
-        let (r0, r1) = (self.layout_result(z.mode(0), span)?.rank(), self.layout_result(z.mode(1), span)?.rank());
-        flat.resize(r0.max(flat.len()), CoordV::Underscore);
-        let rest = if r1 == 1 { CoordV::Underscore } else { CoordV::Tuple(vec![CoordV::Underscore; r1]) };
-        let first = if r0 == 1 && flat.len() == 1 { flat.remove(0) } else { CoordV::Tuple(flat) };
-        let (shape, stride) = (z.shape().clone(), z.stride().clone());
-        let idx = self.crd2idx(&CoordV::Tuple(vec![first, rest]), &shape, &stride, span)?;
+        let r = partition_parts(&t.layout, tile, &tiler, &flat);
+        let (layout, idx) = self.crd_result(r, span)?;
         let offset = self.idx_add(&t.offset, &idx, span)?;
-        Ok(TensorView { layout, offset, ..t.clone() })
+        let bounds = t.bounds.follow(&layout, |l| partition_parts(l, tile, &tiler, &flat));
+        Ok(TensorView { layout, offset, bounds, ..t.clone() })
     }
 
     /// A new register or shared-memory tensor: a static allocation of `cosize(layout)` elements.
@@ -306,6 +300,7 @@ impl Lower<'_> {
             offset: SymInt::Const(0),
             base_align: ALLOC_ALIGN,
             param: None,
+            bounds: super::bounds::Bounds::Free,
         })
     }
 
@@ -410,4 +405,47 @@ fn find_return(stmts: &[ast::Stmt]) -> Option<Span> {
 
 fn builtin_name(b: Builtin) -> String {
     cutec_sema::BUILTINS.iter().find(|i| i.builtin == b).map_or_else(|| format!("{b:?}"), |i| i.name.to_string())
+}
+
+/// `local_tile` of the layout `l`: the tile's layout and the offset of the tile at `coord` (missing trailing
+/// coordinates are `_`, as in `cutec_layout::local_tile`).
+fn local_tile_parts(
+    l: &Layout,
+    tiler: &Tiler,
+    coord: &super::value::CoordV,
+) -> Result<(Layout, SymInt), cutec_layout::LayoutError> {
+    use super::value::CoordV;
+    let (layout, _) = cutec_layout::local_tile(l, tiler, &coord.placeholder())?;
+    let zipped = cutec_layout::zipped_divide(l, tiler)?;
+    let rest = zipped.mode(1)?;
+    let coord = match coord.clone() {
+        CoordV::Tuple(mut v) if rest.rank() > v.len() => {
+            v.resize(rest.rank(), CoordV::Underscore);
+            CoordV::Tuple(v)
+        }
+        c => c,
+    };
+    let idx = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), rest.shape(), rest.stride())?;
+    Ok((layout, idx.sym()))
+}
+
+/// `local_partition` of the layout `l` by the thread layout `tile` (its mode sizes `tiler`): the partition's
+/// layout and the offset of the thread whose flat coordinate is `flat`.
+fn partition_parts(
+    l: &Layout,
+    tile: &Layout,
+    tiler: &Tiler,
+    flat: &[super::value::CoordV],
+) -> Result<(Layout, SymInt), cutec_layout::LayoutError> {
+    use super::value::CoordV;
+    let (layout, _) = cutec_layout::local_partition(l, tile, &cutec_layout::Int::Static(0))?;
+    let z = cutec_layout::zipped_divide(l, tiler)?;
+    let (r0, r1) = (z.mode(0)?.rank(), z.mode(1)?.rank());
+    let mut flat = flat.to_vec();
+    flat.resize(r0.max(flat.len()), CoordV::Underscore);
+    let rest = if r1 == 1 { CoordV::Underscore } else { CoordV::Tuple(vec![CoordV::Underscore; r1]) };
+    let first = if r0 == 1 && flat.len() == 1 { flat.remove(0) } else { CoordV::Tuple(flat) };
+    let c = CoordV::Tuple(vec![first, rest]).to_layout();
+    let idx = cutec_layout::int_tuple::crd2idx("crd2idx", &c, z.shape(), z.stride())?;
+    Ok((layout, idx.sym()))
 }

@@ -21,9 +21,35 @@ impl Lower<'_> {
         if coord.has_underscore() {
             return Ok(Value::Tensor(self.slice(&t, &coord, span)?));
         }
+        let pred = self.element_pred(&t, &coord, span)?;
         let (ptr, align) = self.element_ptr(&t, &coord, span)?;
         let ty = self.ir_scalar(t.elem, span)?;
-        Ok(Value::Scalar(self.b.load(ptr, Type::Scalar(ty), align), t.elem))
+        let value = match pred {
+            None => self.b.load(ptr, Type::Scalar(ty), align),
+            Some(p) => self.guarded_load(p, ptr, ty, align),
+        };
+        Ok(Value::Scalar(value, t.elem))
+    }
+
+    /// `p ? *ptr : 0`, the load made only where `p` holds.
+    fn guarded_load(&mut self, p: Handle<Expr>, ptr: Handle<Expr>, ty: crate::Scalar, align: u32) -> Handle<Expr> {
+        let var = self.b.var("inside", Type::Scalar(ty));
+        let zero = self.zero(ty);
+        self.b.write(var, zero);
+        self.b.if_then(p, |b| {
+            let v = b.load(ptr, Type::Scalar(ty), align);
+            b.write(var, v);
+        });
+        self.b.read(var)
+    }
+
+    /// The zero of a scalar type.
+    fn zero(&mut self, ty: crate::Scalar) -> Handle<Expr> {
+        if ty.is_int() {
+            self.b.lit(crate::Literal::Int { value: 0, ty })
+        } else {
+            self.b.lit(crate::Literal::Float { value: 0.0, ty })
+        }
     }
 
     /// Stores `value` into element `coord` of `t`.
@@ -32,8 +58,12 @@ impl Lower<'_> {
             return self.unsupported(span, "assigning to a slice (use `copy` or `fill`)");
         }
         let v = self.scalar(value, t.elem, span)?;
+        let pred = self.element_pred(t, coord, span)?;
         let (ptr, align) = self.element_ptr(t, coord, span)?;
-        self.b.store(ptr, v, align);
+        match pred {
+            None => self.b.store(ptr, v, align),
+            Some(p) => self.b.if_then(p, |b| b.store(ptr, v, align)),
+        }
         Ok(())
     }
 
@@ -86,12 +116,10 @@ impl Lower<'_> {
 
     /// `t[coord]` with `_`: the modes under `_`, offset by the rest of the coordinate.
     pub fn slice(&mut self, t: &TensorView, coord: &CoordV, span: Span) -> LResult<TensorView> {
-        let r = t.layout.slice_and_offset(&coord.placeholder());
-        let (layout, _) = self.layout_result(r, span)?;
-        let (shape, stride) = (t.layout.shape().clone(), t.layout.stride().clone());
-        let idx = self.crd2idx(coord, &shape, &stride, span)?;
+        let (layout, idx) = self.crd_result(slice_parts(&t.layout, coord), span)?;
         let offset = self.idx_add(&t.offset, &idx, span)?;
-        Ok(TensorView { layout, offset, ..t.clone() })
+        let bounds = t.bounds.follow(&layout, |l| slice_parts(l, coord));
+        Ok(TensorView { layout, offset, bounds, ..t.clone() })
     }
 
     /// `copy(src, dst)`: element i of `src` to element i of `dst`, `v` elements at a time, where `v` is the
@@ -112,9 +140,82 @@ impl Lower<'_> {
             );
         }
         let elem = self.ir_scalar(src.elem, span)?;
+        let (sp, dp) = (self.tile_pred(src, so.len(), span)?, self.tile_pred(dst, d_o.len(), span)?);
+        if sp.is_none() && dp.is_none() {
+            return self.copy_vectorized(src, dst, &so, &d_o, elem, span);
+        }
+        // Some element may be outside: the whole tile is tested once, and only a tile that crosses the edge
+        // takes the element-by-element path (loads outside give 0, stores outside are skipped).
+        let all = [&sp, &dp].into_iter().flatten().filter_map(|p| p.all).reduce(|a, b| self.b.binary(crate::BinaryOp::And, a, b));
+        let slow = |cx: &mut Self| -> LResult<()> {
+            let ty = Type::Scalar(elem);
+            for i in 0..so.len() {
+                let d = match &dp {
+                    Some(p) => cx.tile_elem_pred(p, i, span)?,
+                    None => None,
+                };
+                cx.b.open_block();
+                let from = cx.affine_ptr(src, &so[i], elem, span)?;
+                let value = match &sp {
+                    Some(p) => match cx.tile_elem_pred(p, i, span)? {
+                        Some(s) => cx.guarded_load(s, from, elem, elem.size_bytes()),
+                        None => cx.b.load(from, ty, elem.size_bytes()),
+                    },
+                    None => cx.b.load(from, ty, elem.size_bytes()),
+                };
+                let to = cx.affine_ptr(dst, &d_o[i], elem, span)?;
+                cx.b.store(to, value, elem.size_bytes());
+                let block = cx.b.close_block();
+                cx.guarded_block(d, block);
+            }
+            Ok(())
+        };
+        self.versioned(all, |cx| cx.copy_vectorized(src, dst, &so, &d_o, elem, span), slow)
+    }
+
+    /// `fast` where `all` holds (nothing when it is the literal `false`), `slow` elsewhere.
+    fn versioned(
+        &mut self,
+        all: Option<Handle<Expr>>,
+        fast: impl FnOnce(&mut Self) -> LResult<()>,
+        slow: impl FnOnce(&mut Self) -> LResult<()>,
+    ) -> LResult<()> {
+        let Some(all) = all else { return fast(self) };
+        let never = matches!(self.b.kernel().exprs.get(all), Some(Expr::Literal(crate::Literal::Bool(false))));
+        if never {
+            return slow(self);
+        }
+        self.b.open_block();
+        let f = fast(self);
+        let accept = self.b.close_block();
+        self.b.open_block();
+        let s = slow(self);
+        let reject = self.b.close_block();
+        self.b.push(crate::Stmt::If { cond: all, accept, reject });
+        f.and(s)
+    }
+
+    /// The statements of `block`, under `if p` when there is a predicate.
+    fn guarded_block(&mut self, p: Option<Handle<Expr>>, block: crate::Block) {
+        match p {
+            None => self.b.append_block(block),
+            Some(p) => self.b.push(crate::Stmt::If { cond: p, accept: block, reject: crate::Block::new() }),
+        }
+    }
+
+    /// The copy of [`Lower::copy`] when every element is inside: vectors as wide as the layouts allow.
+    fn copy_vectorized(
+        &mut self,
+        src: &TensorView,
+        dst: &TensorView,
+        so: &[Affine],
+        d_o: &[Affine],
+        elem: crate::Scalar,
+        span: Span,
+    ) -> LResult<()> {
         let bytes = elem.size_bytes();
         let mut v = (MAX_VECTOR_BYTES / bytes).max(1) as usize;
-        while v > 1 && !(self.vectorizable(src, &so, v, bytes) && self.vectorizable(dst, &d_o, v, bytes)) {
+        while v > 1 && !(self.vectorizable(src, so, v, bytes) && self.vectorizable(dst, d_o, v, bytes)) {
             v /= 2;
         }
         let ty = Type::vector(elem, v as u8);
@@ -137,11 +238,22 @@ impl Lower<'_> {
         let offsets = self.affine_offsets(t, span)?;
         let v = self.scalar(value, t.elem, span)?;
         let elem = self.ir_scalar(t.elem, span)?;
-        for a in &offsets {
-            let to = self.affine_ptr(t, a, elem, span)?;
-            self.b.store(to, v, elem.size_bytes());
-        }
-        Ok(())
+        let pred = self.tile_pred(t, offsets.len(), span)?;
+        let store = |cx: &mut Self, i: usize, guard: bool| -> LResult<()> {
+            let p = match (&pred, guard) {
+                (Some(p), true) => cx.tile_elem_pred(p, i, span)?,
+                _ => None,
+            };
+            cx.b.open_block();
+            let to = cx.affine_ptr(t, &offsets[i], elem, span)?;
+            cx.b.store(to, v, elem.size_bytes());
+            let block = cx.b.close_block();
+            cx.guarded_block(p, block);
+            Ok(())
+        };
+        let all = pred.as_ref().and_then(|p| p.all);
+        let n = offsets.len();
+        self.versioned(all, |cx| (0..n).try_for_each(|i| store(cx, i, false)), |cx| (0..n).try_for_each(|i| store(cx, i, true)))
     }
 
     /// The offset of each element `i < size` (colexicographic over the flattened static shape) as a constant
@@ -234,4 +346,11 @@ impl Lower<'_> {
 struct Affine {
     konst: i64,
     terms: Vec<(usize, i64)>,
+}
+
+/// A slice of the layout `l` at `coord` (with `_`): the layout of the modes under `_`, and the offset of the rest.
+fn slice_parts(l: &cutec_layout::Layout, coord: &CoordV) -> Result<(cutec_layout::Layout, SymInt), cutec_layout::LayoutError> {
+    let (layout, _) = l.slice_and_offset(&coord.placeholder())?;
+    let idx = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), l.shape(), l.stride())?;
+    Ok((layout, idx.sym()))
 }

@@ -93,6 +93,11 @@ impl Lower<'_> {
             dims,
             launch: mf::Launch { grid, block, cluster: None, smem_bytes, static_smem_bytes: 0 },
             const_params,
+            requires: info
+                .requires
+                .iter()
+                .map(|r| mf::Requirement { dim: r.dim.clone(), multiple_of: r.multiple_of, message: r.message.clone() })
+                .collect(),
         })
     }
 

@@ -262,6 +262,16 @@ impl Lower<'_> {
         self.divisor(&i.sym())
     }
 
+    /// Reports an error of the layout algebra at `span`; a coordinate that does not fit its shape says so.
+    pub fn crd_result<T>(&mut self, r: Result<T, LayoutError>, span: Span) -> LResult<T> {
+        match r {
+            Err(LayoutError::RankMismatch { what, .. }) => {
+                self.error(codes::UNSUPPORTED_LAYOUT, span, format!("a coordinate that does not fit: {what}"))
+            }
+            r => self.layout_result(r, span),
+        }
+    }
+
     /// CuTe's `crd2idx(coord, shape, stride)` (`_` counts as 0), computed by the layout algebra over symbolic
     /// integers: the result is a [`SymInt`] over the coordinate's IR values and the layout's dynamic
     /// dimensions, built in IR where it is used.

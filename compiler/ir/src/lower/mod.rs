@@ -20,11 +20,13 @@
 //! the checker accepted (it trusts the checker's types and resolutions, and reports rather than panics where
 //! they are missing).
 
+mod bounds;
 mod call;
 mod copy;
 mod expr;
 mod interface;
 mod layout;
+mod prove;
 mod stmt;
 mod value;
 
@@ -140,6 +142,18 @@ pub(crate) struct Lower<'p> {
     /// A known divisor of each IR value the lowering wrapped as a symbolic integer ([`Lower::sym_value`]), by
     /// expression index: what proves vector accesses aligned.
     pub divisors: HashMap<u32, i64>,
+    /// Dynamic dimensions read from a shape (not negative).
+    pub shape_dims: std::collections::HashSet<String>,
+    /// Each `for` variable's start and end, while its body is lowered: what bounds its reads.
+    pub loop_ranges: HashMap<Handle<crate::Var>, (Handle<Expr>, Handle<Expr>)>,
+    /// Comparisons known to hold where the lowering is (the conditions of the enclosing `if`s): `(a, b, strict)`
+    /// is `a < b` or `a <= b`.
+    pub facts: Vec<(Handle<Expr>, Handle<Expr>, bool)>,
+    /// Advanced by every write of a variable and at the entry and exit of every loop: two reads of a variable in
+    /// the same epoch give the same value.
+    pub epoch: u32,
+    /// The epoch of each read of a variable, by expression index.
+    pub read_epochs: HashMap<u32, u32>,
 }
 
 impl<'p> Lower<'p> {
@@ -154,6 +168,16 @@ impl<'p> Lower<'p> {
             diagnostics: Vec::new(),
             name_hint: None,
             divisors: HashMap::new(),
+            shape_dims: info
+                .dyn_dims
+                .iter()
+                .filter(|d| d.source.component == cutec_sema::DimComponent::Shape)
+                .map(|d| d.name.clone())
+                .collect(),
+            loop_ranges: HashMap::new(),
+            facts: Vec::new(),
+            epoch: 0,
+            read_epochs: HashMap::new(),
         }
     }
 
@@ -254,11 +278,12 @@ impl<'p> Lower<'p> {
                     base,
                     space: crate::AddrSpace::Global,
                     elem,
-                    layout,
                     offset: cutec_sema::SymInt::Const(0),
                     swizzle: None,
                     base_align: MAX_PARAM_ALIGN,
                     param: Some(index),
+                    bounds: bounds::Bounds::of_argument(&p.name, &layout),
+                    layout,
                 }))
             }
             cutec_sema::Type::Scalar(s) => {

@@ -40,7 +40,11 @@ impl Lower<'_> {
                 let c = self.scalar(&c, Scalar::Bool, cond.span)?;
                 self.at(s.span);
                 self.b.open_block();
+                // What the condition says holds in the `then` block: accesses there may need no predicate.
+                let known = self.facts.len();
+                self.learn(c);
                 let a = self.block(then_block);
+                self.facts.truncate(known);
                 let accept = self.b.close_block();
                 self.b.open_block();
                 let r = else_block.as_ref().map_or(Ok(()), |b| self.block(b));
@@ -65,9 +69,13 @@ impl Lower<'_> {
                 self.at(s.span);
                 let var = self.b.var(&self.loop_name(s), crate::Type::I32);
                 self.frame_mut()?.bindings.insert(*id, Binding::Var(var, Scalar::Int));
+                self.loop_ranges.insert(var, (lo, hi));
+                self.epoch += 1;
                 self.b.open_block();
                 let r = self.block(body);
                 let body = self.b.close_block();
+                self.epoch += 1;
+                self.loop_ranges.remove(&var);
                 self.at(s.span);
                 self.b.push(crate::Stmt::For { var, start: lo, end: hi, step: 1, unroll, stages, body });
                 r
@@ -75,14 +83,20 @@ impl Lower<'_> {
             StmtKind::While { cond, body } => {
                 // The condition is computed by the loop's header, again before each iteration.
                 self.at(s.span);
+                // Variables read in the loop may hold other values than before it (and after it).
+                self.epoch += 1;
                 self.b.open_block();
                 let c = self.expr(cond).and_then(|c| self.scalar(&c, Scalar::Bool, cond.span));
                 let header = self.b.close_block();
                 let c = c?;
                 self.b.open_block();
+                let known = self.facts.len();
+                self.learn(c);
                 let r = self.block(body);
+                self.facts.truncate(known);
                 let body = self.b.close_block();
                 self.at(s.span);
+                self.epoch += 1;
                 self.b.push(crate::Stmt::While { header, cond: c, body });
                 r
             }
@@ -123,7 +137,7 @@ impl Lower<'_> {
         let h = self.scalar(&v, s, span)?;
         let ty = self.ir_scalar(s, span)?;
         let var = self.b.var(name, crate::Type::Scalar(ty));
-        self.b.write(var, h);
+        self.write_var(var, h);
         Ok(Binding::Var(var, s))
     }
 
@@ -145,11 +159,11 @@ impl Lower<'_> {
                 let mut v = self.expr(value)?;
                 self.at(s.span);
                 if let Some(op) = op {
-                    let old = Value::Scalar(self.b.read(var), ty);
+                    let old = Value::Scalar(self.read_var(var), ty);
                     v = self.apply_op(op, &old, &v, ty, s.span)?;
                 }
                 let h = self.scalar(&v, ty, value.span)?;
-                self.b.write(var, h);
+                self.write_var(var, h);
                 Ok(())
             }
             ExprKind::Index { base, indices } => {

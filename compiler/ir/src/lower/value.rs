@@ -102,6 +102,8 @@ pub(crate) struct TensorView {
     pub base_align: u32,
     /// For kernel arguments: the declared parameter index (its required alignment grows with what is assumed).
     pub param: Option<usize>,
+    /// Where the view's elements are in the kernel argument it views, for predicating accesses.
+    pub bounds: super::bounds::Bounds,
 }
 
 impl TensorView {

@@ -1,0 +1,318 @@
+//! Proofs that a coordinate stays inside an extent, so that its access needs no predicate.
+//!
+//! A coordinate (a [`SymInt`] over IR values and dynamic dimensions) is turned into a linear form over *atoms*:
+//! dynamic dimensions (divided by what the kernel requires of them: under `static_assert(M % 128 == 0)` the atom is
+//! `M/128` and `M` is `128 * (M/128)`), IR values that are not sums or multiples of others (`thread_idx.x`, a
+//! loop variable, `x % 32`), and anything else as an opaque term. An atom has a range where the kernel says so:
+//! `thread_idx.x < block.x`, `block_idx.x < grid.x` (the launch clause, itself a linear form), `i < end` for a
+//! loop variable, `x % c < c`. `c < E` is proven when `E - 1 - max(c)` is a sum of non-negative terms, `c >= 0`
+//! when `min(c)` is. Nothing is proven about what the form cannot express: the access is then predicated.
+
+use super::Lower;
+use crate::{BinaryOp, CompareOp, Expr, Handle, SpecialReg};
+use cutec_sema::{SymInt, SymOp};
+
+/// How deep bounds are expanded (an atom's bound mentions other atoms, whose bounds are expanded in turn).
+const MAX_DEPTH: u32 = 6;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Atom {
+    /// A dynamic dimension divided by its required divisor (`M/128`, or `M` itself when nothing is required).
+    Dim(String),
+    /// An IR value that is neither a sum nor a multiple of others.
+    Value(u32),
+    /// A `for` variable (every read of it in its body is the same value).
+    LoopVar(u32),
+    /// A variable read in an epoch (`Lower::epoch`): reads in the same epoch are the same value.
+    VarRead(u32, u32),
+    /// An operation the form cannot open (`x % 32`, `x / 3` of an inexact quotient).
+    Opaque(SymInt),
+}
+
+/// `konst + Σ coef * atom`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub(crate) struct Linear {
+    konst: i64,
+    terms: Vec<(Atom, i64)>,
+}
+
+impl Linear {
+    fn constant(c: i64) -> Linear {
+        Linear { konst: c, terms: Vec::new() }
+    }
+    fn atom(a: Atom, coef: i64) -> Linear {
+        Linear { konst: 0, terms: vec![(a, coef)] }
+    }
+    fn add(mut self, other: &Linear, sign: i64) -> Option<Linear> {
+        self.konst = self.konst.checked_add(other.konst.checked_mul(sign)?)?;
+        for (a, c) in &other.terms {
+            let c = c.checked_mul(sign)?;
+            match self.terms.iter_mut().find(|(b, _)| b == a) {
+                Some((_, d)) => *d = d.checked_add(c)?,
+                None => self.terms.push((a.clone(), c)),
+            }
+        }
+        self.terms.retain(|(_, c)| *c != 0);
+        Some(self)
+    }
+    fn scale(mut self, k: i64) -> Option<Linear> {
+        self.konst = self.konst.checked_mul(k)?;
+        for (_, c) in &mut self.terms {
+            *c = c.checked_mul(k)?;
+        }
+        self.terms.retain(|(_, c)| *c != 0);
+        Some(self)
+    }
+}
+
+impl Lower<'_> {
+    /// Whether `0 <= c` holds for every run of the kernel.
+    pub(crate) fn proves_nonneg(&self, c: &SymInt) -> bool {
+        self.linear(c, 0).and_then(|l| self.extreme(&l, false, 0)).is_some_and(|l| self.nonneg(&l, 0))
+    }
+
+    /// Whether `c < extent` holds wherever the lowering is: for every run of the kernel, or under the
+    /// conditions of the enclosing `if`s.
+    pub(crate) fn proves_below(&self, c: &SymInt, extent: &SymInt) -> bool {
+        let (Some(c), Some(e)) = (self.linear(c, 0), self.linear(extent, 0)) else { return false };
+        // d = extent - 1 - c must not be negative.
+        let Some(d) = e.add(&Linear::constant(1), -1).and_then(|d| d.add(&c, -1)) else { return false };
+        if self.extreme(&d, false, 0).is_some_and(|m| self.nonneg(&m, 0)) {
+            return true;
+        }
+        // Under `a < b` (`a <= b - 1`): d - (b - 1 - a) not negative proves d not negative.
+        self.facts.iter().any(|&(a, b, strict)| {
+            let sym = |h: Handle<Expr>| SymInt::value(h.index() as u32, String::new());
+            let slack = SymInt::op(SymOp::Sub, SymInt::op(SymOp::Sub, sym(b), sym(a)), SymInt::Const(i64::from(strict)));
+            self.linear(&slack, 0)
+                .and_then(|s| d.clone().add(&s, -1))
+                .and_then(|r| self.extreme(&r, false, 0))
+                .is_some_and(|m| self.nonneg(&m, 0))
+        })
+    }
+
+    /// Records what the condition `c` (an `i1`) says where it holds: its comparisons `a < b`, `a <= b` (and
+    /// `>`, `>=` turned around), through `&&`.
+    pub(crate) fn learn(&mut self, c: Handle<Expr>) {
+        let mut stack = vec![c];
+        while let Some(h) = stack.pop() {
+            match self.b.kernel().exprs.get(h) {
+                Some(&Expr::Compare { op, lhs, rhs }) => match op {
+                    CompareOp::Lt => self.facts.push((lhs, rhs, true)),
+                    CompareOp::Le => self.facts.push((lhs, rhs, false)),
+                    CompareOp::Gt => self.facts.push((rhs, lhs, true)),
+                    CompareOp::Ge => self.facts.push((rhs, lhs, false)),
+                    CompareOp::Eq | CompareOp::Ne => {}
+                },
+                Some(&Expr::Binary { op: BinaryOp::And, lhs, rhs }) => stack.extend([lhs, rhs]),
+                _ => {}
+            }
+        }
+    }
+
+    /// The linear form of a symbolic integer, where it has one.
+    fn linear(&self, s: &SymInt, depth: u32) -> Option<Linear> {
+        if depth > 4 * MAX_DEPTH {
+            return None;
+        }
+        let opaque = || Some(Linear::atom(Atom::Opaque(s.clone()), 1));
+        match s {
+            SymInt::Const(c) => Some(Linear::constant(*c)),
+            SymInt::Dim(name) => {
+                let d = self.required_divisor(name);
+                Some(Linear::atom(Atom::Dim(name.clone()), d))
+            }
+            SymInt::Value { id, .. } => self.linear_ir(Handle::from_index(*id as usize), depth + 1),
+            SymInt::Op(op, a, b) => {
+                let (x, y) = (self.linear(a, depth + 1)?, self.linear(b, depth + 1)?);
+                match op {
+                    SymOp::Add => x.add(&y, 1),
+                    SymOp::Sub => x.add(&y, -1),
+                    SymOp::Mul if y.terms.is_empty() => x.scale(y.konst),
+                    SymOp::Mul if x.terms.is_empty() => y.scale(x.konst),
+                    SymOp::Div if y.terms.is_empty() => self.exact_div(&x, y.konst).or_else(opaque),
+                    SymOp::CeilDiv if y.terms.is_empty() => {
+                        let top = x.add(&Linear::constant(y.konst.checked_sub(1)?), 1)?;
+                        self.exact_div(&top, y.konst).or_else(opaque)
+                    }
+                    _ => opaque(),
+                }
+            }
+            SymInt::Generic(_) | SymInt::Param { .. } => None,
+        }
+    }
+
+    /// The linear form of an IR value: sums and constant multiples are opened, anything else is an atom.
+    fn linear_ir(&self, h: Handle<Expr>, depth: u32) -> Option<Linear> {
+        let value = || SymInt::value(h.index() as u32, String::new());
+        let atom = || Some(Linear::atom(Atom::Value(h.index() as u32), 1));
+        if let Some((name, _)) = self.dims.iter().find(|(_, d)| **d == h) {
+            return self.linear(&SymInt::dim(name.clone()), depth + 1);
+        }
+        match self.b.kernel().exprs.get(h)? {
+            Expr::Literal(l) => l.as_int().map(Linear::constant),
+            Expr::Convert { value, to } if to.is_int() => self.linear_ir(*value, depth + 1),
+            Expr::ReadVar(v) if self.loop_ranges.contains_key(v) => Some(Linear::atom(Atom::LoopVar(v.index() as u32), 1)),
+            Expr::ReadVar(v) => match self.read_epochs.get(&(h.index() as u32)) {
+                Some(&epoch) => Some(Linear::atom(Atom::VarRead(v.index() as u32, epoch), 1)),
+                None => atom(),
+            },
+            Expr::Binary { op, lhs, rhs } => {
+                let sym = |x: Handle<Expr>| SymInt::value(x.index() as u32, String::new());
+                let op = match op {
+                    BinaryOp::Add => SymOp::Add,
+                    BinaryOp::Sub => SymOp::Sub,
+                    BinaryOp::Mul => SymOp::Mul,
+                    BinaryOp::Div => SymOp::Div,
+                    _ => return atom(),
+                };
+                let l = self.linear(&SymInt::op(op, sym(*lhs), sym(*rhs)), depth + 1)?;
+                // An inexact quotient stays this value (whose range `range_of` knows).
+                if l.terms.iter().any(|(a, _)| matches!(a, Atom::Opaque(_))) { atom() } else { Some(l) }
+            }
+            _ => {
+                let _ = value;
+                atom()
+            }
+        }
+    }
+
+    /// `x / d` when every coefficient of `x` is a multiple of `d > 0` and `x` is not negative (so truncation is
+    /// floor, and the constant part divides with floor).
+    fn exact_div(&self, x: &Linear, d: i64) -> Option<Linear> {
+        if d <= 0 || !x.terms.iter().all(|(_, c)| c % d == 0) || !self.nonneg(x, 0) {
+            return None;
+        }
+        let terms = x.terms.iter().map(|(a, c)| (a.clone(), c / d)).collect();
+        Some(Linear { konst: x.konst.div_euclid(d), terms })
+    }
+
+    /// The largest (`max`) or smallest value of `l` over the atoms' ranges, as a linear form over the atoms
+    /// without a range (dimensions): exact for those.
+    fn extreme(&self, l: &Linear, max: bool, depth: u32) -> Option<Linear> {
+        let mut out = Linear::constant(l.konst);
+        for (a, c) in &l.terms {
+            // A positive coefficient takes the atom's bound in the same direction.
+            let up = (*c > 0) == max;
+            let bound = match self.range_of(a, depth) {
+                (lo, hi) => {
+                    let b = if up { hi } else { lo };
+                    match b {
+                        Some(b) if depth < MAX_DEPTH => self.extreme(&b, up, depth + 1)?,
+                        _ => Linear::atom(a.clone(), 1),
+                    }
+                }
+            };
+            out = out.add(&bound.scale(*c)?, 1)?;
+        }
+        Some(out)
+    }
+
+    /// Whether every term of `l` is non-negative: a non-negative constant and non-negative multiples of atoms
+    /// that cannot be negative.
+    fn nonneg(&self, l: &Linear, depth: u32) -> bool {
+        l.konst >= 0
+            && l.terms.iter().all(|(a, c)| {
+                *c >= 0
+                    && depth < MAX_DEPTH
+                    && self.range_of(a, depth).0.is_some_and(|lo| self.nonneg(&lo, depth + 1))
+            })
+    }
+
+    /// What is known of an atom: a lower and an upper bound (inclusive), as linear forms.
+    fn range_of(&self, a: &Atom, depth: u32) -> (Option<Linear>, Option<Linear>) {
+        let zero = || Some(Linear::constant(0));
+        match a {
+            // Extents are read from shapes, which are not negative (the runtime checks its arguments).
+            Atom::Dim(name) if self.shape_dims.contains(name) => (zero(), None),
+            Atom::Dim(_) => (None, None),
+            Atom::Value(id) => self.range_of_value(Handle::from_index(*id as usize), depth),
+            Atom::LoopVar(v) => match self.loop_ranges.get(&Handle::from_index(*v as usize)) {
+                Some(&(lo, hi)) => {
+                    let lo = self.linear_ir(lo, depth + 1);
+                    let hi = self.linear_ir(hi, depth + 1).and_then(|h| h.add(&Linear::constant(1), -1));
+                    (lo, hi)
+                }
+                None => (None, None),
+            },
+            Atom::Opaque(SymInt::Op(SymOp::Rem, x, m)) => match (self.linear(x, depth + 1), m.as_const()) {
+                (Some(x), Some(m)) if m > 0 && self.nonneg(&x, depth + 1) => (zero(), Some(Linear::constant(m - 1))),
+                _ => (None, None),
+            },
+            Atom::Opaque(SymInt::Op(SymOp::Div, x, d)) => match (self.linear(x, depth + 1), d.as_const()) {
+                (Some(x), Some(d)) if d > 0 && self.nonneg(&x, depth + 1) => {
+                    // floor(x / d) <= max(x) / d when that is a constant.
+                    let hi = self.extreme(&x, true, depth + 1).filter(|h| h.terms.is_empty());
+                    (zero(), hi.map(|h| Linear::constant(h.konst.div_euclid(d))))
+                }
+                _ => (None, None),
+            },
+            Atom::Opaque(_) | Atom::VarRead(..) => (None, None),
+        }
+    }
+
+    fn range_of_value(&self, h: Handle<Expr>, depth: u32) -> (Option<Linear>, Option<Linear>) {
+        let zero = || Some(Linear::constant(0));
+        let Some(e) = self.b.kernel().exprs.get(h) else { return (None, None) };
+        let launch = self.kernel_info.launch.as_ref();
+        match e {
+            Expr::Special(SpecialReg::ThreadIdx(d)) => {
+                let hi = self.b.kernel().block_size.map(|b| Linear::constant(i64::from(b[d.index()]) - 1));
+                (zero(), hi)
+            }
+            Expr::Special(SpecialReg::BlockIdx(d)) => {
+                let grid = launch.map(|l| l.grid.get(d.index()).cloned().unwrap_or(SymInt::Const(1)));
+                let hi = grid.and_then(|g| self.linear(&g, depth + 1)).and_then(|g| g.add(&Linear::constant(1), -1));
+                (zero(), hi)
+            }
+            Expr::Special(SpecialReg::LaneId) => (zero(), Some(Linear::constant(31))),
+            Expr::Special(_) => (Some(Linear::constant(1)), None),
+            Expr::Binary { op: BinaryOp::Rem, lhs, rhs } => {
+                let s = SymInt::op(
+                    SymOp::Rem,
+                    SymInt::value(lhs.index() as u32, String::new()),
+                    self.ir_const(*rhs).map_or_else(|| SymInt::value(rhs.index() as u32, String::new()), SymInt::Const),
+                );
+                self.range_of(&Atom::Opaque(s), depth)
+            }
+            Expr::Binary { op: BinaryOp::Div, lhs, rhs } => match self.ir_const(*rhs) {
+                Some(d) => {
+                    let s = SymInt::op(SymOp::Div, SymInt::value(lhs.index() as u32, String::new()), SymInt::Const(d));
+                    self.range_of(&Atom::Opaque(s), depth)
+                }
+                None => (None, None),
+            },
+            _ => (None, None),
+        }
+    }
+
+    /// Reads a variable, remembering in which epoch.
+    pub(crate) fn read_var(&mut self, var: Handle<crate::Var>) -> Handle<Expr> {
+        let h = self.b.read(var);
+        self.read_epochs.insert(h.index() as u32, self.epoch);
+        h
+    }
+
+    /// Writes a variable: later reads are a new epoch.
+    pub(crate) fn write_var(&mut self, var: Handle<crate::Var>, value: Handle<Expr>) {
+        self.b.write(var, value);
+        self.epoch += 1;
+    }
+
+    /// The value of an integer literal.
+    fn ir_const(&self, h: Handle<Expr>) -> Option<i64> {
+        match self.b.kernel().exprs.get(h)? {
+            Expr::Literal(l) => l.as_int(),
+            _ => None,
+        }
+    }
+
+    /// The divisor the kernel requires of a dynamic dimension (`static_assert(M % d == 0)`), 1 if none.
+    fn required_divisor(&self, dim: &str) -> i64 {
+        self.kernel_info
+            .requires
+            .iter()
+            .filter(|r| r.dim == dim)
+            .fold(1, |acc, r| acc / SymInt::gcd(acc, r.multiple_of) * r.multiple_of)
+    }
+}
