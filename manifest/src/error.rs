@@ -40,7 +40,9 @@ pub enum ManifestError {
     DimSourceMode { kernel: String, dim: String, param: String, of: DimComponent, mode: usize, rank: usize },
     #[error("kernel `{kernel}`: dimension `{dim}` comes from {param}.{of}[{mode}], which is `{found}`, not `{dim}`")]
     DimSourceMismatch { kernel: String, dim: String, param: String, of: DimComponent, mode: usize, found: IntTuple },
-    #[error("kernel `{kernel}`: requirement `{dim} % {multiple_of} == 0` needs a declared dimension and a positive divisor")]
+    #[error(
+        "kernel `{kernel}`: requirement `{dim} % {multiple_of} == 0` needs a declared dimension and a positive divisor"
+    )]
     BadRequirement { kernel: String, dim: String, multiple_of: i64 },
     #[error("kernel `{kernel}`: launch.{what} has {len} entries; it must have 1 to 3")]
     LaunchArity { kernel: String, what: &'static str, len: usize },

@@ -184,3 +184,28 @@ fn dims_from_strides_and_nested_layouts_validate() {
     assert_eq!(m.kernels[0].dims.len(), 3);
     assert_eq!(m.kernels[0].ptx_params().count(), 6);
 }
+
+#[test]
+fn requirements_round_trip_and_must_name_a_dimension_and_a_positive_divisor() {
+    let with = |req: serde_json::Value| {
+        serde_json::json!({
+            "format_version": 1, "target": "sm_90a", "module": "k.ptx",
+            "kernels": [{ "name": "k",
+                "params": [{ "kind": "tensor", "name": "x", "dtype": "f32", "space": "gmem",
+                             "layout": { "shape": ["N"], "stride": [1] }, "align_bytes": 4 }],
+                "dims": [{ "name": "N", "type": "i32", "from": { "param": "x", "mode": 0 } }],
+                "launch": { "grid": ["N"], "block": [1] },
+                "requires": req }]
+        })
+        .to_string()
+    };
+    let m = Manifest::from_json(&with(serde_json::json!([{ "dim": "N", "multiple_of": 8 }]))).expect("valid");
+    assert_eq!(m.kernels[0].requires, [Requirement { dim: "N".into(), multiple_of: 8, message: None }]);
+    assert_eq!(Manifest::from_json(&m.to_json_pretty()).expect("valid"), m);
+    for bad in
+        [serde_json::json!([{ "dim": "Q", "multiple_of": 8 }]), serde_json::json!([{ "dim": "N", "multiple_of": 0 }])]
+    {
+        let e = Manifest::from_json(&with(bad)).expect_err("invalid");
+        assert!(e.to_string().contains("needs a declared dimension and a positive divisor"), "{e}");
+    }
+}

@@ -100,7 +100,11 @@ fn kernel(k: &Kernel) -> Result<(), ManifestError> {
 
     for r in &k.requires {
         if r.multiple_of <= 0 || !declared(&r.dim) {
-            return Err(ManifestError::BadRequirement { kernel: kname(), dim: r.dim.clone(), multiple_of: r.multiple_of });
+            return Err(ManifestError::BadRequirement {
+                kernel: kname(),
+                dim: r.dim.clone(),
+                multiple_of: r.multiple_of,
+            });
         }
     }
 

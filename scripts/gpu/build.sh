@@ -13,6 +13,17 @@ c="$GPU_DIR/cutec"
 "$c" build examples/copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/grid_copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_simt.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+# Variants that require whole tiles (a launch requirement instead of predicates): what predication costs, measured
+# in the same run by bounds_check.py.
+variant() { # variant NAME SOURCE ANCHOR LINE: SOURCE with LINE inserted before the line starting with ANCHOR
+    awk -v anchor="$3" -v line="$4" 'index($0, anchor) == 1 && !done { print line; done = 1 } { print }' "$2" \
+        > "$GPU_DIR/$1.cute"
+    grep -qF "$4" "$GPU_DIR/$1.cute" || { echo "build.sh: $1: anchor not found" >&2; exit 1; }
+    "$c" build "$GPU_DIR/$1.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
+}
+variant gemm_simt_div examples/gemm_simt.cute "    let sa = make_tensor" \
+    '    static_assert(M % BM == 0 && N % BN == 0 && K % BK == 0, "whole tiles");'
+variant copy_div examples/copy.cute "    let gx = local_tile" '    static_assert(N % (THREADS * VEC) == 0, "whole tiles");'
 "$c" build examples/transpose.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # The same transpose with a plain row-major shared-memory tile: the swizzle's effect, measured in the same run.
 sed 's/composition(Swizzle<5, 0, 5>, (TILE, TILE):(TILE, 1))/(TILE, TILE):(TILE, 1)/' examples/transpose.cute \

@@ -26,6 +26,8 @@ echo "== the runtime's launch-argument cache"
 "$GPU_DIR/launch_check" "$GPU_DIR/copy.ptx" "$GPU_DIR/copy.json" || status=$?
 echo "== gemm_simt (SIMT f32 GEMM) against float64 and torch.matmul"
 GPU_DIR="$GPU_DIR" python3 scripts/gpu/gemm_check.py || status=$?
+echo "== bounds: ragged gemm_simt against float64, predication cost on full tiles, required divisibility refused"
+GPU_DIR="$GPU_DIR" python3 scripts/gpu/bounds_check.py || status=$?
 echo "== transpose (swizzled shared-memory tile) against torch, ragged shapes, and without the swizzle"
 GPU_DIR="$GPU_DIR" python3 scripts/gpu/transpose_check.py --ncu || status=$?
 

@@ -2,8 +2,8 @@
 """gemm_simt on the GPU: correctness against float64 and time against torch.matmul (fp32, TF32 off), same run.
 
 Run from the repository root on the GPU machine after scripts/gpu/build.sh filled .gpu/ (first_light.sh calls it).
-C = A * B^T with A (M, K) and B (N, K) K-major, f32; M, N multiples of 128 and K of 8 (the kernel has no edge
-handling). Fresh random inputs per shape; the output is poisoned by `cutec run` before the launch.
+C = A * B^T with A (M, K) and B (N, K) K-major, f32, on whole tiles (bounds_check.py runs ragged shapes). Fresh
+random inputs per shape; the output is poisoned by `cutec run` before the launch.
 Exit status: 0 when every shape matched, 1 otherwise.
 """
 import os

@@ -3,7 +3,7 @@
 use cutec_diagnostics::{Diagnostic, SourceMap};
 use cutec_ir::{PipelineOptions, lower, print, run_pipeline, validate};
 
-fn example(name: &str) -> String {
+pub(crate) fn example(name: &str) -> String {
     let path = format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
@@ -18,7 +18,7 @@ fn lower_source(source: &str, kernel: &str, defines: &[(&str, i64)]) -> Result<c
     lower(&out.program, kernel)
 }
 
-fn lowered_and_optimized(source: &str, kernel: &str, defines: &[(&str, i64)]) -> (cutec_ir::Module, String) {
+pub(crate) fn lowered_and_optimized(source: &str, kernel: &str, defines: &[(&str, i64)]) -> (cutec_ir::Module, String) {
     let mut module = lower_source(source, kernel, defines).unwrap_or_else(|d| panic!("{d:#?}"));
     let before = print(&module);
     validate(&module).unwrap_or_else(|e| panic!("{e}\n{before}"));

@@ -1,5 +1,6 @@
 //! The integration tests of cutec-ir.
 
+mod bounds;
 mod lower;
 mod passes;
 mod printer;

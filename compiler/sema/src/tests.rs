@@ -575,3 +575,24 @@ fn static_assert_conditions() {
     assert_eq!(codes(&k("", "    static_assert(true);")), ["E0110"]);
     assert_eq!(codes(&k("", "    static_assert<4>(true, \"\");")), ["E0125"]);
 }
+
+#[test]
+fn static_assert_of_divisibility_on_a_dynamic_dimension_is_a_launch_requirement() {
+    let src = "kernel k<const T: int = 64>(x: Tensor<f32, (M, N):(N, 1), gmem>) launch(grid = (M), block = (1)) {
+    static_assert(N % T == 0 && M % 2 == 0, \"whole tiles\");
+}";
+    let (map, out) = run(src);
+    assert!(!out.has_errors(), "{}", rendered(&map, &out));
+    let k = out.program.kernel("k").expect("checked");
+    let req: Vec<(&str, i64, Option<&str>)> =
+        k.requires.iter().map(|r| (r.dim.as_str(), r.multiple_of, r.message.as_deref())).collect();
+    assert_eq!(req, [("N", 64, Some("whole tiles")), ("M", 2, Some("whole tiles"))]);
+
+    // Anything else about a dynamic dimension cannot be decided at compile time: E0124, as before.
+    for cond in ["N > 64", "N % T == 1", "N % 0 == 0"] {
+        let (map, out) = run(&src.replace("N % T == 0 && M % 2 == 0", cond));
+        let text = rendered(&map, &out);
+        assert!(out.has_errors(), "`{cond}` must be rejected");
+        assert!(text.contains("E0124") || text.contains("E0143"), "`{cond}`:\n{text}");
+    }
+}

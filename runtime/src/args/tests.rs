@@ -317,3 +317,18 @@ fn row_major_strides() {
     assert_eq!(TensorDesc::row_major_strides(&[0, 5]), Some(vec![5, 1]));
     assert_eq!(TensorDesc::row_major_strides(&[i64::MAX, 2, 2]), None);
 }
+
+#[test]
+fn a_dimension_that_breaks_a_requirement_is_refused_naming_it() {
+    let mut k = softmax();
+    k.requires = vec![cutec_manifest::Requirement {
+        dim: "M".into(),
+        multiple_of: 4,
+        message: Some("rows come in fours".into()),
+    }];
+    assert!(check_launch(&k, 0, &args(8, 8)).is_ok());
+    assert_eq!(
+        err(&k, &args(10, 10)),
+        "dimension `M` = 10 (from x.shape[0]) is not a multiple of 4, which the kernel requires: rows come in fours"
+    );
+}

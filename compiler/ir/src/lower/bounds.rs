@@ -22,9 +22,19 @@ use cutec_sema::{SymInt, SymOp};
 pub(crate) enum Bounds {
     /// Not a view of a kernel argument (registers, shared memory): nothing to check.
     Free,
-    Tracked(Coords),
-    /// A view whose coordinates an operation lost: `why` says which.
-    Lost { param: String, why: String },
+    Tracked(Box<Coords>),
+    /// A view whose coordinates an operation lost: `why` says which. Its accesses are then kept inside the
+    /// argument's memory, `[0, cosize)` elements from its base, where that is known.
+    Lost(Box<Lost>),
+}
+
+/// A view of the kernel argument `param` whose coordinates an operation lost (`why` says which).
+#[derive(Clone, Debug)]
+pub(crate) struct Lost {
+    pub param: String,
+    pub why: String,
+    /// The argument's cosize, when known: the view's accesses are kept inside `[0, cosize)` from its base.
+    pub cosize: Option<SymInt>,
 }
 
 /// The coordinates of a view's elements in the kernel argument `param`.
@@ -36,6 +46,8 @@ pub(crate) struct Coords {
     /// The view's shape; strides over the tags `#m`.
     pub layout: Layout,
     pub offset: SymInt,
+    /// The argument's cosize, when no stride may be negative.
+    pub cosize: Option<SymInt>,
 }
 
 /// `a + b`, folded when `b` is 0 or both are constants.
@@ -72,18 +84,33 @@ fn linear_in_tags(s: &SymInt) -> bool {
 }
 
 impl Bounds {
-    /// The bounds of a kernel argument of layout `layout`: its coordinates are itself.
-    pub fn of_argument(param: &str, layout: &Layout) -> Bounds {
+    /// The bounds of a kernel argument of layout `layout`: its coordinates are itself. `nonneg` says which
+    /// dynamic dimensions cannot be negative (those read from shapes).
+    pub fn of_argument(param: &str, layout: &Layout, nonneg: &dyn Fn(&str) -> bool) -> Bounds {
         let leaves = layout.leaves();
         let extents = leaves.iter().map(|(s, _)| s.sym()).collect();
+        // 1 + sum of (s - 1) * d, when no stride may be negative.
+        let cosize = leaves.iter().try_fold(SymInt::Const(1), |acc, (s, d)| {
+            let d = d.sym();
+            let ok = match &d {
+                SymInt::Const(c) => *c >= 0,
+                SymInt::Dim(n) => nonneg(n),
+                _ => false,
+            };
+            let extent = SymInt::op(SymOp::Sub, s.sym(), SymInt::Const(1));
+            ok.then(|| plus(&acc, &SymInt::op(SymOp::Mul, extent, d)))
+        });
         let mut next = 0;
         let strides = with_leaves(layout.shape(), &mut |_| {
             next += 1;
             Int::from_sym(tag(next - 1))
         });
+        let param = param.to_owned();
         match Layout::new(layout.shape().clone(), strides) {
-            Ok(layout) => Bounds::Tracked(Coords { param: param.to_owned(), extents, layout, offset: SymInt::Const(0) }),
-            Err(e) => Bounds::Lost { param: param.to_owned(), why: format!("its layout: {e}") },
+            Ok(layout) => {
+                Bounds::Tracked(Box::new(Coords { param, extents, layout, offset: SymInt::Const(0), cosize }))
+            }
+            Err(e) => Bounds::Lost(Box::new(Lost { param, why: format!("its layout: {e}"), cosize })),
         }
     }
 
@@ -91,18 +118,18 @@ impl Bounds {
     /// computes, from a layout of this view, the new layout and the offset it adds.
     pub fn follow(&self, data: &Layout, op: impl FnOnce(&Layout) -> Result<(Layout, SymInt), LayoutError>) -> Bounds {
         let Bounds::Tracked(c) = self else { return self.clone() };
-        let lost = |why: String| Bounds::Lost { param: c.param.clone(), why };
+        let lost = |why: String| Bounds::Lost(Box::new(Lost { param: c.param.clone(), why, cosize: c.cosize.clone() }));
         match op(&c.layout) {
             Ok((layout, _)) if layout.shape() != data.shape() => lost(format!(
                 "the operation maps `{}`'s modes onto the layout {data}, but its coordinates onto the shape {}",
                 c.param,
                 layout.shape()
             )),
-            Ok((layout, delta)) => Bounds::Tracked(Coords {
+            Ok((layout, delta)) => Bounds::Tracked(Box::new(Coords {
                 layout,
                 offset: SymInt::op(SymOp::Add, c.offset.clone(), delta),
-                ..c.clone()
-            }),
+                ..(**c).clone()
+            })),
             Err(e) => lost(format!("its coordinates could not be followed: {e}")),
         }
     }
@@ -124,14 +151,37 @@ struct Span1 {
 }
 
 impl Lower<'_> {
+    /// The coordinates to test the accesses of `t` against: `None` for a view of no argument; for a view whose
+    /// coordinates were lost, its element offsets against the argument's cosize (one leaf: tag `#0` times the
+    /// offset).
+    fn coords_of(&mut self, t: &TensorView, span: Span) -> LResult<Option<Coords>> {
+        match &t.bounds {
+            Bounds::Free => Ok(None),
+            Bounds::Tracked(c) => Ok(Some((**c).clone())),
+            Bounds::Lost(l) => {
+                let (param, why) = (&l.param, &l.why);
+                let Some(cosize) = &l.cosize else { return self.lost(param, why, span) };
+                let by_tag = |x: SymInt| SymInt::op(SymOp::Mul, x, tag(0));
+                let strides = t.layout.stride().clone();
+                let strides = with_leaves(&strides, &mut |d| Int::from_sym(by_tag(d.sym())));
+                match Layout::new(t.layout.shape().clone(), strides) {
+                    Ok(layout) => Ok(Some(Coords {
+                        param: param.clone(),
+                        extents: vec![cosize.clone()],
+                        layout,
+                        offset: by_tag(t.offset.clone()),
+                        cosize: Some(cosize.clone()),
+                    })),
+                    Err(e) => self.lost(param, &format!("{why}; {e}"), span),
+                }
+            }
+        }
+    }
+
     /// The predicate of the element at `coord` of `t`: `None` when it is proven inside (or `t` is not a view of
     /// an argument).
     pub fn element_pred(&mut self, t: &TensorView, coord: &CoordV, span: Span) -> LResult<Option<Handle<Expr>>> {
-        let c = match &t.bounds {
-            Bounds::Free => return Ok(None),
-            Bounds::Tracked(c) => c.clone(),
-            Bounds::Lost { param, why } => return self.lost(param, why, span),
-        };
+        let Some(c) = self.coords_of(t, span)? else { return Ok(None) };
         let r = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), c.layout.shape(), c.layout.stride());
         let idx = self.layout_result(r, span)?.sym();
         let idx = plus(&c.offset, &idx);
@@ -141,7 +191,7 @@ impl Lower<'_> {
                 let why = format!("the coordinate `{idx}` is not linear in `{}`'s coordinates", c.param);
                 return self.lost(&c.param, &why, span);
             };
-            let p = self.range_pred(&Span1 { base: x, lo: 0, hi: 0 }, extent, true, span)?;
+            let p = self.range_pred(&Span1 { base: x, lo: 0, hi: 0 }, extent, Some((&c.param, m)), span)?;
             pred = self.and(pred, p);
         }
         Ok(pred)
@@ -151,11 +201,7 @@ impl Lower<'_> {
     /// its shape): the predicate that all are inside (`None` when proven), and a function of the element index
     /// giving each element's own predicate, built where it is called.
     pub fn tile_pred(&mut self, t: &TensorView, n: usize, span: Span) -> LResult<Option<TilePred>> {
-        let c = match &t.bounds {
-            Bounds::Free => return Ok(None),
-            Bounds::Tracked(c) => c.clone(),
-            Bounds::Lost { param, why } => return self.lost(param, why, span),
-        };
+        let Some(c) = self.coords_of(t, span)? else { return Ok(None) };
         // Per leaf of the argument: the offset's component, and each element's constant part.
         let mut per_elem: Vec<Vec<SymInt>> = vec![Vec::with_capacity(n); c.extents.len()];
         for i in 0..n {
@@ -192,7 +238,7 @@ impl Lower<'_> {
                     continue;
                 }
             };
-            let p = self.range_pred(&whole, extent, false, span)?;
+            let p = self.range_pred(&whole, extent, None, span)?;
             // A leaf whose whole range is proven needs no per-element test either.
             if p.is_some() {
                 spans.push((base, per_elem[m].clone(), extent.clone(), false));
@@ -215,7 +261,7 @@ impl Lower<'_> {
         for (base, consts, extent, _) in &p.leaves {
             let Some(k) = consts.get(i) else { continue };
             let x = plus(base, k);
-            let q = self.range_pred(&Span1 { base: x, lo: 0, hi: 0 }, extent, false, span)?;
+            let q = self.range_pred(&Span1 { base: x, lo: 0, hi: 0 }, extent, None, span)?;
             pred = self.and(pred, q);
         }
         Ok(pred)
@@ -223,22 +269,24 @@ impl Lower<'_> {
 
     /// `0 <= base + lo && base + hi < extent`, each side left out where proven; `None` when both are. A side
     /// known at compile time to fail is an error for a single element (`single`), else the constant `false`.
-    fn range_pred(&mut self, s: &Span1, extent: &SymInt, single: bool, span: Span) -> LResult<Option<Handle<Expr>>> {
+    fn range_pred(
+        &mut self,
+        s: &Span1,
+        extent: &SymInt,
+        single: Option<(&str, usize)>,
+        span: Span,
+    ) -> LResult<Option<Handle<Expr>>> {
         let low = plus(&s.base, &SymInt::Const(s.lo));
         let high = plus(&s.base, &SymInt::Const(s.hi));
         let below = !self.proves_below(&high, extent);
         let negative = !self.proves_nonneg(&low);
-        if let (Some(v), Some(e)) = (high.as_const(), extent.as_const())
-            && below
-            && v >= e
-        {
-            return if single { self.outside(v, extent, span) } else { Ok(Some(self.b.bool(false))) };
-        }
-        if let Some(v) = low.as_const()
-            && negative
-            && v < 0
-        {
-            return if single { self.outside(v, extent, span) } else { Ok(Some(self.b.bool(false))) };
+        // Outside whatever the arguments: every coordinate at or past the extent, or below zero.
+        let past = SymInt::op(SymOp::Sub, low.clone(), extent.clone());
+        if (below && self.proves_nonneg(&past)) || (negative && self.proves_below(&high, &SymInt::Const(0))) {
+            return match single {
+                Some((param, m)) => self.outside(param, m, extent, span),
+                None => Ok(Some(self.b.bool(false))),
+            };
         }
         let mut pred = None;
         if negative {
@@ -255,13 +303,17 @@ impl Lower<'_> {
         Ok(pred)
     }
 
-    /// A coordinate known at compile time to be outside its extent.
-    fn outside<T>(&mut self, v: i64, extent: &SymInt, span: Span) -> LResult<T> {
-        self.error(
+    /// A coordinate outside its extent whatever the arguments.
+    fn outside<T>(&mut self, param: &str, mode: usize, extent: &SymInt, span: Span) -> LResult<T> {
+        let d = cutec_diagnostics::Diagnostic::error(
             codes::UNBOUNDED_ACCESS,
+            format!("this access is outside `{param}` whatever the arguments"),
+            self.file(),
             span,
-            format!("this access reaches coordinate {v} of an extent of {extent}: it is always outside the tensor"),
         )
+        .with_primary_message(format!("its coordinate along mode {mode} of `{param}` is never in 0..{extent}"));
+        self.diagnostics.push(d);
+        Err(super::Reported)
     }
 
     fn and(&mut self, a: Option<Handle<Expr>>, b: Option<Handle<Expr>>) -> Option<Handle<Expr>> {

@@ -189,7 +189,10 @@ impl Lower<'_> {
                     coords[0] = cutec_layout::Value::Layout(l.clone());
                     match cutec_layout::apply(op, &generics, &coords)? {
                         cutec_layout::Value::Layout(l) => Ok((l, SymInt::Const(0))),
-                        other => Err(cutec_layout::LayoutError::Invalid { op: op.name(), what: format!("`{other}` is not a layout") }),
+                        other => Err(cutec_layout::LayoutError::Invalid {
+                            op: op.name(),
+                            what: format!("`{other}` is not a layout"),
+                        }),
                     }
                 });
                 Ok(Value::Tensor(TensorView { layout, bounds, ..t }))

@@ -146,7 +146,11 @@ impl Lower<'_> {
         }
         // Some element may be outside: the whole tile is tested once, and only a tile that crosses the edge
         // takes the element-by-element path (loads outside give 0, stores outside are skipped).
-        let all = [&sp, &dp].into_iter().flatten().filter_map(|p| p.all).reduce(|a, b| self.b.binary(crate::BinaryOp::And, a, b));
+        let all = [&sp, &dp]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.all)
+            .reduce(|a, b| self.b.binary(crate::BinaryOp::And, a, b));
         let slow = |cx: &mut Self| -> LResult<()> {
             let ty = Type::Scalar(elem);
             for i in 0..so.len() {
@@ -253,7 +257,11 @@ impl Lower<'_> {
         };
         let all = pred.as_ref().and_then(|p| p.all);
         let n = offsets.len();
-        self.versioned(all, |cx| (0..n).try_for_each(|i| store(cx, i, false)), |cx| (0..n).try_for_each(|i| store(cx, i, true)))
+        self.versioned(
+            all,
+            |cx| (0..n).try_for_each(|i| store(cx, i, false)),
+            |cx| (0..n).try_for_each(|i| store(cx, i, true)),
+        )
     }
 
     /// The offset of each element `i < size` (colexicographic over the flattened static shape) as a constant
@@ -349,7 +357,10 @@ struct Affine {
 }
 
 /// A slice of the layout `l` at `coord` (with `_`): the layout of the modes under `_`, and the offset of the rest.
-fn slice_parts(l: &cutec_layout::Layout, coord: &CoordV) -> Result<(cutec_layout::Layout, SymInt), cutec_layout::LayoutError> {
+fn slice_parts(
+    l: &cutec_layout::Layout,
+    coord: &CoordV,
+) -> Result<(cutec_layout::Layout, SymInt), cutec_layout::LayoutError> {
     let (layout, _) = l.slice_and_offset(&coord.placeholder())?;
     let idx = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), l.shape(), l.stride())?;
     Ok((layout, idx.sym()))

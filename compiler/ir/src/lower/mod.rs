@@ -282,7 +282,7 @@ impl<'p> Lower<'p> {
                     swizzle: None,
                     base_align: MAX_PARAM_ALIGN,
                     param: Some(index),
-                    bounds: bounds::Bounds::of_argument(&p.name, &layout),
+                    bounds: bounds::Bounds::of_argument(&p.name, &layout, &|d| self.shape_dims.contains(d)),
                     layout,
                 }))
             }

@@ -83,7 +83,8 @@ impl Lower<'_> {
         // Under `a < b` (`a <= b - 1`): d - (b - 1 - a) not negative proves d not negative.
         self.facts.iter().any(|&(a, b, strict)| {
             let sym = |h: Handle<Expr>| SymInt::value(h.index() as u32, String::new());
-            let slack = SymInt::op(SymOp::Sub, SymInt::op(SymOp::Sub, sym(b), sym(a)), SymInt::Const(i64::from(strict)));
+            let slack =
+                SymInt::op(SymOp::Sub, SymInt::op(SymOp::Sub, sym(b), sym(a)), SymInt::Const(i64::from(strict)));
             self.linear(&slack, 0)
                 .and_then(|s| d.clone().add(&s, -1))
                 .and_then(|r| self.extreme(&r, false, 0))
@@ -152,7 +153,9 @@ impl Lower<'_> {
         match self.b.kernel().exprs.get(h)? {
             Expr::Literal(l) => l.as_int().map(Linear::constant),
             Expr::Convert { value, to } if to.is_int() => self.linear_ir(*value, depth + 1),
-            Expr::ReadVar(v) if self.loop_ranges.contains_key(v) => Some(Linear::atom(Atom::LoopVar(v.index() as u32), 1)),
+            Expr::ReadVar(v) if self.loop_ranges.contains_key(v) => {
+                Some(Linear::atom(Atom::LoopVar(v.index() as u32), 1))
+            }
             Expr::ReadVar(v) => match self.read_epochs.get(&(h.index() as u32)) {
                 Some(&epoch) => Some(Linear::atom(Atom::VarRead(v.index() as u32, epoch), 1)),
                 None => atom(),
@@ -194,14 +197,11 @@ impl Lower<'_> {
         for (a, c) in &l.terms {
             // A positive coefficient takes the atom's bound in the same direction.
             let up = (*c > 0) == max;
-            let bound = match self.range_of(a, depth) {
-                (lo, hi) => {
-                    let b = if up { hi } else { lo };
-                    match b {
-                        Some(b) if depth < MAX_DEPTH => self.extreme(&b, up, depth + 1)?,
-                        _ => Linear::atom(a.clone(), 1),
-                    }
-                }
+            // Dimensions are the free symbols of the bounds: kept, so that they cancel between the two sides.
+            let (lo, hi) = if matches!(a, Atom::Dim(_)) { (None, None) } else { self.range_of(a, depth) };
+            let bound = match if up { hi } else { lo } {
+                Some(b) if depth < MAX_DEPTH => self.extreme(&b, up, depth + 1)?,
+                _ => Linear::atom(a.clone(), 1),
             };
             out = out.add(&bound.scale(*c)?, 1)?;
         }
@@ -213,9 +213,7 @@ impl Lower<'_> {
     fn nonneg(&self, l: &Linear, depth: u32) -> bool {
         l.konst >= 0
             && l.terms.iter().all(|(a, c)| {
-                *c >= 0
-                    && depth < MAX_DEPTH
-                    && self.range_of(a, depth).0.is_some_and(|lo| self.nonneg(&lo, depth + 1))
+                *c >= 0 && depth < MAX_DEPTH && self.range_of(a, depth).0.is_some_and(|lo| self.nonneg(&lo, depth + 1))
             })
     }
 
@@ -275,6 +273,20 @@ impl Lower<'_> {
                 );
                 self.range_of(&Atom::Opaque(s), depth)
             }
+            // `x & m` with a constant `m >= 0` is in `0..=m`.
+            Expr::Binary { op: BinaryOp::And, lhs, rhs } => match (self.ir_const(*lhs), self.ir_const(*rhs)) {
+                (Some(m), _) | (_, Some(m)) if m >= 0 => (zero(), Some(Linear::constant(m))),
+                _ => (None, None),
+            },
+            // `x >> k` of a non-negative `x` is `x / 2^k`.
+            Expr::Binary { op: BinaryOp::Shr, lhs, rhs } => match self.ir_const(*rhs) {
+                Some(k) if (0..31).contains(&k) => {
+                    let s =
+                        SymInt::op(SymOp::Div, SymInt::value(lhs.index() as u32, String::new()), SymInt::Const(1 << k));
+                    self.range_of(&Atom::Opaque(s), depth)
+                }
+                _ => (None, None),
+            },
             Expr::Binary { op: BinaryOp::Div, lhs, rhs } => match self.ir_const(*rhs) {
                 Some(d) => {
                     let s = SymInt::op(SymOp::Div, SymInt::value(lhs.index() as u32, String::new()), SymInt::Const(d));
