@@ -98,6 +98,8 @@ impl Lower<'_> {
         let mut stack = vec![c];
         while let Some(h) = stack.pop() {
             match self.b.kernel().exprs.get(h) {
+                // Only integer comparisons: `f < 10.0` says nothing about the integers the form works with.
+                Some(&Expr::Compare { lhs, .. }) if !self.is_int(lhs) => {}
                 Some(&Expr::Compare { op, lhs, rhs }) => match op {
                     CompareOp::Lt => self.facts.push((lhs, rhs, true)),
                     CompareOp::Le => self.facts.push((lhs, rhs, false)),
@@ -152,7 +154,8 @@ impl Lower<'_> {
         }
         match self.b.kernel().exprs.get(h)? {
             Expr::Literal(l) => l.as_int().map(Linear::constant),
-            Expr::Convert { value, to } if to.is_int() => self.linear_ir(*value, depth + 1),
+            // A conversion between integer types keeps the value (indices are far from the limits of `i32`).
+            Expr::Convert { value, to } if to.is_int() && self.is_int(*value) => self.linear_ir(*value, depth + 1),
             Expr::ReadVar(v) if self.loop_ranges.contains_key(v) => {
                 Some(Linear::atom(Atom::LoopVar(v.index() as u32), 1))
             }
@@ -309,6 +312,11 @@ impl Lower<'_> {
     pub(crate) fn write_var(&mut self, var: Handle<crate::Var>, value: Handle<Expr>) {
         self.b.write(var, value);
         self.epoch += 1;
+    }
+
+    /// Whether an IR value is an integer (not a float, a boolean or a pointer).
+    fn is_int(&self, h: Handle<Expr>) -> bool {
+        self.b.ty(h).is_some_and(|t| t.is_int())
     }
 
     /// The value of an integer literal.
