@@ -168,7 +168,7 @@ mod tests {
     /// The sequential generator the host used before the fill moved to the device.
     fn sequential(seed: u64, stream: u64, count: usize) -> Vec<u64> {
         let mut state = seed ^ stream.wrapping_mul(0xd1b5_4a32_d192_ed03);
-        let mut next = |s: &mut u64| {
+        let next = |s: &mut u64| {
             *s = s.wrapping_add(GAMMA);
             mix(*s)
         };

@@ -42,6 +42,7 @@ mod error;
 pub mod fill;
 pub mod floats;
 mod module;
+pub mod npy;
 mod scalar;
 
 pub use args::{ArgDesc, ArgError, BoundDim, LaunchPlan, ParamValue, TensorDesc, check_launch};

@@ -3,5 +3,6 @@
 mod book;
 mod codegen;
 mod examples;
+mod fill_ptx;
 mod mutation;
 mod ui;
