@@ -5,4 +5,5 @@ mod codegen;
 mod examples;
 mod fill_ptx;
 mod mutation;
+mod mutation_run;
 mod ui;

@@ -39,7 +39,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use cutec_manifest::{Access, DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param};
+use cutec_manifest::{Access, DType, DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param};
 use cutec_runtime::{
     Context, DeviceTensor, KernelArg, Module, RuntimeError, ScalarValue, measure_launch_overhead, median, time_launches,
 };
@@ -328,6 +328,16 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     }
 
     Ok(())
+}
+
+/// The GPU-free half of [`run`]: every check of `opts` against the kernel's manifest entry (names, dimensions,
+/// scalars), the input files read, and each tensor argument's name, type and shape, in parameter order. What `run`
+/// does before it opens the device; the mutation tests call it with hostile options.
+pub fn plan_tensors(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<(String, DType, Vec<usize>)>, RunError> {
+    let sources = plan_arguments(kernel, opts)?;
+    parse_scalars(kernel, &opts.scalars)?;
+    let tensors = kernel.params.iter().zip(&sources);
+    Ok(tensors.filter_map(|(p, s)| Some((p.name().to_owned(), p.dtype(), s.as_ref()?.shape().to_vec()))).collect())
 }
 
 /// Decides how each parameter's argument is made (`None` for scalars), reading input files. GPU-free.
