@@ -1,12 +1,13 @@
 //! The CUDA context and device tensors.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, sys};
 use cutec_manifest::DType;
 
 use crate::args::TensorDesc;
-use crate::error::{RuntimeError, cuda};
+use crate::error::{RuntimeError, TensorBytes, cuda};
+use crate::fill::FillModule;
 
 /// A CUDA context (the device's primary context) and the stream all work of this runtime goes to (the context's
 /// default stream, so work is ordered as issued).
@@ -14,6 +15,8 @@ use crate::error::{RuntimeError, cuda};
 pub struct Context {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
+    /// The random-fill kernels, loaded on first use.
+    fill: Arc<Mutex<Option<Arc<FillModule>>>>,
 }
 
 impl Context {
@@ -26,7 +29,32 @@ impl Context {
         }
         let ctx = CudaContext::new(ordinal).map_err(cuda("cuInit/cuDevicePrimaryCtxRetain"))?;
         let stream = ctx.default_stream();
-        Ok(Context { ctx, stream })
+        Ok(Context { ctx, stream, fill: Arc::default() })
+    }
+
+    /// The fill kernels of this context, loaded (JIT-compiled by the driver) on the first call.
+    pub(crate) fn fill_module(&self) -> Result<Arc<FillModule>, RuntimeError> {
+        // A poisoned lock only means another thread panicked while loading: load again.
+        let mut slot = self.fill.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(m) = slot.as_ref() {
+            return Ok(m.clone());
+        }
+        let m = Arc::new(FillModule::load(self)?);
+        *slot = Some(m.clone());
+        Ok(m)
+    }
+
+    /// `(free, total)` bytes of device memory, as the driver reports them now.
+    pub fn memory_info(&self) -> Result<(usize, usize), RuntimeError> {
+        self.ctx.mem_get_info().map_err(cuda("cuMemGetInfo"))
+    }
+
+    /// Refuses, before anything is allocated, a set of tensors (name, type, shape) larger than the device's free
+    /// memory, naming each tensor and its size.
+    pub fn check_fits(&self, tensors: &[(&str, DType, &[usize])]) -> Result<(), RuntimeError> {
+        let (free, total) = self.memory_info()?;
+        let device = self.device_name().unwrap_or_else(|_| "unknown device".into());
+        check_fits(tensors, free as u64, total as u64, self.ordinal(), &device)
     }
 
     /// Number of CUDA devices.
@@ -60,6 +88,36 @@ impl Context {
         self.ctx.check_err().map_err(cuda("an earlier asynchronous operation"))
     }
 }
+
+/// The rule of [`Context::check_fits`], without a device: every tensor's size is computed (an overflow is an
+/// error naming the tensor) and their sum must not exceed `free`.
+pub fn check_fits(
+    tensors: &[(&str, DType, &[usize])],
+    free: u64,
+    total: u64,
+    ordinal: usize,
+    device: &str,
+) -> Result<(), RuntimeError> {
+    let mut sizes = Vec::with_capacity(tensors.len());
+    let mut needed: u64 = 0;
+    for &(name, dtype, shape) in tensors {
+        let bytes = DeviceTensor::byte_size(dtype, shape).map_err(|_| RuntimeError::Tensor {
+            dtype,
+            shape: shape.to_vec(),
+            reason: format!("`{name}`: the size overflows"),
+        })? as u64;
+        needed = needed.saturating_add(bytes);
+        sizes.push(TensorBytes { name: name.to_owned(), dtype, shape: shape.to_vec(), bytes });
+    }
+    if needed <= free {
+        return Ok(());
+    }
+    Err(RuntimeError::OutOfDeviceMemory { ordinal, device: device.to_owned(), needed, free, total, tensors: sizes })
+}
+
+/// The most bytes one host<->device copy call moves: large enough for full bandwidth, small enough that a
+/// progress report comes several times a second.
+pub const TRANSFER_CHUNK: usize = 64 << 20;
 
 /// A dense row-major tensor in device memory: a byte buffer with an element type and a shape.
 ///
@@ -102,14 +160,35 @@ impl DeviceTensor {
         shape: &[usize],
         bytes: &[u8],
     ) -> Result<DeviceTensor, RuntimeError> {
+        Self::from_bytes_with_progress(ctx, dtype, shape, bytes, &mut |_| {})
+    }
+
+    /// [`Self::from_bytes`], calling `progress` with the number of bytes copied so far after each piece of at
+    /// most [`TRANSFER_CHUNK`] bytes (for a progress line on long transfers).
+    pub fn from_bytes_with_progress(
+        ctx: &Context,
+        dtype: DType,
+        shape: &[usize],
+        bytes: &[u8],
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<DeviceTensor, RuntimeError> {
         let expected = Self::byte_size(dtype, shape)?;
         if bytes.len() != expected {
             let reason = format!("{} bytes given, {expected} needed", bytes.len());
             return Err(RuntimeError::Tensor { dtype, shape: shape.to_vec(), reason });
         }
         let mut t = Self::zeros(ctx, dtype, shape)?;
-        if !bytes.is_empty() {
-            ctx.stream.memcpy_htod(bytes, &mut t.buf).map_err(cuda("cuMemcpyHtoD"))?;
+        let mut done = 0;
+        for piece in bytes.chunks(TRANSFER_CHUNK) {
+            let mut view = t.buf.try_slice_mut(done..done + piece.len()).ok_or_else(|| RuntimeError::Tensor {
+                dtype,
+                shape: shape.to_vec(),
+                reason: "buffer smaller than its shape".into(),
+            })?;
+            // From pageable memory the call returns once the piece is staged: the count is the host's progress.
+            ctx.stream.memcpy_htod(piece, &mut view).map_err(cuda("cuMemcpyHtoD"))?;
+            done += piece.len();
+            progress(done);
         }
         Ok(t)
     }
@@ -124,17 +203,32 @@ impl DeviceTensor {
 
     /// Copies the elements back to the host (waits for all work issued before).
     pub fn to_bytes(&self) -> Result<Vec<u8>, RuntimeError> {
+        self.to_bytes_with_progress(&mut |_| {})
+    }
+
+    /// [`Self::to_bytes`], calling `progress` with the number of bytes copied so far after each piece of at most
+    /// [`TRANSFER_CHUNK`] bytes.
+    pub fn to_bytes_with_progress(&self, progress: &mut dyn FnMut(usize)) -> Result<Vec<u8>, RuntimeError> {
+        // Work issued before (the kernel) finishes first, so the pieces time the copy alone.
+        self.ctx.synchronize()?;
         let mut out = vec![0u8; self.num_bytes];
-        if self.num_bytes > 0 {
-            let view = self.buf.try_slice(..self.num_bytes).ok_or_else(|| RuntimeError::Tensor {
+        let mut done = 0;
+        for piece in out.chunks_mut(TRANSFER_CHUNK) {
+            let view = self.buf.try_slice(done..done + piece.len()).ok_or_else(|| RuntimeError::Tensor {
                 dtype: self.dtype,
                 shape: self.shape.clone(),
                 reason: "buffer smaller than its shape".into(),
             })?;
-            self.ctx.stream.memcpy_dtoh(&view, &mut out).map_err(cuda("cuMemcpyDtoH"))?;
+            self.ctx.stream.memcpy_dtoh(&view, piece).map_err(cuda("cuMemcpyDtoH"))?;
+            done += piece.len();
+            progress(done);
         }
         self.ctx.synchronize()?;
         Ok(out)
+    }
+
+    pub(crate) fn context(&self) -> &Context {
+        &self.ctx
     }
 
     pub fn dtype(&self) -> DType {
@@ -227,5 +321,22 @@ mod tests {
             }
             assert!(!row_major_matches(shape, &[s.clone(), vec![1]].concat(), &strides));
         }
+    }
+
+    #[test]
+    fn tensors_larger_than_free_memory_are_refused_naming_each() {
+        let shape: &[usize] = &[3_000_000, 4096];
+        let tensors = [("x", DType::F32, shape), ("y", DType::F32, shape)];
+        let gib = 1u64 << 30;
+        assert!(check_fits(&tensors, 100 * gib, 140 * gib, 0, "H200").is_ok());
+        let e = check_fits(&tensors, 80 * gib, 140 * gib, 0, "NVIDIA H200").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "the tensors need 91.6 GiB of device memory, but device 0 (NVIDIA H200) has 80.0 GiB free of 140.0 GiB: \
+             `x` f32[3000000, 4096] 45.8 GiB, `y` f32[3000000, 4096] 45.8 GiB"
+        );
+        let huge: &[usize] = &[usize::MAX, 2];
+        let e = check_fits(&[("z", DType::Bf16, huge)], u64::MAX, u64::MAX, 0, "d").unwrap_err().to_string();
+        assert!(e.contains("`z`: the size overflows"), "{e}");
     }
 }

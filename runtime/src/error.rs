@@ -65,4 +65,36 @@ pub enum RuntimeError {
     Manifest(#[from] ManifestError),
     #[error("not supported: {0}")]
     Unsupported(String),
+    #[error(
+        "the tensors need {} of device memory, but device {ordinal} ({device}) has {} free of {}: {}",
+        format_bytes(*needed), format_bytes(*free), format_bytes(*total), list_tensors(tensors)
+    )]
+    OutOfDeviceMemory { ordinal: usize, device: String, needed: u64, free: u64, total: u64, tensors: Vec<TensorBytes> },
+}
+
+/// A tensor's name, type, shape and size in bytes, for messages about memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorBytes {
+    pub name: String,
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    pub bytes: u64,
+}
+
+fn list_tensors(tensors: &[TensorBytes]) -> String {
+    let items: Vec<String> =
+        tensors.iter().map(|t| format!("`{}` {}{:?} {}", t.name, t.dtype, t.shape, format_bytes(t.bytes))).collect();
+    items.join(", ")
+}
+
+/// A byte count for people: `512 B`, `1.5 KiB`, `45.8 GiB` (binary units, one decimal).
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
 }

@@ -39,13 +39,15 @@
 mod args;
 mod device;
 mod error;
+pub mod fill;
 pub mod floats;
 mod module;
+pub mod npy;
 mod scalar;
 
 pub use args::{ArgDesc, ArgError, BoundDim, LaunchPlan, ParamValue, TensorDesc, check_launch};
-pub use device::{Context, DeviceTensor};
-pub use error::{CudaError, RuntimeError};
+pub use device::{Context, DeviceTensor, TRANSFER_CHUNK, check_fits};
+pub use error::{CudaError, RuntimeError, TensorBytes, format_bytes};
 pub use module::{
     Kernel, KernelArg, KernelInfo, LaunchOverhead, Module, PreparedLaunch, measure_launch_overhead, median,
     target_runs_on, time_launches,

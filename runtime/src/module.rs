@@ -17,8 +17,8 @@ use crate::error::{CudaError, RuntimeError, cuda};
 
 /// A loaded `CUmodule`, unloaded on drop.
 #[derive(Debug)]
-struct RawModule {
-    module: sys::CUmodule,
+pub(crate) struct RawModule {
+    pub(crate) module: sys::CUmodule,
     ctx: Arc<CudaContext>,
 }
 
@@ -27,10 +27,35 @@ unsafe impl Send for RawModule {}
 // SAFETY: as above; the handle is never mutated after loading.
 unsafe impl Sync for RawModule {}
 
+impl RawModule {
+    /// Loads a PTX text (NUL-terminated) or a cubin/fatbin image into `ctx` (`cuModuleLoadDataEx`); a failure
+    /// carries the driver's JIT error log.
+    pub(crate) fn load(ctx: &Context, image: *const c_void) -> Result<RawModule, RuntimeError> {
+        ctx.ctx.bind_to_thread().map_err(cuda("cuCtxSetCurrent"))?;
+        let mut error_log = vec![0u8; 1 << 16];
+        let mut options = [CUjit_option::CU_JIT_ERROR_LOG_BUFFER, CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+        let mut values = [error_log.as_mut_ptr().cast::<c_void>(), std::ptr::without_provenance_mut(error_log.len())];
+        let mut module = MaybeUninit::uninit();
+        // SAFETY: `image` is a NUL-terminated PTX string or a cubin that outlives the call; the option arrays have
+        // two entries each, and the log buffer is as large as its declared size.
+        let status = unsafe {
+            sys::cuModuleLoadDataEx(module.as_mut_ptr(), image, 2, options.as_mut_ptr(), values.as_mut_ptr())
+        };
+        if let Err(e) = status.result() {
+            let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
+            let log = String::from_utf8_lossy(&error_log[..end]).trim_end().to_owned();
+            return Err(RuntimeError::ModuleLoad { source: CudaError::new("cuModuleLoadDataEx", e), log });
+        }
+        // SAFETY: the call succeeded, so it wrote the module handle.
+        let module = unsafe { module.assume_init() };
+        Ok(RawModule { module, ctx: ctx.ctx.clone() })
+    }
+}
+
 impl Drop for RawModule {
     fn drop(&mut self) {
         self.ctx.record_err(self.ctx.bind_to_thread());
-        // SAFETY: the module was loaded by `load_image` and is unloaded exactly once; every `Kernel` holds an `Arc`
+        // SAFETY: the module was loaded by `RawModule::load` and is unloaded exactly once; every `Kernel` holds an `Arc`
         // to this value, so none outlives it.
         self.ctx.record_err(unsafe { sys::cuModuleUnload(self.module) }.result());
     }
@@ -95,24 +120,7 @@ impl Module {
                 minor,
             });
         }
-        ctx.ctx.bind_to_thread().map_err(cuda("cuCtxSetCurrent"))?;
-        let mut error_log = vec![0u8; 1 << 16];
-        let mut options = [CUjit_option::CU_JIT_ERROR_LOG_BUFFER, CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
-        let mut values = [error_log.as_mut_ptr().cast::<c_void>(), std::ptr::without_provenance_mut(error_log.len())];
-        let mut module = MaybeUninit::uninit();
-        // SAFETY: `image` is a NUL-terminated PTX string or a cubin that outlives the call; the option arrays have
-        // two entries each, and the log buffer is as large as its declared size.
-        let status = unsafe {
-            sys::cuModuleLoadDataEx(module.as_mut_ptr(), image, 2, options.as_mut_ptr(), values.as_mut_ptr())
-        };
-        if let Err(e) = status.result() {
-            let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
-            let log = String::from_utf8_lossy(&error_log[..end]).trim_end().to_owned();
-            return Err(RuntimeError::ModuleLoad { source: CudaError::new("cuModuleLoadDataEx", e), log });
-        }
-        // SAFETY: the call succeeded, so it wrote the module handle.
-        let module = unsafe { module.assume_init() };
-        let raw = Arc::new(RawModule { module, ctx: ctx.ctx.clone() });
+        let raw = Arc::new(RawModule::load(ctx, image)?);
         Ok(Module { raw, manifest: Arc::new(manifest), ctx: ctx.clone() })
     }
 

@@ -40,6 +40,8 @@ for spec in softmax:1024 softmax:4096 softmax_warp:1024 rmsnorm:4096 rmsnorm:163
     rmdir "$GPU_DIR/${k}_$n"
 done
 ls -l "$GPU_DIR"
-# The runtime's GPU smoke test of its launch-argument cache (run by first_light.sh).
-cargo build --release --locked -q -p cutec-runtime --example launch_check
+# The runtime's GPU smoke tests: its launch-argument cache, and its random fill against the host reference (run by
+# first_light.sh).
+cargo build --release --locked -q -p cutec-runtime --example launch_check --example fill_check
 cp target/release/examples/launch_check "$GPU_DIR/launch_check"
+cp target/release/examples/fill_check "$GPU_DIR/fill_check"

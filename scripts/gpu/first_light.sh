@@ -24,6 +24,8 @@ status=0
 python3 scripts/gpu/compare.py --gpu-dir "$GPU_DIR" "$@" || status=$?
 echo "== the runtime's launch-argument cache"
 "$GPU_DIR/launch_check" "$GPU_DIR/copy.ptx" "$GPU_DIR/copy.json" || status=$?
+echo "== cutec run's random inputs, filled on the device, against the host reference"
+GPU_DIR="$GPU_DIR" bash scripts/gpu/fill_check.sh || status=$?
 echo "== gemm_simt (SIMT f32 GEMM) against float64 and torch.matmul"
 GPU_DIR="$GPU_DIR" python3 scripts/gpu/gemm_check.py || status=$?
 echo "== bounds: ragged gemm_simt against float64, predication cost on full tiles, required divisibility refused"

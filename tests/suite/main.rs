@@ -3,5 +3,7 @@
 mod book;
 mod codegen;
 mod examples;
+mod fill_ptx;
 mod mutation;
+mod mutation_run;
 mod ui;

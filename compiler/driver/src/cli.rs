@@ -131,6 +131,10 @@ struct RunArgs {
     /// A tensor written to a .npy file after the launch: --output y=y.npy.
     #[arg(long = "output", value_name = "NAME=FILE", value_parser = parse_path_arg)]
     outputs: Vec<(String, PathBuf)>,
+    /// A tensor written to a .npy file before the launch, as the kernel receives it (e.g. its seeded random
+    /// data): --save-input x=x.npy.
+    #[arg(long = "save-input", value_name = "NAME=FILE", value_parser = parse_path_arg)]
+    save_inputs: Vec<(String, PathBuf)>,
     /// A scalar argument: --scalar eps=1e-5.
     #[arg(long = "scalar", value_name = "NAME=VALUE", value_parser = parse_scalar_arg)]
     scalars: Vec<(String, String)>,
@@ -486,6 +490,7 @@ fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
         dims: args.dims,
         inputs: args.inputs,
         outputs: args.outputs,
+        save_inputs: args.save_inputs,
         scalars: args.scalars,
         seed: args.seed,
         device: args.device,

@@ -7,10 +7,12 @@
 //! - a tensor named in [`RunOptions::outputs`] without an input, or whose manifest access is `write`, is
 //!   **poisoned** with `0xff` bytes before the launch (NaN in every float format), so elements the kernel fails
 //!   to write show up;
-//! - any other tensor is filled with seeded random data: floats uniform in `[-1, 1)` (drawn as `f32`, rounded to
+//! - any other tensor is filled with seeded random data **on the device** (`DeviceTensor::fill_random`; the
+//!   distribution is documented in `cutec_runtime::fill`): floats uniform in `[-1, 1)` (drawn as `f32`, rounded to
 //!   nearest-even for `f16`, `bf16`, `e4m3`, `e5m2`; 53 random bits for `f64`), signed integers uniform in
 //!   `[-64, 64)`, unsigned in `[0, 64)`, `bool` 0 or 1. The same seed gives the same bytes on every machine;
 //!   each tensor has its own stream (seed and parameter index), so adding an input changes no other tensor.
+//!   [`RunOptions::save_inputs`] writes such a tensor to a `.npy` file as the kernel receives it;
 //! - the shape of a tensor without an input file comes from its layout, with dynamic dimensions from
 //!   [`RunOptions::dims`] or, failing that, from the input file of the dimension's source tensor;
 //! - scalars come from [`RunOptions::scalars`] (parsed by [`ScalarValue::parse`]).
@@ -19,9 +21,14 @@
 //! bool`); **`bf16`, `e4m3` and `e5m2` are written as `float32`** (exact: every value of these formats is an
 //! `f32`), so numpy and torch read them without extensions.
 //!
+//! Before anything is allocated, the tensors' total size is checked against the device's free memory (an error
+//! names every tensor and its size). Reading and writing `.npy` files and copies between host and device that
+//! take over a second report their progress on stderr (see `progress`).
+//!
 //! The kernel is launched once and synchronized (a fault is reported with the driver's error name); the outputs
 //! are read and written then, before any benchmark launch. Printed lines (stable, parsed by
-//! `scripts/gpu/compare.py`): `module ...`, `launch ...`, `nan <param> <count>`, `wrote ...`, and with `--bench`:
+//! `scripts/gpu/compare.py`): `module ...`, `saved ...`, `launch ...`, `nan <param> <count>`, `wrote ...`, and with
+//! `--bench`:
 //! `bench kernel=<name> median_ms=<f> min_ms=<f> max_ms=<f> iters=<n> bytes=<n> gbps=<f>`, where `bytes` is the
 //! size of all tensor arguments and `gbps` is `bytes / median` in 10^9 bytes per second. With `--launch-overhead`:
 //! `launch_overhead kernel=<name> checked_us=<f> prepared_us=<f> bare_us=<f> checked_over_bare=<f>
@@ -32,13 +39,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use cutec_manifest::{Access, DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param};
+use cutec_manifest::{Access, DType, DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param};
 use cutec_runtime::{
     Context, DeviceTensor, KernelArg, Module, RuntimeError, ScalarValue, measure_launch_overhead, median, time_launches,
 };
 mod data;
+mod progress;
 
-use data::{count_nan, npy_to_elements, random_elements, read_npy, write_npy};
+use data::{count_nan, download, npy_to_elements, read_npy, upload, write_npy};
 
 /// What `cutec run` does. Names refer to the manifest's parameters and dimensions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +61,9 @@ pub struct RunOptions {
     pub inputs: Vec<(String, PathBuf)>,
     /// Tensors written to `.npy` files after the launch (`--output y=y.npy`).
     pub outputs: Vec<(String, PathBuf)>,
+    /// Tensors written to `.npy` files before the launch, as the kernel receives them (`--save-input x=x.npy`):
+    /// the seeded random data, for a reference computed elsewhere.
+    pub save_inputs: Vec<(String, PathBuf)>,
     /// Scalar arguments (`--scalar eps=1e-5`).
     pub scalars: Vec<(String, String)>,
     /// Seed of the random inputs.
@@ -76,6 +87,7 @@ impl Default for RunOptions {
             dims: Vec::new(),
             inputs: Vec::new(),
             outputs: Vec::new(),
+            save_inputs: Vec::new(),
             scalars: Vec::new(),
             seed: 0,
             device: 0,
@@ -166,6 +178,14 @@ enum Source {
     },
 }
 
+impl Source {
+    fn shape(&self) -> &[usize] {
+        match self {
+            Source::File { shape, .. } | Source::Random { shape } | Source::Poison { shape } => shape,
+        }
+    }
+}
+
 /// Runs the kernel as described by `opts`, reporting on `out`.
 pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     let manifest_text = std::fs::read_to_string(&opts.manifest_path).map_err(io(&opts.manifest_path))?;
@@ -203,7 +223,14 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     )
     .map_err(report)?;
 
-    // Make the tensors, in parameter order.
+    // Make the tensors, in parameter order, after checking that they fit.
+    let needed: Vec<(&str, _, &[usize])> = kernel_manifest
+        .params
+        .iter()
+        .zip(&sources)
+        .filter_map(|(p, s)| s.as_ref().map(|s| (p.name(), p.dtype(), s.shape())))
+        .collect();
+    ctx.check_fits(&needed)?;
     let mut tensors: Vec<Option<DeviceTensor>> = Vec::new();
     for (index, (param, source)) in kernel_manifest.params.iter().zip(&sources).enumerate() {
         let Some(source) = source else {
@@ -212,10 +239,11 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
         };
         let dtype = param.dtype();
         let tensor = match source {
-            Source::File { shape, bytes } => DeviceTensor::from_bytes(&ctx, dtype, shape, bytes)?,
+            Source::File { shape, bytes } => upload(&ctx, param.name(), dtype, shape, bytes)?,
             Source::Random { shape } => {
-                let count = shape.iter().product();
-                DeviceTensor::from_bytes(&ctx, dtype, shape, &random_elements(dtype, count, opts.seed, index))?
+                let mut t = DeviceTensor::zeros(&ctx, dtype, shape)?;
+                t.fill_random(opts.seed, index as u64)?;
+                t
             }
             Source::Poison { shape } => {
                 let mut t = DeviceTensor::zeros(&ctx, dtype, shape)?;
@@ -224,6 +252,12 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
             }
         };
         tensors.push(Some(tensor));
+    }
+    for (name, path) in &opts.save_inputs {
+        let index = kernel_manifest.params.iter().position(|p| p.name() == name);
+        let Some(Some(tensor)) = index.map(|i| &tensors[i]) else { continue };
+        write_npy(path, tensor.dtype(), tensor.shape(), &download(name, tensor)?)?;
+        writeln!(out, "saved {name} {:?} {} -> {}", tensor.shape(), tensor.dtype(), path.display()).map_err(report)?;
     }
     let mut scalar_iter = scalars.into_iter();
     let mut args = Vec::with_capacity(kernel_manifest.params.len());
@@ -256,7 +290,7 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     for (name, path) in &opts.outputs {
         let index = kernel_manifest.params.iter().position(|p| p.name() == name);
         let Some(Some(tensor)) = index.map(|i| &tensors[i]) else { continue };
-        let bytes = tensor.to_bytes()?;
+        let bytes = download(name, tensor)?;
         let nan = count_nan(tensor.dtype(), &bytes);
         write_npy(path, tensor.dtype(), tensor.shape(), &bytes)?;
         writeln!(out, "nan {name} {nan}").map_err(report)?;
@@ -296,6 +330,16 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     Ok(())
 }
 
+/// The GPU-free half of [`run`]: every check of `opts` against the kernel's manifest entry (names, dimensions,
+/// scalars), the input files read, and each tensor argument's name, type and shape, in parameter order. What `run`
+/// does before it opens the device; the mutation tests call it with hostile options.
+pub fn plan_tensors(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<(String, DType, Vec<usize>)>, RunError> {
+    let sources = plan_arguments(kernel, opts)?;
+    parse_scalars(kernel, &opts.scalars)?;
+    let tensors = kernel.params.iter().zip(&sources);
+    Ok(tensors.filter_map(|(p, s)| Some((p.name().to_owned(), p.dtype(), s.as_ref()?.shape().to_vec()))).collect())
+}
+
 /// Decides how each parameter's argument is made (`None` for scalars), reading input files. GPU-free.
 fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<Option<Source>>, RunError> {
     let tensor_index = |name: &str, what: &str| match kernel.params.iter().position(|p| p.name() == name) {
@@ -321,13 +365,15 @@ fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<Option<Sourc
     for (name, path) in &opts.inputs {
         let i = tensor_index(name, "input")?;
         let array = read_npy(path)?;
-        let bytes = npy_to_elements(kernel.params[i].dtype(), &array)
-            .map_err(|message| RunError::Npy { path: path.clone(), message: format!("input `{name}`: {message}") })?;
-        files[i] = Some((array.shape, bytes));
+        let shape = array.shape.clone();
+        files[i] = Some((shape, npy_to_elements(path, name, kernel.params[i].dtype(), array)?));
     }
     let mut outputs = vec![false; kernel.params.len()];
     for (name, _) in &opts.outputs {
         outputs[tensor_index(name, "output")?] = true;
+    }
+    for (name, _) in &opts.save_inputs {
+        tensor_index(name, "saved input")?;
     }
 
     let mut values: Vec<(String, i64, String)> =
@@ -425,8 +471,7 @@ mod tests {
     use super::data::*;
     use super::*;
     use cutec_manifest::DType;
-    use cutec_runtime::floats::{bf16_to_f32, e4m3_to_f32};
-    use npyz::{TypeChar, TypeStr, WriterBuilder};
+    use cutec_runtime::fill::random_elements;
 
     fn tmp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("cutec-run-test-{}", std::process::id()));
@@ -456,123 +501,6 @@ mod tests {
     fn opts() -> RunOptions {
         RunOptions { kernel: "softmax".into(), ..RunOptions::default() }
     }
-
-    #[test]
-    fn npy_round_trip_every_dtype() {
-        for dtype in DType::ALL {
-            let bytes = random_elements(dtype, 6, 7, 0);
-            let path = tmp(&format!("rt-{dtype}.npy"));
-            write_npy(&path, dtype, &[2, 3], &bytes).unwrap();
-            let array = read_npy(&path).unwrap();
-            assert_eq!(array.shape, [2, 3]);
-            let widened = matches!(dtype, DType::Bf16 | DType::E4m3 | DType::E5m2);
-            assert_eq!(
-                array.descr(),
-                if widened { "<f4".to_owned() } else { elements_to_npy(dtype, &[]).0.to_owned() }
-            );
-            assert_eq!(npy_to_elements(dtype, &array).unwrap(), bytes, "{dtype}");
-        }
-    }
-
-    #[test]
-    fn npy_header_claiming_more_data_than_the_file_holds_is_an_error() {
-        // A 128-byte file whose header declares 2^40 f32 elements: refused before anything is allocated.
-        let path = tmp("huge.npy");
-        let mut file = std::fs::File::create(&path).unwrap();
-        let ts: TypeStr = "<f4".parse().unwrap();
-        npyz::WriteOptions::new_header_only()
-            .dtype(npyz::DType::Plain(ts))
-            .shape(&[1 << 40])
-            .writer(&mut file)
-            .write_header_only()
-            .unwrap();
-        file.write_all(&[0u8; 16]).unwrap();
-        drop(file);
-        let Err(e) = read_npy(&path) else { panic!("a header that overstates the data must be refused") };
-        let e = e.to_string();
-        assert!(e.contains("16 data bytes for shape [1099511627776]"), "{e}");
-    }
-
-    #[test]
-    fn npy_big_endian_and_fortran_order() {
-        let path = tmp("be.npy");
-        let mut file = std::fs::File::create(&path).unwrap();
-        let ts: TypeStr = ">f4".parse().unwrap();
-        npyz::WriteOptions::new_header_only()
-            .dtype(npyz::DType::Plain(ts))
-            .shape(&[2])
-            .writer(&mut file)
-            .write_header_only()
-            .unwrap();
-        file.write_all(&[1.5f32.to_be_bytes(), (-2.0f32).to_be_bytes()].concat()).unwrap();
-        drop(file);
-        let a = read_npy(&path).unwrap();
-        assert_eq!(npy_to_elements(DType::F32, &a).unwrap(), [1.5f32.to_le_bytes(), (-2.0f32).to_le_bytes()].concat());
-
-        let path = tmp("fortran.npy");
-        let mut file = std::fs::File::create(&path).unwrap();
-        let ts: TypeStr = "<f4".parse().unwrap();
-        npyz::WriteOptions::new_header_only()
-            .dtype(npyz::DType::Plain(ts))
-            .order(npyz::Order::Fortran)
-            .shape(&[1, 1])
-            .writer(&mut file)
-            .write_header_only()
-            .unwrap();
-        file.write_all(&[0; 4]).unwrap();
-        drop(file);
-        assert!(read_npy(&path).unwrap_err().to_string().contains("Fortran-order"));
-    }
-
-    #[test]
-    fn npy_dtype_mismatch_and_conversions() {
-        let f64s =
-            NpyArray { shape: vec![1], type_char: TypeChar::Float, size: 8, bytes: 1.0f64.to_le_bytes().to_vec() };
-        assert_eq!(
-            npy_to_elements(DType::F32, &f64s).unwrap_err(),
-            "numpy dtype <f8 cannot be used for a f32 parameter (expected <f4)"
-        );
-        let f32s = NpyArray {
-            shape: vec![2],
-            type_char: TypeChar::Float,
-            size: 4,
-            bytes: [1.0f32, -0.5].map(f32::to_le_bytes).concat(),
-        };
-        assert_eq!(npy_to_elements(DType::Bf16, &f32s).unwrap(), [0x80, 0x3f, 0x00, 0xbf]);
-        assert_eq!(npy_to_elements(DType::E4m3, &f32s).unwrap(), [0x38, 0xb0]);
-        let raw = NpyArray { shape: vec![1], type_char: TypeChar::Uint, size: 2, bytes: vec![0x80, 0x3f] };
-        assert_eq!(npy_to_elements(DType::Bf16, &raw).unwrap(), [0x80, 0x3f]);
-        assert!(npy_to_elements(DType::I32, &f32s).unwrap_err().contains("expected <i4"));
-    }
-
-    #[test]
-    fn random_fill_is_deterministic_and_in_range() {
-        assert_eq!(random_elements(DType::F32, 1000, 42, 0), random_elements(DType::F32, 1000, 42, 0));
-        assert_ne!(random_elements(DType::F32, 1000, 42, 0), random_elements(DType::F32, 1000, 42, 1));
-        assert_ne!(random_elements(DType::F32, 1000, 42, 0), random_elements(DType::F32, 1000, 43, 0));
-        // Pinned: these bytes are part of the contract (the same seed reproduces the same data everywhere).
-        let first: Vec<f32> = random_elements(DType::F32, 3, 0, 0)
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        assert_eq!(first, PINNED_F32_SEED0);
-        let f32s = random_elements(DType::F32, 100_000, 1, 0);
-        let values: Vec<f32> = f32s.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-        assert!(values.iter().all(|v| (-1.0..1.0).contains(v)));
-        let mean = values.iter().map(|&v| f64::from(v)).sum::<f64>() / values.len() as f64;
-        assert!(mean.abs() < 0.01, "mean {mean}");
-        for b in random_elements(DType::Bf16, 10_000, 1, 0).chunks_exact(2) {
-            assert!((-1.0..=1.0).contains(&bf16_to_f32(u16::from_le_bytes([b[0], b[1]]))));
-        }
-        assert!(random_elements(DType::E4m3, 10_000, 1, 0).iter().all(|&b| (-1.0..=1.0).contains(&e4m3_to_f32(b))));
-        assert!(random_elements(DType::I8, 10_000, 1, 0).iter().all(|&b| (-64..64).contains(&(b as i8))));
-        assert!(random_elements(DType::Bool, 1000, 1, 0).iter().all(|&b| b <= 1));
-        for dtype in DType::ALL {
-            assert_eq!(random_elements(dtype, 5, 0, 0).len(), 5 * dtype.size_bytes() as usize);
-        }
-    }
-
-    const PINNED_F32_SEED0: [f32; 3] = [0.304_896_95, 0.402_424_22, -0.225_751_76];
 
     #[test]
     fn poison_is_nan_in_every_float_format() {
@@ -624,6 +552,10 @@ mod tests {
         assert_eq!(
             e(RunOptions { outputs: vec![("z".into(), "z.npy".into())], ..opts() }),
             "kernel `softmax` has no parameter `z` (its parameters: x, y, scale)"
+        );
+        assert_eq!(
+            e(RunOptions { save_inputs: vec![("w".into(), "w.npy".into())], ..opts() }),
+            "kernel `softmax` has no parameter `w` (its parameters: x, y, scale)"
         );
         assert_eq!(
             e(RunOptions { inputs: vec![("scale".into(), "s.npy".into())], ..opts() }),
