@@ -186,6 +186,61 @@ impl Source {
     }
 }
 
+/// Refuses a file written by the run (`--output`, `--save-input`) that is also read by it (an input, the module,
+/// the manifest) or written twice: nothing a run reads is overwritten, and no result silently replaces another.
+fn check_written_paths(opts: &RunOptions) -> Result<(), RunError> {
+    let read = opts
+        .inputs
+        .iter()
+        .map(|(n, p)| (format!("input `{n}`"), p))
+        .chain([("the module".to_owned(), &opts.ptx_path), ("the manifest".to_owned(), &opts.manifest_path)]);
+    let read: Vec<(String, &PathBuf)> = read.collect();
+    let written: Vec<(String, &PathBuf)> = opts
+        .outputs
+        .iter()
+        .map(|(n, p)| (format!("output `{n}`"), p))
+        .chain(opts.save_inputs.iter().map(|(n, p)| (format!("saved input `{n}`"), p)))
+        .collect();
+    for (k, (what, path)) in written.iter().enumerate() {
+        let clash = read.iter().chain(&written[..k]).find(|(_, other)| same_file(path, other));
+        if let Some((other, _)) = clash {
+            return Err(RunError::Usage(format!(
+                "{what} would be written to `{}`, which is also {other}",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether two paths name the same file: by identity when both exist, else by their absolute, normalized text.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => match (std::path::absolute(a), std::path::absolute(b)) {
+            (Ok(x), Ok(y)) => normalized(&x) == normalized(&y),
+            _ => a == b,
+        },
+    }
+}
+
+/// `p` without `.` and with each `..` applied to the component before it (lexically: symbolic links are resolved
+/// only for files that exist, by `canonicalize`).
+fn normalized(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Runs the kernel as described by `opts`, reporting on `out`.
 pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     let manifest_text = std::fs::read_to_string(&opts.manifest_path).map_err(io(&opts.manifest_path))?;
@@ -342,6 +397,7 @@ pub fn plan_tensors(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<(String, D
 
 /// Decides how each parameter's argument is made (`None` for scalars), reading input files. GPU-free.
 fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<Option<Source>>, RunError> {
+    check_written_paths(opts)?;
     let tensor_index = |name: &str, what: &str| match kernel.params.iter().position(|p| p.name() == name) {
         Some(i) if matches!(kernel.params[i], Param::Tensor(_)) => Ok(i),
         Some(_) => Err(RunError::Usage(format!("{what} `{name}` is a scalar parameter, not a tensor"))),
@@ -560,6 +616,31 @@ mod tests {
         assert_eq!(
             e(RunOptions { inputs: vec![("scale".into(), "s.npy".into())], ..opts() }),
             "input `scale` is a scalar parameter, not a tensor"
+        );
+        // Nothing the run reads is overwritten, and no file is written twice (the paths need not exist).
+        assert_eq!(
+            e(RunOptions {
+                inputs: vec![("x".into(), "d/x.npy".into())],
+                outputs: vec![("y".into(), "d/../d/x.npy".into())],
+                ..opts()
+            }),
+            "output `y` would be written to `d/../d/x.npy`, which is also input `x`"
+        );
+        assert_eq!(
+            e(RunOptions {
+                outputs: vec![("y".into(), "y.npy".into())],
+                save_inputs: vec![("x".into(), "./y.npy".into())],
+                ..opts()
+            }),
+            "saved input `x` would be written to `./y.npy`, which is also output `y`"
+        );
+        assert_eq!(
+            e(RunOptions {
+                manifest_path: "m/k.json".into(),
+                outputs: vec![("y".into(), "m/k.json".into())],
+                ..opts()
+            }),
+            "output `y` would be written to `m/k.json`, which is also the manifest"
         );
         assert_eq!(
             parse_scalars(&k, &[]).unwrap_err().to_string(),
