@@ -134,6 +134,11 @@ pub enum ArgError {
         "argument `{param}`: the layout {layout} reaches element {max_offset}, but the buffer holds {len} elements"
     )]
     BufferTooSmall { param: String, layout: String, max_offset: i64, len: u64 },
+    #[error(
+        "argument `{param}`: the layout {layout} reaches element {reach}; kernels index with 32-bit integers and \
+         take at most {MAX_INDEX} elements along a mode or in offset (2^31 - 2^24: room for a tile past the edge)"
+    )]
+    IndexRange { param: String, layout: String, reach: i64 },
     #[error("argument `{param}`: the layout {layout} reaches negative offset {min_offset}")]
     NegativeOffset { param: String, layout: String, min_offset: i64 },
     #[error("argument `{param}`: integer overflow computing the extent of layout {layout}")]
@@ -156,6 +161,10 @@ pub enum ArgError {
     #[error("inconsistent manifest: {reason}")]
     BadManifest { reason: String },
 }
+
+/// The largest extent and element offset an argument may have: kernels index with 32-bit signed integers, and
+/// the coordinates of a tile that crosses an extent (up to 2^24 elements past it) must not wrap around.
+pub const MAX_INDEX: i64 = (1 << 31) - (1 << 24);
 
 fn origin(param: &str, of: DimComponent, mode: usize) -> String {
     format!("{param}.{of}[{mode}]")
@@ -418,6 +427,17 @@ fn check_layout(p: &TensorParam, t: &TensorDesc, dims: &[BoundDim]) -> Result<()
     }
     if min_offset < 0 {
         return Err(ArgError::NegativeOffset { param: p.name.clone(), layout: p.layout.to_string(), min_offset });
+    }
+    // Kernels compute coordinates and offsets in 32-bit integers; a tile may reach past an extent (up to its own
+    // size) before its bounds test, which must not wrap around.
+    let largest_extent =
+        shape.leaves().into_iter().map(|s| leaf_value(s, dims)).try_fold(0i64, |m, s| s.map(|s| m.max(s)))?;
+    if max_offset.max(largest_extent) > MAX_INDEX {
+        return Err(ArgError::IndexRange {
+            param: p.name.clone(),
+            layout: p.layout.to_string(),
+            reach: max_offset.max(largest_extent),
+        });
     }
     if u64::try_from(max_offset).map_or(true, |m| m >= t.len) {
         return Err(ArgError::BufferTooSmall {

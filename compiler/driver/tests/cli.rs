@@ -226,3 +226,33 @@ fn run_options_that_do_not_fit_the_kernel_exit_2_before_any_gpu_work() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn run_refuses_arguments_the_kernel_cannot_take_before_any_gpu_work() {
+    // No GPU is needed to get these answers: the launch is checked before the device is touched.
+    let dir = std::env::temp_dir().join(format!("cutec-cli-refuse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let req = dir.join("copy_req.cute");
+    let src = std::fs::read_to_string(root().join("examples/copy.cute")).expect("copy.cute").replace(
+        "    let gx = local_tile",
+        "    static_assert(N % (THREADS * VEC) == 0, \"whole tiles\");\n    let gx = local_tile",
+    );
+    std::fs::write(&req, src).expect("write");
+    let d = dir.to_str().expect("utf-8 path").to_owned();
+    let o = cutec(&["build", req.to_str().expect("utf-8"), "--emit", "ptx,manifest", "-o", &d]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let ptx = format!("{d}/copy_req.ptx");
+    for (dim, says) in [
+        (
+            "N=1000003",
+            "dimension `N` = 1000003 (from x.shape[0]) is not a multiple of 1024, which the kernel requires: whole tiles",
+        ),
+        ("N=2147482624", "kernels index with 32-bit integers"),
+    ] {
+        let o = cutec(&["run", ptx.as_str(), "--kernel", "copy", "--dim", dim]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 1, "{dim}: {err}");
+        assert!(err.contains(says), "{dim}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

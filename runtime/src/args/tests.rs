@@ -332,3 +332,20 @@ fn a_dimension_that_breaks_a_requirement_is_refused_naming_it() {
         "dimension `M` = 10 (from x.shape[0]) is not a multiple of 4, which the kernel requires: rows come in fours"
     );
 }
+
+#[test]
+fn an_argument_beyond_32_bit_indexing_is_refused() {
+    let k = softmax();
+    // 524288 x 4096 = 2^31 elements: offsets would wrap in the kernel's 32-bit index arithmetic.
+    let big = |m: i64| {
+        vec![
+            tensor(DType::F32, &[m, 4096], BASE),
+            tensor(DType::F32, &[m, 4096], BASE + (1 << 40)),
+            ArgDesc::Scalar(ScalarValue::F32(0.5)),
+        ]
+    };
+    assert!(err(&k, &big(524_288)).contains("kernels index with 32-bit integers"));
+    // The largest row count under the limit is accepted.
+    let rows = (MAX_INDEX + 1) / 4096;
+    assert!(check_launch(&k, 0, &big(rows)).is_ok());
+}

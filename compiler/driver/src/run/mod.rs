@@ -252,6 +252,7 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     })?;
     let sources = plan_arguments(&kernel_manifest, opts)?;
     let scalars = parse_scalars(&kernel_manifest, &opts.scalars)?;
+    precheck_launch(&kernel_manifest, &sources, &scalars)?;
     let image = std::fs::read(&opts.ptx_path).map_err(io(&opts.ptx_path))?;
 
     let ctx = Context::new(opts.device)?;
@@ -390,9 +391,47 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
 /// does before it opens the device; the mutation tests call it with hostile options.
 pub fn plan_tensors(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<(String, DType, Vec<usize>)>, RunError> {
     let sources = plan_arguments(kernel, opts)?;
-    parse_scalars(kernel, &opts.scalars)?;
+    let scalars = parse_scalars(kernel, &opts.scalars)?;
+    precheck_launch(kernel, &sources, &scalars)?;
     let tensors = kernel.params.iter().zip(&sources);
     Ok(tensors.filter_map(|(p, s)| Some((p.name().to_owned(), p.dtype(), s.as_ref()?.shape().to_vec()))).collect())
+}
+
+/// The runtime's launch check (shapes against the manifest, requirements, 32-bit index range, launch
+/// configuration) on the planned arguments, before anything is allocated: a launch that would be refused costs
+/// no memory and no time. The addresses are stand-ins, aligned as any allocation is.
+fn precheck_launch(kernel: &Kernel, sources: &[Option<Source>], scalars: &[ScalarValue]) -> Result<(), RunError> {
+    let mut scalars = scalars.iter();
+    let mut args = Vec::with_capacity(sources.len());
+    for (i, (p, s)) in kernel.params.iter().zip(sources).enumerate() {
+        args.push(match s {
+            Some(s) => {
+                let shape: Vec<i64> = s.shape().iter().map(|&e| i64::try_from(e).unwrap_or(i64::MAX)).collect();
+                let len = shape.iter().try_fold(1u64, |acc, &e| acc.checked_mul(e.max(0) as u64)).unwrap_or(u64::MAX);
+                let strides = cutec_runtime::TensorDesc::row_major_strides(&shape)
+                    .ok_or_else(|| RunError::Usage(format!("the shape of `{}` overflows", p.name())))?;
+                // 1 TiB apart and 4 KiB aligned: the stand-ins neither overlap nor fail an alignment check.
+                let ptr = (i as u64 + 1) << 40;
+                cutec_runtime::ArgDesc::Tensor(cutec_runtime::TensorDesc {
+                    dtype: p.dtype(),
+                    shape,
+                    strides,
+                    ptr,
+                    len,
+                    device: 0,
+                })
+            }
+            None => cutec_runtime::ArgDesc::Scalar(
+                *scalars.next().ok_or_else(|| RunError::Usage("internal: scalar count mismatch".into()))?,
+            ),
+        });
+    }
+    cutec_runtime::check_launch(kernel, 0, &args).map(drop).map_err(|source| {
+        RunError::Runtime(cutec_runtime::RuntimeError::Argument {
+            kernel: kernel.name.clone(),
+            source: Box::new(source),
+        })
+    })
 }
 
 /// Decides how each parameter's argument is made (`None` for scalars), reading input files. GPU-free.
