@@ -53,6 +53,7 @@ mod load;
 mod program;
 pub mod reference;
 mod signature;
+mod size_diag;
 mod types;
 
 #[cfg(test)]
