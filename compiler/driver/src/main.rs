@@ -1,7 +1,10 @@
 //! `cutec`: the command-line interface. Exit codes: 0 success, 1 the input has errors, 2 bad usage.
 
+mod build_cmd;
 mod cli;
 mod layout_cmd;
+mod run_cmd;
+mod usage;
 
 use std::process::ExitCode;
 
