@@ -248,6 +248,7 @@ pub fn main() -> ExitCode {
             Color::Never => ColorMode::Never,
         },
     };
+    let _ = crate::ERROR_FORMAT.set(reporter.format);
     if let Some(code) = usage::check_options(&reporter, &cli.command) {
         return code;
     }
