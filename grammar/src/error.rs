@@ -21,6 +21,9 @@ pub enum SyntaxErrorKind {
     UnterminatedString,
     /// E0003: an unknown escape sequence in a string (the escape as written).
     BadEscape(String),
+    /// E0003: `\u` not followed by 1 to 6 hex digits in braces (`value == None`), or naming no Unicode scalar
+    /// value (above 10FFFF or a surrogate). `escape` is the escape as written.
+    BadUnicodeEscape { escape: String, value: Option<u32> },
     /// E0004: an integer literal that does not fit in 64 bits.
     IntOverflow,
     /// E0005: a digit the radix does not allow, or a radix prefix with no digits (`digit == None`).
@@ -68,7 +71,7 @@ impl SyntaxError {
         match self.kind {
             UnexpectedChar(_) => "E0001",
             UnterminatedString => "E0002",
-            BadEscape(_) => "E0003",
+            BadEscape(_) | BadUnicodeEscape { .. } => "E0003",
             IntOverflow => "E0004",
             BadDigit { .. } => "E0005",
             UnterminatedComment => "E0006",
@@ -93,6 +96,8 @@ impl SyntaxError {
             UnexpectedChar(c) => format!("unknown start of token: `{}`", c.escape_debug()),
             UnterminatedString => "unterminated string literal".into(),
             BadEscape(e) => format!("unknown character escape: `{e}`"),
+            BadUnicodeEscape { escape, value: Some(_) } => format!("`{escape}` is not a Unicode scalar value"),
+            BadUnicodeEscape { escape, value: None } => format!("malformed Unicode escape `{escape}`"),
             IntOverflow => "integer literal is too large".into(),
             BadDigit { digit: Some(d), radix } => {
                 format!("invalid digit `{}` in {} literal", d.escape_debug(), radix_name(*radix))
@@ -127,6 +132,14 @@ impl SyntaxError {
             BadEscape(_) => (
                 "unknown escape".into(),
                 Some("the escapes are `\\n`, `\\t`, `\\r`, `\\\\`, `\\\"`, `\\0` and `\\u{...}`".into()),
+            ),
+            BadUnicodeEscape { value: Some(v), .. } => (
+                if (0xd800..=0xdfff).contains(v) { "a surrogate, not a character" } else { "above 10FFFF" }.into(),
+                Some("a Unicode scalar value is at most 10FFFF and not a surrogate (D800 to DFFF)".into()),
+            ),
+            BadUnicodeEscape { value: None, .. } => (
+                "expected 1 to 6 hex digits in braces".into(),
+                Some("write the character's code point in hex: `\\u{41}` is `A`".into()),
             ),
             IntOverflow => ("does not fit in 64 bits".into(), Some(format!("the largest integer is {}", u64::MAX))),
             BadDigit { digit: Some(_), radix } => (format!("not a {} digit", radix_name(*radix)), None),
@@ -242,10 +255,12 @@ lines; write a line break as `\\n`.\n\n    let s = \"hello;     // error: the st
     },
     CodeInfo {
         code: "E0003",
-        title: "unknown character escape",
-        explanation: "A string contains a backslash escape the language does not define. The escapes are `\\n`, \
-`\\t`, `\\r`, `\\\\`, `\\\"`, `\\0` and `\\u{HEX}` (1 to 6 hex digits naming a Unicode scalar value).\n\n    \
-let s = \"a\\qb\";     // error: `\\q` is not an escape\n    let s = \"a\\\\qb\";    // ok: a backslash followed by `q`",
+        title: "invalid character escape",
+        explanation: "A string contains a backslash escape the language does not define, or a `\\u{HEX}` escape \
+that names no character. The escapes are `\\n`, `\\t`, `\\r`, `\\\\`, `\\\"`, `\\0` and `\\u{HEX}`: 1 to 6 hex \
+digits in braces naming a Unicode scalar value, that is at most 10FFFF and not a surrogate (D800 to DFFF).\n\n    \
+let s = \"a\\qb\";     // error: `\\q` is not an escape\n    let s = \"a\\\\qb\";    // ok: a backslash followed by `q`\n    \
+let s = \"\\u{110000}\"; // error: above 10FFFF\n    let s = \"\\u{1F600}\";  // ok: an emoji",
     },
     CodeInfo {
         code: "E0004",

@@ -100,6 +100,11 @@ fn lex_error<'src>(
             let text = src.get(start + at..start + e).unwrap_or("\\").to_string();
             (SyntaxErrorKind::BadEscape(text), Span::new(start + at, start + e), Some(Token::Str("\"\"")))
         }
+        LexError::BadUnicodeEscape { at, end: e, value } => {
+            let escape = src.get(start + at..start + e).unwrap_or("\\u").to_string();
+            let kind = SyntaxErrorKind::BadUnicodeEscape { escape, value };
+            (kind, Span::new(start + at, start + e), Some(Token::Str("\"\"")))
+        }
         LexError::IntOverflow => (SyntaxErrorKind::IntOverflow, Span::new(start, end), Some(Token::Int(0))),
         LexError::BadDigit { at, radix } => {
             let digit = if at == 0 { None } else { src.get(start + at..).and_then(|s| s.chars().next()) };

@@ -17,6 +17,9 @@ pub enum LexError {
     UnterminatedString,
     /// `\q` and friends; `at..end` is the escape inside the token.
     BadEscape { at: usize, end: usize },
+    /// `\u` without `{hex}` (`value == None`) or naming no Unicode scalar value (`\u{110000}`, a surrogate);
+    /// `at..end` is the whole escape inside the token.
+    BadUnicodeEscape { at: usize, end: usize, value: Option<u32> },
     /// An integer literal that does not fit in 64 bits.
     IntOverflow,
     /// `0x` or `0b` with no digits, or a digit that the radix does not allow (`0b102`, `0xfg`).
@@ -242,14 +245,19 @@ fn string<'src>(lex: &mut Lexer<'src, Token<'src>>) -> Result<&'src str, LexErro
                 let ok = match e {
                     'n' | 't' | 'r' | '\\' | '"' | '0' => true,
                     'u' => match unicode_escape(&rest[j + 1..]) {
-                        Some(len) => {
+                        Ok(len) => {
                             // The braces and hex digits are ASCII: bytes and chars agree.
                             for _ in 0..len {
                                 chars.next();
                             }
                             true
                         }
-                        None => false,
+                        Err((len, value)) => {
+                            if bad.is_none() {
+                                bad = Some(LexError::BadUnicodeEscape { at: 1 + i, end: 2 + j + len, value });
+                            }
+                            true
+                        }
                     },
                     _ => false,
                 };
@@ -271,17 +279,21 @@ fn string<'src>(lex: &mut Lexer<'src, Token<'src>>) -> Result<&'src str, LexErro
     Err(LexError::UnterminatedString)
 }
 
-/// `{XXXX}` after `\u`: 1 to 6 hex digits naming a Unicode scalar value. Returns its length in bytes.
-fn unicode_escape(rest: &str) -> Option<usize> {
-    let body = rest.strip_prefix('{')?;
-    let close = body.find('}')?;
-    let hex = &body[..close];
-    if hex.is_empty() || hex.len() > 6 {
-        return None;
+/// `{XXXX}` after `\u`: 1 to 6 hex digits naming a Unicode scalar value. Returns its length in bytes, or why
+/// not: the length of the braced part (0 if there is none on this line of the string) and the value it names if
+/// it is a hex number.
+fn unicode_escape(rest: &str) -> Result<usize, (usize, Option<u32>)> {
+    let Some(body) = rest.strip_prefix('{') else { return Err((0, None)) };
+    let Some(close) = body.find(['}', '"', '\n']).filter(|&c| body[c..].starts_with('}')) else {
+        return Err((0, None));
+    };
+    let (hex, len) = (&body[..close], close + 2);
+    if hex.is_empty() || hex.len() > 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err((len, None));
     }
-    let value = u32::from_str_radix(hex, 16).ok()?;
-    char::from_u32(value)?;
-    Some(close + 2)
+    // At most 6 hex digits: the value fits in a u32.
+    let value = u32::from_str_radix(hex, 16).map_err(|_| (len, None))?;
+    char::from_u32(value).map(|_| len).ok_or((len, Some(value)))
 }
 
 /// Skips a block comment after its `/*`, honouring nesting.

@@ -40,13 +40,23 @@ fn strings() {
     assert_eq!(tokens(r#""a\n\t\\\"\0\u{1F600}""#), [Token::Str(r#""a\n\t\\\"\0\u{1F600}""#)]);
     assert_eq!(cutec_grammar::token::unescape(r#""a\n\t\\\"\0\u{41}""#), "a\n\t\\\"\0A");
     assert_eq!(error_kinds(r#""a\qb""#), [SyntaxErrorKind::BadEscape("\\q".into())]);
-    assert_eq!(error_kinds(r#""\u{110000}""#), [SyntaxErrorKind::BadEscape("\\u".into())]);
+    let unicode = |escape: &str, value| SyntaxErrorKind::BadUnicodeEscape { escape: escape.into(), value };
+    assert_eq!(error_kinds(r#""\u{110000}""#), [unicode("\\u{110000}", Some(0x110000))]);
+    assert_eq!(error_kinds(r#""\u{d800}x""#), [unicode("\\u{d800}", Some(0xd800))]);
+    assert_eq!(error_kinds(r#""\u{zz}""#), [unicode("\\u{zz}", None)]);
+    assert_eq!(error_kinds(r#""\u{1234567}""#), [unicode("\\u{1234567}", None)]);
+    assert_eq!(error_kinds(r#""\u41""#), [unicode("\\u", None)]);
+    assert_eq!(error_kinds(r#""\u{41""#), [unicode("\\u", None)]);
     assert_eq!(error_kinds("\"abc"), [SyntaxErrorKind::UnterminatedString]);
     assert_eq!(error_kinds("\"abc\nlet"), [SyntaxErrorKind::UnterminatedString]);
     assert_eq!(error_kinds("\"abc\\"), [SyntaxErrorKind::UnterminatedString]);
     // The bad escape's span is the escape itself.
     let (_, errors) = lex(r#"let s = "a\qb";"#);
     assert_eq!((errors[0].span.start, errors[0].span.end), (10, 12));
+    // A \u escape's span is the whole escape, braces included.
+    let (_, errors) = lex(r#"let s = "a\u{110000}b";"#);
+    assert_eq!((errors[0].span.start, errors[0].span.end), (10, 20));
+    assert_eq!(errors[0].message(), "`\\u{110000}` is not a Unicode scalar value");
 }
 
 #[test]

@@ -6,7 +6,9 @@
 //!
 //! Invariants:
 //! - **Every diagnostic has a code** (`E0001`...) listed in some crate's [`CodeInfo`] table, and at least one
-//!   primary label whose span lies inside its file.
+//!   primary label whose span lies inside its file, except a diagnostic about no place in any file (a GPU fault,
+//!   a failed write to standard output): [`Diagnostic::unlocated`] makes those, with no label at all. The JSON
+//!   form is the same for both (`"labels": []` for an unlocated one).
 //! - Rendering never panics, even for spans past the end of a file (they are clamped).
 
 mod render;
@@ -86,6 +88,18 @@ impl Diagnostic {
             help: Vec::new(),
         }
     }
+    /// An error about no place in any file or on the command line: what the GPU or the operating system
+    /// reported while running a kernel, say. It has no label; the message must stand alone.
+    pub fn unlocated(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            labels: Vec::new(),
+            notes: Vec::new(),
+            help: Vec::new(),
+        }
+    }
     pub fn warning(code: &'static str, message: impl Into<String>, file: FileId, span: Span) -> Diagnostic {
         Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, message, file, span) }
     }
@@ -109,7 +123,7 @@ impl Diagnostic {
         self.help.push(help.into());
         self
     }
-    /// The primary label (every diagnostic has one).
+    /// The primary label (every diagnostic has one, except an [`Diagnostic::unlocated`] one).
     pub fn primary(&self) -> Option<&Label> {
         self.labels.iter().find(|l| l.primary)
     }
@@ -180,6 +194,19 @@ mod tests {
         assert_eq!(suggest("blok_idx", names), Some("block_idx"));
         assert_eq!(suggest("zzzzzz", names), None);
         assert_eq!(suggest("F32", ["f32", "f16"]), Some("f32"));
+    }
+
+    #[test]
+    fn an_unlocated_diagnostic_renders_without_a_snippet() {
+        let d = Diagnostic::unlocated("E0001", "the GPU faulted").with_note("a note");
+        assert!(d.primary().is_none());
+        let text = render_plain(&SourceMap::new(), std::slice::from_ref(&d));
+        assert_eq!(text, "error[E0001]: the GPU faulted\n = a note\n\n");
+        let mut json = Vec::new();
+        render_json(&SourceMap::new(), &[d], &mut json).expect("writing to a Vec");
+        let v: serde_json::Value = serde_json::from_slice(&json).expect("one JSON object");
+        assert_eq!(v["labels"], serde_json::json!([]));
+        assert_eq!(v["code"], "E0001");
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! `cutec build`: a checked program through lowering, the pass pipeline and codegen, keeping each stage's text.
 
+use crate::codes;
+use crate::command_line::command_line_error;
 use crate::{Checked, check_source};
 use cutec_codegen::{OptLevel, Options};
 use cutec_diagnostics::{Diagnostic, FileId, SourceMap, Span};
@@ -61,6 +63,13 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     }
     let root = checked.root;
     let fail = |checked: Checked, diagnostics: Vec<Diagnostic>| BuildFailure { map: checked.map, diagnostics };
+    let mut checked = checked;
+    if let Some(d) = opts.kernel.as_deref().and_then(|k| unknown_kernel(&mut checked, k)) {
+        return Err(fail(checked, vec![d]));
+    }
+    if let Some(d) = opts.dump_after.as_deref().and_then(|p| unknown_pass(&mut checked.map, p)) {
+        return Err(fail(checked, vec![d]));
+    }
     let program = &checked.output.program;
     let lowered = match &opts.kernel {
         Some(k) => cutec_ir::lower(program, k),
@@ -77,16 +86,6 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     }
     let ir = cutec_ir::print(&module);
     lap("lower", &mut timings);
-    if let Some(pass) = &opts.dump_after
-        && cutec_ir::find_pass(pass).is_none()
-    {
-        let names: Vec<&str> = cutec_ir::pipeline().iter().map(|p| p.name()).collect();
-        let mut d = driver_error(root, format!("no pass named `{pass}`"));
-        if let Some(s) = cutec_diagnostics::suggest(pass, names.iter().copied()) {
-            d = d.with_help(format!("did you mean `{s}`?"));
-        }
-        return Err(fail(checked, vec![d.with_note(format!("the passes are: {}", names.join(", ")))]));
-    }
     let mut dump = None;
     let mut hook = |name: &str, m: &cutec_ir::Module| {
         if opts.dump_after.as_deref() == Some(name) {
@@ -150,6 +149,54 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         timings,
     };
     Ok((checked, artifacts))
+}
+
+/// `--kernel NAME` naming no kernel of the checked file (E0405, a usage error), anchored on the option.
+fn unknown_kernel(checked: &mut Checked, name: &str) -> Option<Diagnostic> {
+    let program = &checked.output.program;
+    if program.kernel(name).is_some() {
+        return None;
+    }
+    let names: Vec<&str> =
+        program.kernels().filter(|k| k.module == cutec_sema::ModuleId::ROOT).map(|k| k.name.as_str()).collect();
+    let option = format!("--kernel {name}");
+    let d = command_line_error(
+        &mut checked.map,
+        codes::UNKNOWN_KERNEL,
+        format!("no kernel named `{name}`"),
+        &[(&option, "no such kernel")],
+    );
+    let d = match cutec_diagnostics::suggest(name, names.iter().copied()) {
+        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+        None => d,
+    };
+    Some(if names.is_empty() {
+        d.with_note("this file has no kernel")
+    } else {
+        d.with_note(format!("the kernels of this file are: {}", names.join(", ")))
+    })
+}
+
+/// `--dump-after PASS` naming no pass of the pipeline (E0403, a usage error), anchored on the option.
+pub fn unknown_pass(map: &mut SourceMap, pass: &str) -> Option<Diagnostic> {
+    if cutec_ir::find_pass(pass).is_some() {
+        return None;
+    }
+    let names: Vec<&str> = cutec_ir::pipeline().iter().map(|p| p.name()).collect();
+    // A prefix or part of a name is the likeliest slip (`fold` for `fold-constants`), then a typo.
+    let close = names.iter().copied().find(|n| n.starts_with(pass) || n.contains(pass));
+    let hint = close.or_else(|| cutec_diagnostics::suggest(pass, names.iter().copied()));
+    let option = format!("--dump-after {pass}");
+    let mut d = command_line_error(
+        map,
+        codes::BAD_ARGUMENT,
+        format!("--dump-after: no pass named `{pass}`"),
+        &[(&option, "no such pass")],
+    );
+    if let Some(h) = hint {
+        d = d.with_help(format!("did you mean `{h}`?"));
+    }
+    Some(d.with_note(format!("the passes are: {}", names.join(", "))))
 }
 
 /// A driver-level error (E0401) anchored at the start of the file.

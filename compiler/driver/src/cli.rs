@@ -1,20 +1,24 @@
 //! Argument parsing (clap) and the subcommands.
 
 use crate::layout_cmd::LayoutArgs;
+use crate::usage;
+use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
-use cutec::build::{BuildOptions, build_source, manifest_summary};
-use cutec::{Checked, check_source, code_tables, emit_ast, emit_tokens, parse_define};
+use cutec::build::BuildOptions;
+use cutec::codes;
+use cutec::command_line::{command_line_error, path_error};
+use cutec::{Checked, check_source, code_tables, parse_define};
 use cutec_codegen::OptLevel;
 use cutec_diagnostics::{ColorMode, Diagnostic, ErrorFormat, SourceMap, explain, render_json, render_text};
-use std::io::Write;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(name = "cutec", version, about = "A compiler for CuTe-like GPU kernels on NVIDIA Hopper")]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
-    command: Command,
+    pub command: Command,
     /// How diagnostics are printed.
     #[arg(long, global = true, value_enum, default_value_t = Format::Human)]
     error_format: Format,
@@ -37,7 +41,7 @@ enum Color {
 }
 
 #[derive(Subcommand)]
-enum Command {
+pub(crate) enum Command {
     /// Parse, resolve and type-check files; print every diagnostic.
     Check {
         /// The `.cute` files to check.
@@ -65,8 +69,9 @@ enum Command {
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
         defines: Vec<(String, i64)>,
         /// LLVM optimisation level, 0 to 3.
-        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=3))]
-        opt_level: u8,
+        /// LLVM optimisation level, 0 to 3 (default 3).
+        #[arg(short = 'O', value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=3))]
+        opt_level: Option<u8>,
         /// Compile only this kernel.
         #[arg(long)]
         kernel: Option<String>,
@@ -109,53 +114,55 @@ enum Command {
 }
 
 #[derive(clap::Args)]
-struct RunArgs {
+pub(crate) struct RunArgs {
     /// A `.cute` file (compiled first, with -D), or a PTX/cubin module written by `cutec build` (its manifest is
     /// MODULE with extension .json unless --manifest says otherwise).
-    module: PathBuf,
+    pub module: PathBuf,
     /// With a `.cute` file: set a const generic parameter, -D N=4096.
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
-    defines: Vec<(String, i64)>,
+    pub defines: Vec<(String, i64)>,
     /// The manifest, if not next to the module.
     #[arg(long)]
-    manifest: Option<PathBuf>,
+    pub manifest: Option<PathBuf>,
     /// The kernel to launch.
     #[arg(long)]
-    kernel: String,
+    pub kernel: String,
     /// A dynamic dimension: --dim M=4096.
     #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_define)]
-    dims: Vec<(String, i64)>,
+    pub dims: Vec<(String, i64)>,
     /// A tensor read from a .npy file: --input x=x.npy (others get seeded random data).
-    #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_path_arg)]
-    inputs: Vec<(String, PathBuf)>,
+    #[arg(long = "input", value_name = "NAME=FILE", value_parser = clap::builder::OsStringValueParser::new().try_map(usage::parse_path_arg))]
+    pub inputs: Vec<(String, PathBuf)>,
     /// A tensor written to a .npy file after the launch: --output y=y.npy.
-    #[arg(long = "output", value_name = "NAME=FILE", value_parser = parse_path_arg)]
-    outputs: Vec<(String, PathBuf)>,
+    #[arg(long = "output", value_name = "NAME=FILE", value_parser = clap::builder::OsStringValueParser::new().try_map(usage::parse_path_arg))]
+    pub outputs: Vec<(String, PathBuf)>,
     /// A tensor written to a .npy file before the launch, as the kernel receives it (e.g. its seeded random
     /// data): --save-input x=x.npy.
-    #[arg(long = "save-input", value_name = "NAME=FILE", value_parser = parse_path_arg)]
-    save_inputs: Vec<(String, PathBuf)>,
+    #[arg(long = "save-input", value_name = "NAME=FILE", value_parser = clap::builder::OsStringValueParser::new().try_map(usage::parse_path_arg))]
+    pub save_inputs: Vec<(String, PathBuf)>,
     /// A scalar argument: --scalar eps=1e-5.
-    #[arg(long = "scalar", value_name = "NAME=VALUE", value_parser = parse_scalar_arg)]
-    scalars: Vec<(String, String)>,
+    #[arg(long = "scalar", value_name = "NAME=VALUE", value_parser = usage::parse_scalar_arg)]
+    pub scalars: Vec<(String, String)>,
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    pub seed: u64,
     #[arg(long, default_value_t = 0)]
-    device: usize,
+    pub device: usize,
     /// Time many launches with CUDA events; print the median and GB/s.
     #[arg(long)]
-    bench: bool,
+    pub bench: bool,
     /// Measure the host time of a launch call (checked, prepared, bare driver call); use a tiny problem.
     #[arg(long)]
-    launch_overhead: bool,
-    #[arg(long, default_value_t = 10)]
-    warmup: usize,
-    #[arg(long, default_value_t = 100)]
-    iters: usize,
+    pub launch_overhead: bool,
+    /// With --bench: untimed launches first (default 10).
+    #[arg(long)]
+    pub warmup: Option<usize>,
+    /// With --bench: timed launches (default 100).
+    #[arg(long)]
+    pub iters: Option<usize>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
-enum Emit {
+pub(crate) enum Emit {
     Tokens,
     Ast,
     /// The IR as lowered from the checked program.
@@ -172,10 +179,10 @@ enum Emit {
 
 impl Emit {
     /// The stage as `--emit` spells it.
-    fn stage_name(self) -> String {
+    pub fn stage_name(self) -> String {
         self.to_possible_value().map_or_else(|| self.extension().to_owned(), |v| v.get_name().to_owned())
     }
-    fn extension(self) -> &'static str {
+    pub fn extension(self) -> &'static str {
         match self {
             Emit::Tokens => "tokens",
             Emit::Ast => "ast",
@@ -188,18 +195,19 @@ impl Emit {
         }
     }
     /// Stages that need the whole compiler, not only the front end.
-    fn needs_codegen(self) -> bool {
+    pub fn needs_codegen(self) -> bool {
         !matches!(self, Emit::Tokens | Emit::Ast)
     }
 }
 
-struct Reporter {
-    format: ErrorFormat,
-    color: ColorMode,
+/// Prints diagnostics in the chosen format; the exit status follows from their codes.
+pub(crate) struct Reporter {
+    pub format: ErrorFormat,
+    pub color: ColorMode,
 }
 
 impl Reporter {
-    fn report(&self, map: &SourceMap, diags: &[Diagnostic]) {
+    pub fn report(&self, map: &SourceMap, diags: &[Diagnostic]) {
         let mut err = std::io::stderr().lock();
         // A closed stderr is no reason to fail differently: the exit code still says what happened.
         let _ = match self.format {
@@ -207,16 +215,31 @@ impl Reporter {
             ErrorFormat::Json => render_json(map, diags, &mut err),
         };
     }
+
+    /// Reports `diags` and returns the exit status of their class: 2 for a usage error, else 1.
+    pub fn fail(&self, map: &SourceMap, diags: &[Diagnostic]) -> ExitCode {
+        self.report(map, diags);
+        ExitCode::from(codes::exit_status(diags).max(1))
+    }
+
+    /// Reports one error about the command-line `parts` (see [`command_line_error`]).
+    pub fn usage(&self, code: &'static str, message: impl Into<String>, parts: &[(&str, &str)]) -> ExitCode {
+        let mut map = SourceMap::new();
+        let d = command_line_error(&mut map, code, message, parts);
+        self.fail(&map, &[d])
+    }
 }
 
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => {
+        // clap: --help and --version are successes, anything else is bad usage (E0403, exit 2).
+        Err(e) if !e.use_stderr() => {
             let _ = e.print();
-            // clap: --help and --version are successes, anything else is bad usage (2).
-            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            return ExitCode::SUCCESS;
         }
+        Err(e) => return usage::clap_error(&usage::reporter_from_args(&args), &e),
     };
     let reporter = Reporter {
         format: match cli.error_format {
@@ -229,17 +252,9 @@ pub fn main() -> ExitCode {
             Color::Never => ColorMode::Never,
         },
     };
-    // A name given twice with -D is a mistake on the command line, not "the last one wins".
-    let defines = match &cli.command {
-        Command::Check { defines, .. } | Command::Build { defines, .. } => defines.as_slice(),
-        Command::Run(args) => args.defines.as_slice(),
-        _ => &[],
-    };
-    for (k, (name, value)) in defines.iter().enumerate() {
-        if let Some((_, first)) = defines[..k].iter().find(|(n, _)| n == name) {
-            eprintln!("error: -D {name} is given twice ({first} and {value}); give each const generic once");
-            return ExitCode::from(2);
-        }
+    let _ = crate::ERROR_FORMAT.set(reporter.format);
+    if let Some(code) = usage::check_options(&reporter, &cli.command) {
+        return code;
     }
     match cli.command {
         Command::Check { files, defines } => check(&reporter, &files, &defines),
@@ -248,24 +263,12 @@ pub fn main() -> ExitCode {
                 print!("{}", cutec_ir::describe_pipeline());
                 return ExitCode::SUCCESS;
             }
-            let Some(file) = file else { return ExitCode::from(2) };
-            // A mistyped pass name is a mistake on the command line: say so before compiling anything.
-            if let Some(pass) = dump_after.as_deref()
-                && cutec_ir::find_pass(pass).is_none()
-            {
-                let names: Vec<&str> = cutec_ir::pipeline().iter().map(|p| p.name()).collect();
-                let close = names.iter().copied().find(|n| n.starts_with(pass) || n.contains(pass));
-                let hint = close.or_else(|| cutec_diagnostics::suggest(pass, names.iter().copied()));
-                eprintln!("error: --dump-after: no pass named `{pass}`");
-                if let Some(h) = hint {
-                    eprintln!("help: did you mean `{h}`?");
-                }
-                eprintln!("note: the passes are: {}", names.join(", "));
-                return ExitCode::from(2);
-            }
+            let Some(file) = file else {
+                return reporter.usage(codes::BAD_ARGUMENT, "give the file to compile: cutec build FILE", &[]);
+            };
             let opts = BuildOptions {
                 defines,
-                opt_level: match opt_level {
+                opt_level: match opt_level.unwrap_or(3) {
                     0 => OptLevel::O0,
                     1 => OptLevel::O1,
                     2 => OptLevel::O2,
@@ -276,38 +279,44 @@ pub fn main() -> ExitCode {
                 assemble: emit.contains(&Emit::Cubin),
                 module_file: String::new(),
             };
-            build(&reporter, &file, output.as_deref(), &emit, opts, timings)
+            crate::build_cmd::build(&reporter, &file, output.as_deref(), &emit, opts, timings)
         }
-        Command::Layout { expr, eval, eval_file, table, svg, tv } => crate::layout_cmd::run(&LayoutArgs {
-            expr: expr.as_deref().or(eval.as_deref()),
-            eval_file: eval_file.as_deref(),
-            table,
-            svg: svg.as_deref(),
-            tv,
-        }),
-        Command::Run(args) => run(&reporter, args),
+        Command::Layout { expr, eval, eval_file, table, svg, tv } => {
+            let args = LayoutArgs {
+                expr: expr.as_deref().or(eval.as_deref()),
+                eval_file: eval_file.as_deref(),
+                table,
+                svg: svg.as_deref(),
+                tv,
+            };
+            match crate::layout_cmd::run(&args) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(f) => reporter.fail(&f.map, &[f.diagnostic]),
+            }
+        }
+        Command::Run(args) => crate::run_cmd::run(&reporter, args),
         Command::Explain { code } => match explain(&code_tables(), &code) {
             Some(info) => {
                 println!("{}: {}\n\n{}", info.code, info.title, info.explanation.trim_end());
                 ExitCode::SUCCESS
             }
-            None => {
-                eprintln!("error: no error code `{code}`; codes look like E0101 (see `cutec explain --help`)");
-                ExitCode::from(2)
-            }
+            None => reporter.usage(
+                codes::BAD_ARGUMENT,
+                format!("no error code `{code}`; codes look like E0101"),
+                &[(&code, "no such code")],
+            ),
         },
     }
 }
 
-/// Reads a file; an unreadable file is reported as diagnostic E0400 against the command line.
-fn read(reporter: &Reporter, path: &Path) -> Option<String> {
+/// Reads a source file; an unreadable one is reported as E0400, anchored on its path.
+pub(crate) fn read(reporter: &Reporter, path: &Path) -> Option<String> {
     match std::fs::read_to_string(path) {
         Ok(s) => Some(s),
         Err(e) => {
             let mut map = SourceMap::new();
-            let file = map.add("<command line>", path.display().to_string());
-            let span = cutec_diagnostics::Span::new(0, path.display().to_string().len());
-            let d = Diagnostic::error("E0400", format!("cannot read `{}`: {e}", path.display()), file, span);
+            let message = format!("cannot read `{}`: {e}", path.display());
+            let d = path_error(&mut map, codes::READ_FAILED, message, path, "cannot be read");
             reporter.report(&map, &[d]);
             None
         }
@@ -326,257 +335,4 @@ fn check(reporter: &Reporter, files: &[PathBuf], defines: &[(String, i64)]) -> E
         failed |= checked.has_errors();
     }
     if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
-}
-
-fn build(
-    reporter: &Reporter,
-    path: &Path,
-    output: Option<&Path>,
-    emits: &[Emit],
-    mut opts: BuildOptions,
-    timings: bool,
-) -> ExitCode {
-    let Some(src) = read(reporter, path) else { return ExitCode::from(1) };
-    let name = path.display().to_string();
-    let stem = path.file_stem().map_or("out".into(), |s| s.to_string_lossy().into_owned());
-    // Where the files go: one stage without -o goes to stdout, the rest into a directory.
-    let to_stdout = output == Some(Path::new("-")) || (output.is_none() && emits.len() == 1 && emits[0] != Emit::Cubin);
-    // `-o out/` or an existing directory is a directory even for one stage.
-    let is_dir = output.is_some_and(|p| p.is_dir() || p.as_os_str().to_string_lossy().ends_with('/'));
-    let single_file = output.filter(|_| emits.len() == 1 && !to_stdout && !is_dir);
-    let dir = if to_stdout || single_file.is_some() { None } else { Some(output.unwrap_or(Path::new("."))) };
-    let file_for = |emit: Emit| -> PathBuf {
-        match (single_file, dir) {
-            (Some(f), _) => f.to_path_buf(),
-            (None, Some(d)) => d.join(format!("{stem}.{}", emit.extension())),
-            (None, None) => PathBuf::from("-"),
-        }
-    };
-    opts.module_file = file_for(Emit::Ptx).file_name().map_or("module.ptx".into(), |f| f.to_string_lossy().into());
-    // Usage errors, before compiling: several stages cannot share standard output, and no output may be the input.
-    if to_stdout && emits.len() > 1 {
-        let names: Vec<String> = emits.iter().map(|e| e.stage_name()).collect();
-        eprintln!(
-            "error: `-o -` takes one stage, not {}; write several stages into a directory with -o DIR",
-            names.join(", ")
-        );
-        return ExitCode::from(2);
-    }
-    if let Some(d) = dir
-        && d.exists()
-        && !d.is_dir()
-    {
-        eprintln!("error: `{}` is a file; several stages are written into a directory (-o DIR)", d.display());
-        return ExitCode::from(2);
-    }
-    if !to_stdout {
-        for &emit in emits {
-            let target = file_for(emit);
-            if same_file(&target, path) {
-                eprintln!(
-                    "error: `{}` is the input; refusing to write the {} stage over it",
-                    target.display(),
-                    emit.extension()
-                );
-                return ExitCode::from(2);
-            }
-        }
-    }
-
-    let mut outputs: Vec<(Emit, Vec<u8>)> = Vec::new();
-    let mut summary = String::new();
-    if emits.iter().any(|e| e.needs_codegen()) {
-        match build_source(&name, &src, &opts) {
-            Ok((checked, art)) => {
-                reporter.report(&checked.map, &art.warnings);
-                if let Some(dump) = &art.dump {
-                    eprint!("{dump}");
-                }
-                if timings {
-                    let total: std::time::Duration = art.timings.iter().map(|(_, d)| *d).sum();
-                    for (stage, d) in &art.timings {
-                        eprintln!("time: {:>8.3} ms  {stage}", d.as_secs_f64() * 1e3);
-                    }
-                    eprintln!("time: {:>8.3} ms  total", total.as_secs_f64() * 1e3);
-                }
-                summary = manifest_summary(&art.manifest);
-                for r in art.ptxas.iter().flat_map(|r| &r.kernels) {
-                    summary.push_str(&format!(
-                        "  ptxas sm_90a {}: {} registers, {} B stack, {} B spill stores, {} B shared\n",
-                        r.name, r.registers, r.stack_frame_bytes, r.spill_store_bytes, r.shared_bytes
-                    ));
-                }
-                for &emit in emits {
-                    let bytes = match emit {
-                        Emit::Tokens => emit_tokens(&src).into_bytes(),
-                        Emit::Ast => emit_ast(&src).into_bytes(),
-                        Emit::Ir => art.ir.clone().into_bytes(),
-                        Emit::IrScheduled => art.ir_scheduled.clone().into_bytes(),
-                        Emit::Llvm => art.llvm.clone().into_bytes(),
-                        Emit::Ptx => art.ptx.clone().into_bytes(),
-                        Emit::Cubin => art.ptxas.as_ref().map(|r| r.cubin.clone()).unwrap_or_default(),
-                        Emit::Manifest => {
-                            let mut m = art.manifest.to_json_pretty();
-                            m.push('\n');
-                            m.into_bytes()
-                        }
-                    };
-                    outputs.push((emit, bytes));
-                }
-            }
-            Err(f) => {
-                reporter.report(&f.map, &f.diagnostics);
-                return ExitCode::from(1);
-            }
-        }
-    } else {
-        let checked: Checked = check_source(&name, &src, &opts.defines);
-        reporter.report(&checked.map, checked.diagnostics());
-        if checked.has_errors() {
-            return ExitCode::from(1);
-        }
-        for &emit in emits {
-            let text = if emit == Emit::Tokens { emit_tokens(&src) } else { emit_ast(&src) };
-            outputs.push((emit, text.into_bytes()));
-        }
-    }
-    if let Some(d) = dir
-        && let Err(e) = std::fs::create_dir_all(d)
-    {
-        eprintln!("error: cannot create `{}`: {e}", d.display());
-        return ExitCode::from(1);
-    }
-    let mut written = Vec::new();
-    for (emit, bytes) in &outputs {
-        let target = file_for(*emit);
-        let result = if to_stdout {
-            std::io::stdout().lock().write_all(bytes)
-        } else {
-            written.push(target.display().to_string());
-            std::fs::write(&target, bytes)
-        };
-        if let Err(e) = result {
-            eprintln!("error: cannot write `{}`: {e}", target.display());
-            return ExitCode::from(1);
-        }
-    }
-    if !to_stdout {
-        for w in &written {
-            println!("wrote {w}");
-        }
-        print!("{summary}");
-    }
-    ExitCode::SUCCESS
-}
-
-fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
-    // A .cute file is compiled first; its PTX and manifest go to a private temporary directory.
-    let compiled = if args.module.extension().is_some_and(|e| e == "cute") {
-        match compile_for_run(reporter, &args.module, &args.kernel, &args.defines) {
-            Some(paths) => Some(paths),
-            None => return ExitCode::from(1),
-        }
-    } else {
-        None
-    };
-    let (ptx_path, manifest_path) = match &compiled {
-        Some((_, ptx, json)) => (ptx.clone(), json.clone()),
-        None => (args.module.clone(), args.manifest.unwrap_or_else(|| args.module.with_extension("json"))),
-    };
-    let opts = cutec::run::RunOptions {
-        manifest_path,
-        ptx_path,
-        kernel: args.kernel,
-        dims: args.dims,
-        inputs: args.inputs,
-        outputs: args.outputs,
-        save_inputs: args.save_inputs,
-        scalars: args.scalars,
-        seed: args.seed,
-        device: args.device,
-        bench: args.bench,
-        launch_overhead: args.launch_overhead,
-        warmup: args.warmup,
-        iters: args.iters,
-    };
-    let result = cutec::run::run(&opts, &mut std::io::stdout().lock());
-    // The temporary directory (if any) is removed here.
-    drop(compiled);
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        // Options that do not fit the kernel (an unknown kernel, parameter or dimension) are bad usage.
-        Err(e @ cutec::run::RunError::Usage(_)) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-    }
-}
-
-/// `cutec run FILE.cute`: compiles `kernel` and writes its PTX and manifest into a fresh temporary directory;
-/// returns (directory, PTX path, manifest path), or `None` after reporting why it could not.
-/// Whether two paths name the same existing file (a path that does not exist yet is no input).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
-}
-
-fn compile_for_run(
-    reporter: &Reporter,
-    path: &Path,
-    kernel: &str,
-    defines: &[(String, i64)],
-) -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
-    let src = read(reporter, path)?;
-    let stem = path.file_stem().map_or("module".into(), |s| s.to_string_lossy().into_owned());
-    let opts = BuildOptions {
-        defines: defines.to_vec(),
-        kernel: Some(kernel.to_string()),
-        module_file: format!("{stem}.ptx"),
-        ..BuildOptions::default()
-    };
-    let art = match build_source(&path.display().to_string(), &src, &opts) {
-        Ok((checked, art)) => {
-            reporter.report(&checked.map, &art.warnings);
-            art
-        }
-        Err(f) => {
-            reporter.report(&f.map, &f.diagnostics);
-            return None;
-        }
-    };
-    // A private directory (mode 0700, an unpredictable name, created exclusively): nothing another user planted
-    // in the temporary directory is followed or overwritten. It is removed when dropped.
-    let dir = match tempfile::Builder::new().prefix("cutec-run-").tempdir() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("error: cannot create a temporary directory for the compiled module: {e}");
-            return None;
-        }
-    };
-    let ptx = dir.path().join(format!("{stem}.ptx"));
-    let json = dir.path().join(format!("{stem}.json"));
-    let written = std::fs::write(&ptx, &art.ptx).and_then(|_| std::fs::write(&json, art.manifest.to_json_pretty()));
-    match written {
-        Ok(()) => Some((dir, ptx, json)),
-        Err(e) => {
-            eprintln!("error: cannot write the compiled module into `{}`: {e}", dir.path().display());
-            None
-        }
-    }
-}
-
-fn parse_path_arg(s: &str) -> Result<(String, PathBuf), String> {
-    let (name, path) = s.split_once('=').ok_or_else(|| format!("expected NAME=FILE, found `{s}`"))?;
-    Ok((name.trim().to_string(), PathBuf::from(path)))
-}
-
-fn parse_scalar_arg(s: &str) -> Result<(String, String), String> {
-    let (name, value) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;
-    Ok((name.trim().to_string(), value.trim().to_string()))
 }

@@ -8,38 +8,19 @@
 //! - Diagnostics are rendered in exactly one place ([`cutec_diagnostics::render_text`] / `render_json`).
 
 pub mod build;
+pub mod codes;
+pub mod command_line;
 pub mod run;
 
+pub use codes::DRIVER_CODES;
+
 use cutec_diagnostics::{CodeInfo, Diagnostic, FileId, SourceMap};
+use std::num::IntErrorKind;
 
 /// Every error-code table of the compiler, in code order: what `cutec explain` searches.
 pub fn code_tables() -> Vec<&'static [CodeInfo]> {
     vec![cutec_grammar::CODES, cutec_sema::CODES, cutec_ir::CODES, DRIVER_CODES]
 }
-
-/// Codes the driver itself reports (E0400..E0499).
-pub const DRIVER_CODES: &[CodeInfo] = &[
-    CodeInfo {
-        code: "E0400",
-        title: "a file could not be read",
-        explanation: "The compiler could not read an input file: it does not exist, it is not readable, or it is \
-not valid UTF-8. Check the path given on the command line.\n\n    cutec check examples/copy.cute\n",
-    },
-    CodeInfo {
-        code: "E0401",
-        title: "the build cannot proceed",
-        explanation: "`cutec build` found nothing it can compile or a tool it needs is missing: the file has no \
-`kernel` item, `--dump-after` names a pass that does not exist (`cutec build --print-passes` lists them), or \
-`--emit cubin` was asked for and `ptxas` could not be found or failed.\n\n    cutec build --print-passes\n",
-    },
-    CodeInfo {
-        code: "E0402",
-        title: "internal compiler error",
-        explanation: "A stage after checking (lowering, a pass of the pipeline, or LLVM) rejected what the stage \
-before it produced. This is a bug in cutec, not in your program: please report it with the input file. Where \
-possible cutec reports such bugs as this error rather than crashing.\n",
-    },
-];
 
 /// The result of checking one file: its sources (the file and the standard library modules it uses) and
 /// every diagnostic, sorted by file and position.
@@ -95,11 +76,20 @@ pub fn parse_define(s: &str) -> Result<(String, i64), String> {
     }
     let value = value.trim();
     let parsed = if let Some(hex) = value.strip_prefix("0x") {
-        i64::from_str_radix(hex, 16)
+        // `from_str_radix` takes a sign: `0x-5` would be -5.
+        if hex.starts_with(['+', '-']) {
+            return Err(format!("`{value}` is not an integer"));
+        }
+        i64::from_str_radix(&hex.replace('_', ""), 16)
     } else {
         value.replace('_', "").parse::<i64>()
     };
-    parsed.map(|v| (name.to_string(), v)).map_err(|_| format!("`{value}` is not an integer"))
+    parsed.map(|v| (name.to_string(), v)).map_err(|e| match e.kind() {
+        IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => {
+            format!("`{value}` is out of range: values are 64-bit signed integers, {} to {}", i64::MIN, i64::MAX)
+        }
+        _ => format!("`{value}` is not an integer"),
+    })
 }
 
 #[cfg(test)]
@@ -113,6 +103,15 @@ mod tests {
         assert!(parse_define("N").is_err());
         assert!(parse_define("=3").is_err());
         assert!(parse_define("N=x").is_err());
+        assert_eq!(
+            parse_define("N=99999999999999999999"),
+            Err("`99999999999999999999` is out of range: values are 64-bit signed integers, \
+                 -9223372036854775808 to 9223372036854775807"
+                .into())
+        );
+        assert_eq!(parse_define("N=-9223372036854775808"), Ok(("N".into(), i64::MIN)));
+        assert_eq!(parse_define("N=0x-5"), Err("`0x-5` is not an integer".into()));
+        assert_eq!(parse_define("N=0x+5"), Err("`0x+5` is not an integer".into()));
     }
 
     #[test]

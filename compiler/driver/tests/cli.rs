@@ -15,6 +15,42 @@ fn code(o: &Output) -> i32 {
     o.status.code().unwrap_or(-1)
 }
 
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh directory for one test.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cutec-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Runs `args` with `--error-format=json` and returns the one diagnostic it reports, after checking that the
+/// human form reports the same code and that the exit status is `exit`.
+fn one_error(args: &[&str], exit: i32) -> serde_json::Value {
+    let human = cutec(&[args, &["--color=never"]].concat());
+    assert_eq!(code(&human), exit, "{args:?}: {}", stderr(&human));
+    let o = cutec(&[args, &["--error-format=json"]].concat());
+    assert_eq!(code(&o), exit, "{args:?}: {}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: one JSON line expected: {err}");
+    let d: serde_json::Value = serde_json::from_str(lines[0]).unwrap_or_else(|e| panic!("{args:?}: {e}: {err}"));
+    let code = d["code"].as_str().expect("a code");
+    assert!(stderr(&human).starts_with(&format!("error[{code}]: ")), "{args:?}: {}", stderr(&human));
+    let explained = cutec(&["explain", code]);
+    assert_eq!(self::code(&explained), 0, "{code} has an explanation");
+    d
+}
+
+/// The text a diagnostic's primary label covers in `<command line>` or `<expression>`, if it has one.
+fn primary_text(d: &serde_json::Value) -> Option<String> {
+    let labels = d["labels"].as_array()?;
+    let l = labels.iter().find(|l| l["primary"] == true)?;
+    Some(format!("{}:{}..{}", l["file"].as_str()?, l["start"], l["end"]))
+}
+
 #[test]
 fn check_accepts_every_example() {
     let mut args = vec!["check"];
@@ -96,9 +132,11 @@ fn layout_eval_prints_cute_notation() {
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "((2,2),3):((24,2),8)");
     let o = cutec(&["layout", "size((4,8):(8,1))"]);
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "32");
-    let o = cutec(&["layout", "--eval", "composition((4,4):(1,8), 5:3)"]);
+    let o = cutec(&["layout", "--eval", "composition((4,4):(1,8), 5:3)", "--color=never"]);
     assert_eq!(code(&o), 1);
-    assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: "));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("error[E0200]: composition: shape 5 and shape 2"), "{err}");
+    assert!(err.contains("<expression>:1:1"), "located on the expression: {err}");
 }
 
 #[test]
@@ -254,5 +292,169 @@ fn run_refuses_arguments_the_kernel_cannot_take_before_any_gpu_work() {
         assert_eq!(code(&o), 1, "{dim}: {err}");
         assert!(err.contains(says), "{dim}: {err}");
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn every_command_reports_coded_diagnostics_in_json_with_the_exit_status_of_their_class() {
+    let dir = temp_dir("codes");
+    let d = dir.to_str().expect("utf-8 path").to_owned();
+    let o = cutec(&["build", "examples/copy.cute", "--emit", "ptx,manifest", "-o", &d]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let ptx = format!("{d}/copy.ptx");
+    let lone = format!("{d}/lone.ptx");
+    std::fs::copy(&ptx, &lone).expect("a module without its manifest");
+    let bad_npy = format!("{d}/bad.npy");
+    std::fs::write(&bad_npy, b"not a numpy file").expect("write");
+    let bad_input = format!("x={bad_npy}");
+    let a_file = format!("{d}/a-file");
+    std::fs::write(&a_file, b"").expect("write");
+    let under_file = format!("{a_file}/out/");
+    let svg_under_file = format!("{a_file}/x.svg");
+    #[rustfmt::skip]
+    let cases: Vec<(Vec<&str>, i32, &str, &str)> = vec![
+        // cutec layout: the algebra's own codes, a syntax error located in the expression, files.
+        (vec!["layout", "composition((4,4):(1,8), 5:3)"], 1, "E0200", "do not divide"),
+        (vec!["layout", "(4,4):(1,8"], 1, "E0409", "malformed layout expression: expected `)`"),
+        (vec!["layout", "--eval-file", "no/such/exprs.txt"], 1, "E0400", "cannot read `no/such/exprs.txt`"),
+        (vec!["layout", "size(4:1)", "--table"], 1, "E0410", "`4` is not a layout"),
+        (vec!["layout", "4:1", "--svg", &svg_under_file], 1, "E0408", "cannot write"),
+        // cutec build.
+        (vec!["build", "examples/copy.cute", "--kernel", "nope"], 2, "E0405", "no kernel named `nope`"),
+        (vec!["build", "examples/copy.cute", "--emit", "ptx,llvm", "-o", "-"], 2, "E0406", "`-o -` takes one stage"),
+        (vec!["build", "examples/copy.cute", "--emit", "tokens,ast", "-o", &under_file], 1, "E0408", "cannot write"),
+        (vec!["build", "examples/copy.cute", "-D", "VEC=4611686018427387904"], 1, "E0133", "is out of range for `int`"),
+        (vec!["check", "examples/copy.cute", "-D", "N=99999999999999999999"], 2, "E0403",
+         "`99999999999999999999` is out of range: values are 64-bit signed integers, -9223372036854775808 to"),
+        (vec!["check", "examples/softmax.cute", "-D", "N=1024", "-D", "N=4096"], 2, "E0407",
+         "-D N is given twice (1024 and 4096)"),
+        (vec!["check", "--frobnicate", "examples/copy.cute"], 2, "E0403", "unexpected argument '--frobnicate'"),
+        (vec!["explain", "E9999"], 2, "E0403", "no error code `E9999`"),
+        // cutec run, before any GPU work: files, manifests, .npy inputs, options.
+        (vec!["run", "m/nothere.ptx", "--kernel", "copy"], 1, "E0400", "cannot read `m/nothere.ptx`"),
+        (vec!["run", &lone, "--kernel", "copy"], 1, "E0400", "lone.json"),
+        (vec!["run", &ptx, "--kernel", "nope"], 2, "E0405", "the manifest has no kernel `nope` (it has: copy)"),
+        (vec!["run", "examples/copy.cute", "--kernel", "nope"], 2, "E0405", "no kernel named `nope`"),
+        (vec!["run", &ptx, "--kernel", "copy", "--dim", "Q=4"], 2, "E0422", "no dimension `Q`"),
+        (vec!["run", &ptx, "--kernel", "copy", "--input", &bad_input], 1, "E0421", "not a .npy file"),
+    ];
+    for (args, exit, want, says) in &cases {
+        let d = one_error(args, *exit);
+        assert_eq!(d["code"], *want, "{args:?}: {d}");
+        let message = d["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{args:?}: {message}");
+        // Everything but the GPU's own errors points at text: a file, the expression or the command line.
+        assert!(primary_text(&d).is_some() || *want == "E0422", "{args:?}: no primary label: {d}");
+    }
+    // Where a label is on the command line, it covers what is wrong.
+    let d = one_error(&["build", "examples/copy.cute", "--kernel", "nope"], 2);
+    assert_eq!(primary_text(&d).as_deref(), Some("<command line>:0..13"), "`--kernel nope`: {d}");
+    assert_eq!(d["notes"][0], "the kernels of this file are: copy");
+    let d = one_error(&["run", "m/nothere.ptx", "--kernel", "copy"], 1);
+    assert_eq!(primary_text(&d).as_deref(), Some("<command line>:0..13"), "the module, not its manifest: {d}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn options_that_conflict_or_would_be_ignored_exit_2_and_say_why() {
+    #[rustfmt::skip]
+    let cases: [(&[&str], &str); 11] = [
+        (&["layout", "(4,2):(2,1)", "--tv", "2,4"], "--tv 2,4 labels the cells of --svg, which is not given"),
+        (&["layout", "--eval-file", "exprs.txt", "--table"], "--table draws one expression; --eval-file answers"),
+        (&["layout", "--eval-file", "exprs.txt", "--svg", "x.svg"], "--svg x.svg draws one expression"),
+        (&["build", "examples/copy.cute", "--emit", "tokens", "--dump-after", "dce"],
+         "--dump-after dce shows the IR after a pass, but --emit tokens builds nothing after parsing"),
+        (&["build", "examples/copy.cute", "--emit", "ast", "--kernel", "copy"], "--kernel copy selects the kernel"),
+        (&["build", "examples/copy.cute", "--emit", "tokens,ast", "-O", "1"], "-O 1 sets LLVM's optimisation level"),
+        (&["build", "examples/copy.cute", "--emit", "ast", "--timings"], "--timings times the stages"),
+        (&["build", "--print-passes", "examples/copy.cute"], "--print-passes prints the pass pipeline"),
+        (&["run", "examples/copy.cute", "--kernel", "copy", "--manifest", "m.json"], "--manifest names the manifest"),
+        (&["run", "copy.ptx", "--kernel", "copy", "-D", "VEC=8"], "-D sets a const generic of a .cute file"),
+        (&["run", "copy.ptx", "--kernel", "copy", "--iters", "5"], "--iters 5 counts the launches of --bench"),
+    ];
+    for (args, says) in cases {
+        let d = one_error(args, 2);
+        assert_eq!(d["code"], "E0404", "{args:?}: {d}");
+        assert!(d["message"].as_str().unwrap_or_default().starts_with(says), "{args:?}: {d}");
+        assert_eq!(d["labels"][0]["message"], "would be ignored", "{args:?}: {d}");
+    }
+    // The same options in a combination that uses them are fine.
+    let o =
+        cutec(&["build", "examples/copy.cute", "--emit", "ir", "--dump-after", "dce", "--kernel", "copy", "-o", "-"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
+fn run_names_the_missing_module_and_the_unknown_kernel_with_codes() {
+    let o = cutec(&["run", "m/nothere.ptx", "--kernel", "copy", "--color=never"]);
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert!(err.contains("error[E0400]: cannot read `m/nothere.ptx`"), "{err}");
+    assert!(!err.contains("nothere.json"), "the manifest is not what is missing first: {err}");
+}
+
+#[test]
+fn a_copy_of_different_static_sizes_is_found_by_check() {
+    let dir = temp_dir("copy-size");
+    let src = dir.join("k.cute");
+    std::fs::write(
+        &src,
+        "kernel k(x: Tensor<f32, 128:1, gmem>, y: Tensor<f32, 64:1, gmem>) launch(grid = (1), block = (32)) {\n    \
+         copy(x, y);\n}\n",
+    )
+    .expect("write");
+    let d = one_error(&["check", src.to_str().expect("utf-8 path")], 1);
+    assert_eq!(d["code"], "E0161");
+    assert_eq!(d["message"], "`copy` from a tensor of 128 elements to one of 64");
+    let labels = d["labels"].as_array().expect("labels");
+    assert_eq!((labels[0]["line"].as_u64(), labels[0]["column"].as_u64()), (Some(2), Some(5)), "{d}");
+    assert_eq!(labels.len(), 3, "the copy and both tensors: {d}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A file name that is not UTF-8 is used as it is, never mangled into U+FFFD.
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_are_kept() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = temp_dir("non-utf8");
+    let src = dir.join(OsStr::from_bytes(b"k\xff.cute"));
+    std::fs::copy(root().join("examples/copy.cute"), &src).expect("copy the example");
+    let run = |args: &[&OsStr]| {
+        Command::new(env!("CARGO_BIN_EXE_cutec")).args(args).current_dir(root()).output().expect("cutec runs")
+    };
+    let o = run(&[OsStr::new("check"), src.as_os_str()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run(&[
+        OsStr::new("build"),
+        src.as_os_str(),
+        OsStr::new("--emit"),
+        OsStr::new("ptx,manifest,ast"),
+        OsStr::new("-o"),
+        dir.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(dir.join(OsStr::from_bytes(b"k\xff.ptx")).is_file(), "the output keeps the input's name");
+    assert!(dir.join(OsStr::from_bytes(b"k\xff.ast")).is_file());
+    // A .npy path given to --input is read as given: the error names it (shown lossily), not a mangled one.
+    let input = dir.join(OsStr::from_bytes(b"in\xff.npy"));
+    let mut arg = std::ffi::OsString::from("x=");
+    arg.push(&input);
+    let ptx = dir.join(OsStr::from_bytes(b"k\xff.ptx"));
+    let o = run(&[
+        OsStr::new("run"),
+        ptx.as_os_str(),
+        OsStr::new("--kernel"),
+        OsStr::new("copy"),
+        OsStr::new("--input"),
+        &arg,
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("error[E0400]: cannot read") && stderr(&o).contains("in\u{fffd}.npy"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

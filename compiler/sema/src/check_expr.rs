@@ -9,6 +9,7 @@ use crate::body::{Fcx, Found};
 use crate::builtins::{Builtin, Form};
 use crate::errors::SemaError;
 use crate::load::ItemRefKind;
+use crate::size_diag::SizeDiag;
 use crate::types::{LayoutType, Scalar, TensorType, Type, promote};
 use crate::{Resolution, Space};
 use cutec_grammar::ast::{Arg, BinaryOp, Expr, ExprKind, Ident, TypeExpr, UnaryOp};
@@ -329,13 +330,46 @@ impl Fcx<'_, '_> {
                 self.error(SemaError::DivisionByZero { op: o, span: rhs.span });
                 Type::Scalar(p)
             }
-            Some(p) => Type::Scalar(p),
+            Some(p) => {
+                if p.is_integer() {
+                    self.check_overflow(op, lhs, rhs);
+                }
+                Type::Scalar(p)
+            }
             None => {
                 let (l, r) = ((lhs.span, a.to_string()), (rhs.span, b.to_string()));
                 self.error(SemaError::OperandsDontMix { op: o, lhs: l, rhs: r });
                 fail
             }
         }
+    }
+
+    /// Reports `lhs op rhs` of two compile-time integers whose value leaves the 64-bit range (E0160): the lowering
+    /// could not compute it either, and would only say that it expected something else there. Division by zero is
+    /// reported by `binary`; an operand that itself overflowed is not a constant, so only the innermost is reported.
+    fn check_overflow(&mut self, op: BinaryOp, lhs: &Expr, rhs: &Expr) {
+        let Some(sop) = crate::consteval::sym_op(op) else { return };
+        let (Some(x), Some(y)) = (self.sym(lhs).as_const(), self.sym(rhs).as_const()) else { return };
+        if !matches!(sop.apply(x, y), Err(cutec_symint::EvalError::Overflow { .. })) {
+            return;
+        }
+        let mut generics: Vec<(String, i64)> = Vec::new();
+        for side in [lhs, rhs] {
+            for (name, value, _) in self.const_generics_in(side) {
+                if !generics.iter().any(|(n, _)| *n == name) {
+                    generics.push((name, value));
+                }
+            }
+        }
+        let text = format!("{} {} {}", crate::fold::text(lhs, 0), op.as_str(), crate::fold::text(rhs, 0));
+        self.error(SemaError::Size(SizeDiag::Overflow {
+            span: lhs.span.to(rhs.span),
+            text,
+            op: op.as_str(),
+            lhs: x,
+            rhs: y,
+            generics,
+        }));
     }
 
     fn cast(&mut self, e: &Expr, value: &Expr, ty: &TypeExpr) -> Type {
@@ -461,7 +495,7 @@ impl Fcx<'_, '_> {
 }
 
 /// The range of an integer type (`int` is 32-bit).
-fn int_range(s: Scalar) -> Option<(i128, i128)> {
+pub(crate) fn int_range(s: Scalar) -> Option<(i128, i128)> {
     if !s.is_integer() {
         return None;
     }

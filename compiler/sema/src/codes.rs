@@ -242,7 +242,8 @@ error: write `x as f32`\n",
         "E0133",
         "invalid `-D` definition",
         "`-D NAME=VALUE` on the command line sets a const generic of a kernel. The name must be a const parameter \
-of some kernel of the program, and a `bool` parameter takes 0 or 1.\n\n    cutec build gemm.cute -D BMM=64   # \
+of some kernel of the program, and the value must fit the parameter's type: 0 or 1 for a `bool`, -2147483648 to \
+2147483647 for an `int` (32-bit), the type's range for the other integer types.\n\n    cutec build gemm.cute -D BMM=64   # \
 error: did you mean `BM`?\n",
     ),
     code(
@@ -332,6 +333,32 @@ value, arithmetic on them) must be at least 1, and `smem` at least 0: a launch o
 the driver refuses it, so the build stops instead. Extents that depend on dynamic dimensions are checked by the \
 runtime at each launch.\n\n    kernel k<const T: int = 256>(...) launch(grid = (1), block = (T)) { ... }   \
 // error with -D T=0\n",
+    ),
+    code(
+        "E0160",
+        "compile-time integer overflow",
+        "An arithmetic expression of compile-time integers (literals, constants, const generics) has a value outside \
+the range of 64-bit signed integers, -9223372036854775808 to 9223372036854775807. Nothing later could compute it \
+either. The note gives the values of the const generics involved: a value given with `-D` is often the cause.\n\n    \
+kernel copy<const THREADS: int = 256, const VEC: int = 4>(...)\n    let gx = local_tile(x, THREADS * VEC, \
+block_idx.x);   // with -D VEC=4611686018427387904: error, 256 * 2^62 overflows\n",
+    ),
+    code(
+        "E0161",
+        "copy between tensors of different sizes",
+        "`copy(src, dst)` copies element i of `src` to element i of `dst`, so the two tensors need the same number of \
+elements. Both sizes are known at compile time here and they differ. Copy a tile or slice of the larger one that \
+has the size of the smaller (`local_tile(t, n, i)`, `t[_, i]`).\n\n    let a = make_tensor<f32, rmem>((4, 2));\n    \
+let b = make_tensor<f32, rmem>(4);\n    copy(a, b);          // error: 8 elements to 4\n    copy(a[_, 0], b);    // \
+ok: column 0 of `a` has 4 elements\n",
+    ),
+    code(
+        "E0162",
+        "name imported twice",
+        "A `use` imports the same name from the same module twice, in one list or in two `use` items. The second \
+import does nothing; it is usually a slip for another name. Remove it, or write the name that was meant.\n\n    use \
+stdlib::reduce::{block_max, block_max};   // error: `block_max` is imported twice\n    use \
+stdlib::reduce::{block_max, block_sum};   // ok\n",
     ),
     code(
         "E0200",

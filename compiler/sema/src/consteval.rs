@@ -13,7 +13,7 @@ use crate::{ConstValue, Resolution};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, BinaryOp, Expr, ExprKind, UnaryOp};
 
-fn sym_op(op: BinaryOp) -> Option<SymOp> {
+pub(crate) fn sym_op(op: BinaryOp) -> Option<SymOp> {
     Some(match op {
         BinaryOp::Add => SymOp::Add,
         BinaryOp::Sub => SymOp::Sub,
@@ -461,7 +461,7 @@ impl Fcx<'_, '_> {
     }
 
     /// The const generics `e` names, in order of first use, with their values and whether `-D` set them.
-    fn const_generics_in(&self, e: &Expr) -> Vec<(String, i64, bool)> {
+    pub(crate) fn const_generics_in(&self, e: &Expr) -> Vec<(String, i64, bool)> {
         fn walk(f: &Fcx<'_, '_>, e: &Expr, out: &mut Vec<String>, depth: u32) {
             if depth > MAX_DEPTH {
                 return;

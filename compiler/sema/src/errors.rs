@@ -66,6 +66,12 @@ pub(crate) enum SemaError {
         span: Span,
         first: Loc,
     },
+    /// One name imported twice from one module (`use m::{a, a};`): the span is the second.
+    ImportedTwice {
+        name: String,
+        span: Span,
+        first: Loc,
+    },
     UseBeforeLet {
         name: String,
         span: Span,
@@ -307,6 +313,8 @@ pub(crate) enum SemaError {
     },
     /// A layout-algebra error (E0200..E0299), rendered in `fold_diag.rs`.
     Layout(crate::fold_diag::LayoutDiag),
+    /// An overflowing constant or a copy of mismatched static sizes (E0160, E0161), rendered in `size_diag.rs`.
+    Size(crate::size_diag::SizeDiag),
     Recursion {
         span: Span,
         cycle: Vec<String>,
@@ -328,11 +336,14 @@ pub(crate) enum SemaError {
         suggestion: Option<String>,
         known: Vec<String>,
     },
+    /// `-D NAME=VALUE` whose value the const generic's type `ty` cannot hold (`range` for integer types).
     BadDefineValue {
         name: String,
         span: Span,
         value: i64,
         def: Loc,
+        ty: String,
+        range: Option<(i128, i128)>,
     },
     BadTensorType {
         span: Span,
@@ -447,6 +458,10 @@ impl Located {
                     .with_primary_message(format!("`{name}` redefined here"))
                     .with_label(first.file, first.span, format!("first definition of `{name}`"))
             }
+            E::ImportedTwice { name, span, first } => err("E0162", format!("`{name}` is imported twice"), *span)
+                .with_primary_message(format!("`{name}` imported again here"))
+                .with_label(first.file, first.span, format!("`{name}` first imported here"))
+                .with_help("remove one of the two"),
             E::UseBeforeLet { name, span, def } => err("E0105", format!("cannot use `{name}` before its `let`"), *span)
                 .with_primary_message("used here, before its definition is complete")
                 .with_label(f, *def, format!("`{name}` is defined here"))
@@ -705,6 +720,7 @@ impl Located {
                 }
             }
             E::Layout(d) => d.to_diagnostic(f),
+            E::Size(d) => d.to_diagnostic(f),
             E::UnexpectedGenerics { name, span } => err("E0125", format!("`{name}` takes no generic arguments"), *span)
                 .with_primary_message("unexpected generic arguments"),
             E::BadGenericArg { span, expected, found, suggestion } => did_you_mean(
@@ -778,10 +794,19 @@ impl Located {
                     d.with_note(format!("the kernels' const parameters are: {}", known.join(", ")))
                 }
             }
-            E::BadDefineValue { name, span, value, def } => {
-                err("E0133", format!("`-D {name}={value}` is not a `bool`"), *span)
-                    .with_primary_message("expected 0 or 1")
-                    .with_label(def.file, def.span, format!("`{name}` is declared `bool` here"))
+            E::BadDefineValue { name, span, value, def, ty, range } => {
+                let (message, expected) = match range {
+                    Some((lo, hi)) => (
+                        format!("`-D {name}={value}` is out of range for `{ty}`"),
+                        format!("`{ty}` holds {lo} to {hi}"),
+                    ),
+                    None => (format!("`-D {name}={value}` is not a `{ty}`"), "expected 0 or 1".to_owned()),
+                };
+                err("E0133", message, *span).with_primary_message(expected).with_label(
+                    def.file,
+                    def.span,
+                    format!("`{name}` is declared `{ty}` here"),
+                )
             }
             E::BadTensorType { span, problem, help } => {
                 let d = err("E0134", format!("invalid tensor type: {problem}"), *span)

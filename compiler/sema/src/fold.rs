@@ -25,6 +25,7 @@ use crate::builtins::Builtin;
 use crate::check_type::GenVal;
 use crate::errors::SemaError;
 use crate::fold_diag::LayoutDiag;
+use crate::size_diag::SizeDiag;
 use crate::types::{IntTuple as SymTuple, LayoutType, Scalar, SymInt, SymOp, Type};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{BinaryOp, Expr, ExprKind, NodeId};
@@ -470,6 +471,10 @@ impl Fcx<'_, '_> {
                 }
                 r => r.map(Some).map_err(|err| (err, e.span)),
             },
+            B::Copy => {
+                self.check_copy_sizes(e.span, pos, &args);
+                return;
+            }
             // Every other operation of the algebra.
             _ if lop.is_some() => eval_op(&[], &args).map(Some).map_err(|err| (err, e.span)),
             _ => return,
@@ -485,6 +490,31 @@ impl Fcx<'_, '_> {
             }
             Ok(None) => {}
             Err((err, span)) => self.report_algebra(op, err, span, pos, &args),
+        }
+    }
+}
+
+impl Fcx<'_, '_> {
+    /// `copy(src, dst)` of two tensors whose layouts folded to static sizes: the sizes must agree (E0161).
+    fn check_copy_sizes(&mut self, span: Span, pos: &[&Expr], args: &[Value]) {
+        // A tensor's folded value is its layout.
+        let size = |v: &Value| -> Option<(i64, String)> {
+            let shape = match v {
+                Value::Layout(l) => l.shape(),
+                Value::Composed(c) => c.layout.shape(),
+                _ => return None,
+            };
+            Some((static_size(shape)?, v.to_string()))
+        };
+        let (Some(src), Some(dst), [s, d, ..]) = (args.first().and_then(size), args.get(1).and_then(size), pos) else {
+            return;
+        };
+        if src.0 != dst.0 {
+            self.error(SemaError::Size(SizeDiag::CopySize {
+                span,
+                src: (s.span, src.0, src.1),
+                dst: (d.span, dst.0, dst.1),
+            }));
         }
     }
 }

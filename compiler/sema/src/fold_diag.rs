@@ -175,6 +175,13 @@ impl LayoutDiag {
     }
 }
 
+/// The diagnostic of an algebra error outside any program (`cutec layout --eval`): the code, message and help
+/// it has in a program, with the primary label on `span` (the whole expression).
+pub fn algebra_diagnostic(error: &LayoutError, file: FileId, span: Span) -> Diagnostic {
+    let op = algebra_op(error).to_owned();
+    LayoutDiag::Algebra { op, error: error.clone(), span, args: Vec::new() }.to_diagnostic(file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -53,6 +53,7 @@ mod load;
 mod program;
 pub mod reference;
 mod signature;
+mod size_diag;
 mod types;
 
 #[cfg(test)]
@@ -62,6 +63,7 @@ mod tests;
 
 pub use builtins::{ATTRIBUTES, ArgKind, BUILTINS, Builtin, BuiltinInfo, Form, GenericKind, Method, TILED_MMA_METHODS};
 pub use codes::CODES;
+pub use fold_diag::algebra_diagnostic;
 pub use load::STDLIB;
 pub use signature::LoopAttrs;
 pub use types::{

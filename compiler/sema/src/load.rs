@@ -224,7 +224,12 @@ fn build_namespaces(l: &mut Loaded, pending: Vec<PendingImport>) {
                     };
                     let ns = &mut l.namespaces[p.into.index()];
                     match ns.get(&n.name) {
-                        Some(e) if e.item == r && !e.glob => {} // imported twice: harmless
+                        Some(e) if e.item == r && !e.glob => {
+                            // Harmless, but a sign of a copy-paste slip: say so rather than accept it silently.
+                            let first = Loc { file, span: e.span };
+                            errors
+                                .push((p.into, SemaError::ImportedTwice { name: n.name.clone(), span: n.span, first }));
+                        }
                         Some(e) if !e.glob => {
                             let first = Loc { file, span: e.span };
                             errors.push((

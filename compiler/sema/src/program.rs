@@ -98,8 +98,16 @@ impl<'a> Cx<'a> {
 
 /// A `-D` that needs reporting once the `<command line>` file exists.
 pub(crate) enum DefineProblem {
-    Unknown { index: usize, suggestion: Option<String> },
-    NotBool { index: usize, def: crate::errors::Loc },
+    Unknown {
+        index: usize,
+        suggestion: Option<String>,
+    },
+    /// A value the const generic's type cannot hold: not 0 or 1 for a `bool`, out of range for an integer type.
+    BadValue {
+        index: usize,
+        def: crate::errors::Loc,
+        ty: crate::types::Scalar,
+    },
 }
 
 pub(crate) fn check_program(map: &mut SourceMap, root: FileId, defines: &[(String, i64)]) -> CheckOutput {
@@ -248,11 +256,13 @@ fn report_defines(
                 suggestion,
                 known: known.clone(),
             },
-            DefineProblem::NotBool { index, def } => SemaError::BadDefineValue {
+            DefineProblem::BadValue { index, def, ty } => SemaError::BadDefineValue {
                 name: defines[index].0.clone(),
                 span: spans[index],
                 value: defines[index].1,
                 def,
+                ty: ty.to_string(),
+                range: crate::check_expr::int_range(ty),
             },
         };
         cx.errors.push(Located { file, error });

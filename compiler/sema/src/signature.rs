@@ -100,8 +100,12 @@ pub(crate) fn const_generics(
         for (i, (n, v)) in defines.iter().enumerate() {
             if n == name {
                 used[i] = true;
-                if ty == Scalar::Bool && !matches!(v, 0 | 1) {
-                    problems.push(DefineProblem::NotBool { index: i, def: fx.loc(g.name.span) });
+                let out_of_range = crate::check_expr::int_range(ty).is_some_and(|(lo, hi)| {
+                    let v = i128::from(*v);
+                    v < lo || v > hi
+                });
+                if ty == Scalar::Bool && !matches!(v, 0 | 1) || out_of_range {
+                    problems.push(DefineProblem::BadValue { index: i, def: fx.loc(g.name.span), ty });
                 } else {
                     value = Some(*v);
                     from_define = true;

@@ -346,6 +346,16 @@ fn defines_override_defaults_and_unknown_ones_are_reported() {
     let (_, out) = run_with(bool_src, &[("FAST", 1)]);
     assert!(out.diagnostics.is_empty());
     assert_eq!(out.program.kernel("k").map(|k| k.const_generics[0].value), Some(Some(1)));
+
+    // `int` is 32-bit: a larger -D value is out of range, said so with the range (not left to overflow later).
+    let int_src = "kernel k<const VEC: int = 4>(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (32)) {\n}\n";
+    let (_, out) = run_with(int_src, &[("VEC", 4_611_686_018_427_387_904)]);
+    let d = out.diagnostics.first().expect("one diagnostic");
+    assert_eq!((out.diagnostics.len(), d.code), (1, "E0133"));
+    assert_eq!(d.message, "`-D VEC=4611686018427387904` is out of range for `int`");
+    assert_eq!(d.primary().map(|l| l.message.as_str()), Some("`int` holds -2147483648 to 2147483647"));
+    let (_, out) = run_with(int_src, &[("VEC", -2_147_483_648)]);
+    assert!(out.diagnostics.is_empty());
 }
 
 #[test]

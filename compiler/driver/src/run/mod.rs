@@ -44,6 +44,7 @@ use cutec_runtime::{
     Context, DeviceTensor, KernelArg, Module, RuntimeError, ScalarValue, measure_launch_overhead, median, time_launches,
 };
 mod data;
+mod diag;
 mod progress;
 
 use data::{count_nan, download, npy_to_elements, read_npy, upload, write_npy};
@@ -99,11 +100,16 @@ impl Default for RunOptions {
     }
 }
 
-/// Why `cutec run` failed.
+/// Why `cutec run` failed. Each variant has its code and exit class (`diag.rs`: [`RunError::to_diagnostic`]).
 #[derive(Debug)]
 pub enum RunError {
-    /// A file could not be read or written.
+    /// A file could not be read.
     Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// An output file could not be written.
+    Write {
         path: PathBuf,
         source: std::io::Error,
     },
@@ -113,6 +119,16 @@ pub enum RunError {
     },
     /// A `.npy` file is malformed or does not fit the parameter.
     Npy {
+        path: PathBuf,
+        message: String,
+    },
+    /// `--kernel` names no kernel of the manifest.
+    UnknownKernel {
+        name: String,
+        available: Vec<String>,
+    },
+    /// The module file is not a module (PTX that is not UTF-8 text).
+    Module {
         path: PathBuf,
         message: String,
     },
@@ -126,9 +142,14 @@ pub enum RunError {
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            RunError::Manifest { path, source } => write!(f, "{}: {source}", path.display()),
-            RunError::Npy { path, message } => write!(f, "{}: {message}", path.display()),
+            RunError::Io { path, source } => write!(f, "cannot read `{}`: {source}", path.display()),
+            RunError::Write { path, source } => write!(f, "cannot write `{}`: {source}", path.display()),
+            RunError::Manifest { path, source } => write!(f, "invalid manifest `{}`: {source}", path.display()),
+            RunError::Npy { path, message } => write!(f, "`{}`: {message}", path.display()),
+            RunError::UnknownKernel { name, available } => {
+                write!(f, "the manifest has no kernel `{name}` (it has: {})", available.join(", "))
+            }
+            RunError::Module { path, message } => write!(f, "`{}`: {message}", path.display()),
             RunError::Usage(message) => f.write_str(message),
             RunError::Runtime(e) => write!(f, "{e}"),
             RunError::Report(e) => write!(f, "writing the report: {e}"),
@@ -139,11 +160,13 @@ impl fmt::Display for RunError {
 impl std::error::Error for RunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            RunError::Io { source, .. } => Some(source),
+            RunError::Io { source, .. } | RunError::Write { source, .. } => Some(source),
             RunError::Manifest { source, .. } => Some(source.as_ref()),
             RunError::Runtime(e) => Some(e),
             RunError::Report(e) => Some(e),
-            RunError::Npy { .. } | RunError::Usage(_) => None,
+            RunError::Npy { .. } | RunError::Usage(_) | RunError::UnknownKernel { .. } | RunError::Module { .. } => {
+                None
+            }
         }
     }
 }
@@ -156,6 +179,14 @@ impl From<RuntimeError> for RunError {
 
 pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     move |source| RunError::Io { path: path.to_owned(), source }
+}
+
+/// A failed write of `path` (the helpers of `data.rs` report every I/O failure as [`RunError::Io`]).
+fn as_write(e: RunError) -> RunError {
+    match e {
+        RunError::Io { path, source } => RunError::Write { path, source },
+        other => other,
+    }
 }
 
 fn report(e: std::io::Error) -> RunError {
@@ -243,17 +274,18 @@ fn normalized(p: &Path) -> PathBuf {
 
 /// Runs the kernel as described by `opts`, reporting on `out`.
 pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
+    // The module first: when neither file exists, the one the user named is the one reported missing.
+    let image = std::fs::read(&opts.ptx_path).map_err(io(&opts.ptx_path))?;
     let manifest_text = std::fs::read_to_string(&opts.manifest_path).map_err(io(&opts.manifest_path))?;
     let manifest = Manifest::from_json(&manifest_text)
         .map_err(|source| RunError::Manifest { path: opts.manifest_path.clone(), source: Box::new(source) })?;
-    let kernel_manifest = manifest.kernel(&opts.kernel).cloned().ok_or_else(|| {
-        let names: Vec<&str> = manifest.kernels.iter().map(|k| k.name.as_str()).collect();
-        RunError::Usage(format!("the manifest has no kernel `{}` (it has: {})", opts.kernel, names.join(", ")))
+    let kernel_manifest = manifest.kernel(&opts.kernel).cloned().ok_or_else(|| RunError::UnknownKernel {
+        name: opts.kernel.clone(),
+        available: manifest.kernels.iter().map(|k| k.name.clone()).collect(),
     })?;
     let sources = plan_arguments(&kernel_manifest, opts)?;
     let scalars = parse_scalars(&kernel_manifest, &opts.scalars)?;
     precheck_launch(&kernel_manifest, &sources, &scalars)?;
-    let image = std::fs::read(&opts.ptx_path).map_err(io(&opts.ptx_path))?;
 
     let ctx = Context::new(opts.device)?;
     let started = Instant::now();
@@ -261,8 +293,10 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     let module = if is_binary {
         Module::load_cubin(&ctx, &image, manifest)?
     } else {
-        let text = String::from_utf8(image)
-            .map_err(|e| RunError::Usage(format!("{}: not UTF-8 PTX text: {e}", opts.ptx_path.display())))?;
+        let text = String::from_utf8(image).map_err(|e| RunError::Module {
+            path: opts.ptx_path.clone(),
+            message: format!("not UTF-8 PTX text: {e}"),
+        })?;
         Module::load_ptx(&ctx, &text, manifest)?
     };
     let load_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -312,7 +346,7 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     for (name, path) in &opts.save_inputs {
         let index = kernel_manifest.params.iter().position(|p| p.name() == name);
         let Some(Some(tensor)) = index.map(|i| &tensors[i]) else { continue };
-        write_npy(path, tensor.dtype(), tensor.shape(), &download(name, tensor)?)?;
+        write_npy(path, tensor.dtype(), tensor.shape(), &download(name, tensor)?).map_err(as_write)?;
         writeln!(out, "saved {name} {:?} {} -> {}", tensor.shape(), tensor.dtype(), path.display()).map_err(report)?;
     }
     let mut scalar_iter = scalars.into_iter();
@@ -348,7 +382,7 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
         let Some(Some(tensor)) = index.map(|i| &tensors[i]) else { continue };
         let bytes = download(name, tensor)?;
         let nan = count_nan(tensor.dtype(), &bytes);
-        write_npy(path, tensor.dtype(), tensor.shape(), &bytes)?;
+        write_npy(path, tensor.dtype(), tensor.shape(), &bytes).map_err(as_write)?;
         writeln!(out, "nan {name} {nan}").map_err(report)?;
         writeln!(out, "wrote {name} {:?} {} -> {}", tensor.shape(), tensor.dtype(), path.display()).map_err(report)?;
     }

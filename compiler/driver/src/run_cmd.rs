@@ -1,0 +1,99 @@
+//! `cutec run`: compile a `.cute` file first if given one, then run the module; every error is a diagnostic.
+
+use crate::cli::{Reporter, RunArgs, read};
+use cutec::build::{BuildOptions, build_source};
+use cutec::codes;
+use cutec::command_line::path_error;
+use cutec_diagnostics::{Diagnostic, SourceMap};
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub(crate) fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
+    // A .cute file is compiled first; its PTX and manifest go to a private temporary directory.
+    let compiled = if args.module.extension().is_some_and(|e| e == "cute") {
+        match compile_for_run(reporter, &args.module, &args.kernel, &args.defines) {
+            Ok(paths) => Some(paths),
+            Err(code) => return code,
+        }
+    } else {
+        None
+    };
+    let (ptx_path, manifest_path) = match &compiled {
+        Some((_, ptx, json)) => (ptx.clone(), json.clone()),
+        None => (args.module.clone(), args.manifest.unwrap_or_else(|| args.module.with_extension("json"))),
+    };
+    let opts = cutec::run::RunOptions {
+        manifest_path,
+        ptx_path,
+        kernel: args.kernel,
+        dims: args.dims,
+        inputs: args.inputs,
+        outputs: args.outputs,
+        save_inputs: args.save_inputs,
+        scalars: args.scalars,
+        seed: args.seed,
+        device: args.device,
+        bench: args.bench,
+        launch_overhead: args.launch_overhead,
+        warmup: args.warmup.unwrap_or(10),
+        iters: args.iters.unwrap_or(100),
+    };
+    let result = cutec::run::run(&opts, &mut std::io::stdout().lock());
+    // The temporary directory (if any) is removed here.
+    drop(compiled);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let mut map = SourceMap::new();
+            let d = e.to_diagnostic(&mut map);
+            reporter.fail(&map, &[d])
+        }
+    }
+}
+
+/// `cutec run FILE.cute`: compiles `kernel` and writes its PTX and manifest into a fresh temporary directory;
+/// returns (directory, PTX path, manifest path), or the exit status after reporting why it could not.
+fn compile_for_run(
+    reporter: &Reporter,
+    path: &Path,
+    kernel: &str,
+    defines: &[(String, i64)],
+) -> Result<(tempfile::TempDir, PathBuf, PathBuf), ExitCode> {
+    let src = read(reporter, path).ok_or(ExitCode::from(1))?;
+    let stem = path.file_stem().map_or_else(|| OsString::from("module"), OsStr::to_owned);
+    let file = |ext: &str| {
+        let mut name = stem.clone();
+        name.push(ext);
+        name
+    };
+    let opts = BuildOptions {
+        defines: defines.to_vec(),
+        kernel: Some(kernel.to_string()),
+        module_file: file(".ptx").to_string_lossy().into_owned(),
+        ..BuildOptions::default()
+    };
+    let art = match build_source(&path.display().to_string(), &src, &opts) {
+        Ok((checked, art)) => {
+            reporter.report(&checked.map, &art.warnings);
+            art
+        }
+        Err(f) => return Err(reporter.fail(&f.map, &f.diagnostics)),
+    };
+    let write_failed = |what: &Path, e: std::io::Error| {
+        let mut map = SourceMap::new();
+        let message = format!("cannot write the compiled module into `{}`: {e}", what.display());
+        let d: Diagnostic = path_error(&mut map, codes::WRITE_FAILED, message, what, "cannot be written");
+        reporter.fail(&map, &[d])
+    };
+    // A private directory (mode 0700, an unpredictable name, created exclusively): nothing another user planted
+    // in the temporary directory is followed or overwritten. It is removed when dropped.
+    let dir =
+        tempfile::Builder::new().prefix("cutec-run-").tempdir().map_err(|e| write_failed(&std::env::temp_dir(), e))?;
+    let ptx = dir.path().join(file(".ptx"));
+    let json = dir.path().join(file(".json"));
+    std::fs::write(&ptx, &art.ptx)
+        .and_then(|_| std::fs::write(&json, art.manifest.to_json_pretty()))
+        .map_err(|e| write_failed(dir.path(), e))?;
+    Ok((dir, ptx, json))
+}
