@@ -77,3 +77,49 @@ fn copy_uses_16_byte_accesses() {
     let manifest = build("copy", &[]).manifest.to_json_pretty();
     assert!(manifest.contains("\"align_bytes\": 16"), "16-byte accesses need 16-byte aligned tensors:\n{manifest}");
 }
+
+/// Stores whose value divides by zero or shifts past the width (known only after unrolling) are kept with defined
+/// values: LLVM would otherwise treat them as undefined and delete them, silently.
+#[test]
+fn division_by_zero_and_oversized_shifts_have_defined_results() {
+    let src = "kernel k(x: Tensor<int, 4:1, gmem>) launch(grid = (1), block = (1)) {
+    for i in 0..2 unroll {
+        x[i] = 7 / i;
+        x[i + 2] = 1 << (i * 40);
+    }
+}";
+    let opts = BuildOptions { module_file: "k.ptx".into(), ..BuildOptions::default() };
+    let art = match build_source("k.cute", src, &opts) {
+        Ok((_, art)) => art,
+        Err(f) => panic!("{}", cutec_diagnostics::render_plain(&f.map, &f.diagnostics)),
+    };
+    let mut stores: Vec<&str> = art.ptx.lines().map(str::trim).filter(|l| l.starts_with("st.global")).collect();
+    stores.sort();
+    // x = [7 / 0, 7 / 1, 1 << 0, 1 << 40] = [-1, 7, 1, 0].
+    assert_eq!(
+        stores,
+        [
+            "st.global.b32 \t[%rd1+12], 0;",
+            "st.global.b32 \t[%rd1+4], 7;",
+            "st.global.b32 \t[%rd1+8], 1;",
+            "st.global.b32 \t[%rd1], -1;"
+        ],
+        "{}",
+        art.ptx
+    );
+}
+
+/// No IR the compiler produces lets LLVM delete every store of a kernel: each kernel that writes a tensor has a
+/// `st.global` in its PTX.
+#[test]
+fn every_kernel_that_writes_keeps_its_stores() {
+    let mut all: Vec<(&str, &[(&str, i64)])> = KERNELS.to_vec();
+    all.extend([("transpose", &[][..]), ("gemm_simt", &[][..])]);
+    for (example, defines) in all {
+        let art = build(example, defines);
+        let writes =
+            art.manifest.kernels.iter().flat_map(|k| k.tensors()).any(|t| t.access != cutec_manifest::Access::Read);
+        assert!(writes, "{example} writes no tensor");
+        assert!(art.ptx.contains("st.global"), "{example}: its stores were folded away:\n{}", art.ptx);
+    }
+}

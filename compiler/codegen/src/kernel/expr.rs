@@ -125,6 +125,11 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         r: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>, CodegenError> {
         let float = ty.is_float();
+        if let (false, BasicValueEnum::IntValue(x), BasicValueEnum::IntValue(y)) = (float, l, r)
+            && matches!(op, BinaryOp::Div | BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr)
+        {
+            return self.defined_int_op(op, x, y);
+        }
         let opcode = match op {
             BinaryOp::Add if float => Op::FAdd,
             BinaryOp::Sub if float => Op::FSub,
@@ -146,6 +151,55 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             self.set_flags(v, self.float_flags)?;
         }
         Ok(v)
+    }
+
+    /// Integer division, remainder and shifts with a defined result for every operand, where LLVM's have
+    /// undefined behaviour or poison (which lets it delete the code that uses them): `x / 0` is -1 and `x % 0` is
+    /// `x`, `MIN / -1` is `MIN` and `MIN % -1` is 0 (RISC-V's choices; PTX leaves division by zero unspecified);
+    /// a shift by the bit width or more (the amount read as unsigned, as PTX does) gives 0, or the sign for `>>`,
+    /// as PTX's `shl` and `shr.s` clamp. With a constant operand LLVM folds the tests away.
+    fn defined_int_op(
+        &self,
+        op: BinaryOp,
+        x: inkwell::values::IntValue<'ctx>,
+        y: inkwell::values::IntValue<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>, CodegenError> {
+        let b = &self.builder;
+        let it = x.get_type();
+        let bits = it.get_bit_width();
+        let konst = |v: i64| it.const_int(v as u64, true);
+        Ok(match op {
+            BinaryOp::Div | BinaryOp::Rem => {
+                let zero = ll(b.build_int_compare(IntPredicate::EQ, y, konst(0), ""))?;
+                let min = it.const_int(1u64 << (bits - 1), false);
+                let x_min = ll(b.build_int_compare(IntPredicate::EQ, x, min, ""))?;
+                let y_m1 = ll(b.build_int_compare(IntPredicate::EQ, y, konst(-1), ""))?;
+                let overflow = ll(b.build_and(x_min, y_m1, ""))?;
+                let unsafe_ = ll(b.build_or(zero, overflow, ""))?;
+                // Divisor 1 where the division is not defined: MIN / 1 and MIN % 1 are the results wanted.
+                let d = ll(b.build_select(unsafe_, konst(1), y, ""))?.into_int_value();
+                if op == BinaryOp::Div {
+                    let q = ll(b.build_int_signed_div(x, d, ""))?;
+                    ll(b.build_select(zero, konst(-1), q, ""))?
+                } else {
+                    let r = ll(b.build_int_signed_rem(x, d, ""))?;
+                    ll(b.build_select(zero, x, r, ""))?
+                }
+            }
+            _ => {
+                let width = konst(i64::from(bits));
+                let big = ll(b.build_int_compare(IntPredicate::UGE, y, width, ""))?;
+                let amount = ll(b.build_select(big, konst(0), y, ""))?.into_int_value();
+                if op == BinaryOp::Shl {
+                    let v = ll(b.build_left_shift(x, amount, ""))?;
+                    ll(b.build_select(big, konst(0), v, ""))?
+                } else {
+                    let v = ll(b.build_right_shift(x, amount, true, ""))?;
+                    let sign = ll(b.build_right_shift(x, konst(i64::from(bits) - 1), true, ""))?;
+                    ll(b.build_select(big, sign, v, ""))?
+                }
+            }
+        })
     }
 
     fn set_flags(&self, v: BasicValueEnum<'ctx>, flags: FastMathFlags) -> Result<(), CodegenError> {

@@ -155,7 +155,7 @@ fn binary(op: BinaryOp, a: Literal, b: Literal) -> Option<Literal> {
                 Add => x.wrapping_add(y),
                 Sub => x.wrapping_sub(y),
                 Mul => x.wrapping_mul(y),
-                // Division by zero and MIN / -1 are undefined on the device: leave them to run.
+                // Division by zero and MIN / -1: left to codegen, which gives them their defined values.
                 Div | Rem if y == 0 || (y == -1 && wrap(x, ty) == wrap(i64::MIN, ty)) => return None,
                 Div => x / y,
                 Rem => x % y,
