@@ -22,6 +22,8 @@ pub const TOO_MUCH_SHARED: &str = "E0307";
 /// An access through a view of a kernel argument that may fall outside the argument, whose coordinates the
 /// compiler could not follow to predicate it.
 pub const UNBOUNDED_ACCESS: &str = "E0308";
+/// A loop to unroll fully is over the unrolling budget.
+pub const TOO_LARGE_TO_UNROLL: &str = "E0309";
 /// The IR failed validation: a compiler bug.
 pub const INTERNAL: &str = "E0399";
 
@@ -105,6 +107,16 @@ example by composing with a layout that walks across rows), or that an access is
 the arguments. Make the view with `local_tile`, `local_partition`, slicing, or compositions that keep the \
 argument's modes apart, or state that the tiles divide the tensor with a requirement the runtime checks at \
 launch:\n\n    static_assert(M % 128 == 0, \"M must be a multiple of the tile\");\n",
+    },
+    CodeInfo {
+        code: TOO_LARGE_TO_UNROLL,
+        title: "loop too large to unroll",
+        explanation: "A loop marked `unroll` (or one the compiler must unroll because its body indexes a register \
+tensor) is replaced by one copy of its body per iteration. The compiler unrolls at most 1024 iterations and 65536 \
+statements per loop, nested loops counted in full: past that the code would take minutes to compile and would not \
+fit the instruction cache. Unroll an inner loop only, ask for a partial unrolling with `unroll(N)`, or make the \
+trip count smaller.\n\n    for k in 0..K_TILES {           // not unrolled\n        for i in 0..8 unroll { ... }  \
+// unrolled\n    }\n",
     },
     CodeInfo {
         code: INTERNAL,

@@ -47,6 +47,9 @@ pub enum PassErrorKind {
     /// An analysis the pass needs failed: the module is invalid (a compiler bug).
     #[error(transparent)]
     Invalid(Box<KernelError>),
+    /// A loop the program asks to unroll fully is too large to unroll.
+    #[error("this loop would unroll into {trips} copies of {stmts} statements")]
+    TooLargeToUnroll { trips: i64, stmts: usize },
 }
 
 /// A [`PassErrorKind`] in a kernel, at a location, from a pass.
@@ -65,6 +68,7 @@ impl PassError {
         match self.kind {
             PassErrorKind::NotImplemented { .. } => codes::NOT_IMPLEMENTED,
             PassErrorKind::Invalid(_) => codes::INTERNAL,
+            PassErrorKind::TooLargeToUnroll { .. } => codes::TOO_LARGE_TO_UNROLL,
         }
     }
 
@@ -76,6 +80,19 @@ impl PassError {
                     .with_note(note.clone())
             }
             PassErrorKind::Invalid(e) => e.to_diagnostic(),
+            PassErrorKind::TooLargeToUnroll { trips, stmts } => Diagnostic::error(
+                self.code(),
+                format!(
+                    "this loop would unroll into {trips} copies of {stmts} statements, over the budget of {} trips \
+                     and {} statements",
+                    unroll::MAX_TRIPS,
+                    unroll::MAX_STMTS
+                ),
+                self.loc.file,
+                self.loc.span,
+            )
+            .with_primary_message("marked `unroll`, or indexing a register tensor")
+            .with_help("unroll a smaller loop (an inner one, or `unroll(N)` for a partial unrolling), or make the trip count smaller"),
         }
     }
 }

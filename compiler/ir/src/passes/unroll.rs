@@ -6,8 +6,9 @@
 //! Why in the IR and not only in LLVM: register arrays (`Local` allocations) stay in registers only when every
 //! access has a constant offset, and that must not depend on LLVM's unrolling heuristics or on the `-O` level.
 //!
-//! Loops it leaves alone (the back end may still unroll them): bounds that are not literals, a `break` or
-//! `continue` of the loop itself, or more than [`MAX_TRIPS`] iterations or [`MAX_STMTS`] statements unrolled.
+//! Loops it leaves alone (the back end may still unroll them): bounds that are not literals, or a `break` or
+//! `continue` of the loop itself. A loop marked to unroll fully with more than [`MAX_TRIPS`] iterations or
+//! [`MAX_STMTS`] statements unrolled is an error (E0309), never handed to the back end to unroll for minutes.
 
 use super::{Analyses, Pass, PassError};
 use crate::arena::Handle;
@@ -34,7 +35,12 @@ impl Pass for Unroll {
     fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
             let body = std::mem::take(&mut k.body);
-            k.body = unroll_block(k, body);
+            k.body = unroll_block(k, body).map_err(|(loc, trips, stmts)| PassError {
+                pass: "unroll",
+                kernel: k.name.clone(),
+                loc,
+                kind: super::PassErrorKind::TooLargeToUnroll { trips, stmts },
+            })?;
             // Copies were appended to the arena: renumber in program order, so later passes that replace an
             // expression by an earlier equal one (`cse`) keep operands before their users.
             super::compact::compact(k);
@@ -43,13 +49,21 @@ impl Pass for Unroll {
     }
 }
 
-fn unroll_block(k: &mut Kernel, block: Block) -> Block {
+/// A loop marked to unroll fully that is over the budget: its location, trip count and body size.
+type OverBudget = (crate::arena::Loc, i64, usize);
+
+fn unroll_block(k: &mut Kernel, block: Block) -> Result<Block, OverBudget> {
     let (stmts, locs) = block.into_parts();
     let mut out = Block::new();
     for (stmt, loc) in stmts.into_iter().zip(locs) {
         match stmt {
             Stmt::For { var, start, end, step, unroll, stages, body } => {
-                let body = unroll_block(k, body);
+                let body = unroll_block(k, body)?;
+                if let (UnrollHint::Full, Some((trips, stmts))) = (unroll, literal_size(k, start, end, step, &body))
+                    && (trips > MAX_TRIPS || trips.saturating_mul(stmts as i64) > MAX_STMTS as i64)
+                {
+                    return Err((loc, trips, stmts));
+                }
                 match trip_range(k, unroll, start, end, step, &body) {
                     Some((first, trips)) if stages.is_none() => {
                         for t in 0..trips {
@@ -73,13 +87,27 @@ fn unroll_block(k: &mut Kernel, block: Block) -> Block {
             | Stmt::Barrier(_)
             | Stmt::Warpgroup { .. }) => {
                 for b in stmt.blocks_mut() {
-                    *b = unroll_block(k, std::mem::take(b));
+                    *b = unroll_block(k, std::mem::take(b))?;
                 }
                 out.push(stmt, loc);
             }
         }
     }
-    out
+    Ok(out)
+}
+
+/// The trip count and body size (statements, nested ones counted) of a loop with literal bounds.
+fn literal_size(k: &Kernel, start: Handle<Expr>, end: Handle<Expr>, step: i64, body: &Block) -> Option<(i64, usize)> {
+    let lit = |h| match k.exprs.get(h) {
+        Some(Expr::Literal(l)) => l.as_int(),
+        _ => None,
+    };
+    let (s, e) = (lit(start)?, lit(end)?);
+    if step <= 0 {
+        return None;
+    }
+    let trips = if e > s { (e.checked_sub(s)?.checked_add(step - 1)?) / step } else { 0 };
+    Some((trips, count_stmts(body)))
 }
 
 /// The first value and trip count of a loop this pass unrolls.
