@@ -104,3 +104,60 @@ fn a_view_whose_modes_merged_stays_inside_the_buffer() {
     assert_eq!(count(&text, "cmp.lt"), 1, "only `w`, of 64 elements, needs a test:\n{text}");
     assert!(text.lines().any(|l| l.contains("cmp.lt") && l.contains(", 32")), "{text}");
 }
+
+/// Tiles of static tensors at constant tile coordinates: every predicate is decided at compile time, and the
+/// loads that remain must be exactly the elements of the tile inside the tensor (row-major and column-major
+/// tensors, tiles that divide or not, tiles past the edge).
+#[test]
+fn static_tiles_keep_exactly_their_elements_inside() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: i64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as i64
+    };
+    for case in 0..40 {
+        let (m, n) = (1 + next(40), 1 + next(40));
+        let (a, b) = (1 + next(9), 1 + next(9));
+        let (i, j) = (next(m / a + 2), next(n / b + 2));
+        let stride = if case % 2 == 0 { format!("({n}, 1)") } else { format!("(1, {m})") };
+        let src = format!(
+            "kernel k(x: Tensor<f32, ({m}, {n}):{stride}, gmem>) launch(grid = (1), block = (1)) {{
+    let t = local_tile(x, ({a}, {b}), ({i}, {j}));
+    let r = make_fragment_like(t);
+    copy(t, r);
+    let mut s = 0.0;
+    for e in 0..size(r) unroll {{
+        s += r[e];
+    }}
+    x[0, 0] = s;
+}}"
+        );
+        // A mode with one tile has stride 0 in `zipped_divide` (CuTe's complement is `1:0`): any tile index is tile 0.
+        let inside = |t: i64, size: i64, ext: i64| {
+            let t = if (ext + size - 1) / size == 1 { 0 } else { t };
+            (t * size..t * size + size).filter(|&c| c < ext).count()
+        };
+        let expected = inside(i, a, m) * inside(j, b, n);
+        let (_, text) = lowered_and_optimized(&src, "k", &[]);
+        // The loads through pointers into `x`, and the elements each carries (vectors along a contiguous mode).
+        let global: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains(": ptr<global> = offset %x"))
+            .filter_map(|l| l.trim().split(':').next())
+            .chain(["%x"])
+            .collect();
+        let elements: usize = text
+            .lines()
+            .filter_map(|l| l.split(" = load ").nth(1))
+            .filter(|rest| {
+                rest.split(", ").nth(1).and_then(|p| p.split_whitespace().next()).is_some_and(|p| global.contains(&p))
+            })
+            .map(|rest| rest.strip_prefix("f32x").and_then(|w| w.split(',').next()?.parse().ok()).unwrap_or(1))
+            .sum();
+        let loads = elements;
+        assert_eq!(elements, expected, "case {case} ({loads} load lines):\n{src}\n{text}");
+        assert_eq!(count(&text, "if "), 0, "case {case}: every predicate is static:\n{src}\n{text}");
+    }
+}
