@@ -150,10 +150,14 @@ pub fn explain<'a>(tables: &[&'a [CodeInfo]], code: &str) -> Option<&'a CodeInfo
 /// The closest of `candidates` to `name` by edit distance, if it is close enough to be a plausible typo:
 /// the "did you mean" of every diagnostic that reports an unknown name.
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let max = (name.chars().count().max(3) / 3).max(1);
+    let len = name.chars().count();
+    let max = (len.max(3) / 3).max(1);
     candidates
         .into_iter()
         .filter(|c| *c != name)
+        // The distance is at least the difference in length: a name far longer than every candidate (a
+        // 10-million-character typo) costs no quadratic comparison.
+        .filter(|c| len.abs_diff(c.chars().count()) <= max)
         .map(|c| (edit_distance(name, c), c))
         .filter(|(d, _)| *d <= max)
         .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
@@ -194,6 +198,9 @@ mod tests {
         assert_eq!(suggest("blok_idx", names), Some("block_idx"));
         assert_eq!(suggest("zzzzzz", names), None);
         assert_eq!(suggest("F32", ["f32", "f16"]), Some("f32"));
+        // Lengths far apart are never close: no edit distance of a huge name is computed.
+        let huge = "a".repeat(10_000_000);
+        assert_eq!(suggest(&huge, ["a", "aa", "abc"]), None);
     }
 
     #[test]
