@@ -19,6 +19,10 @@ pub const NOT_CONSTANT: &str = "E0305";
 pub const NOT_IMPLEMENTED: &str = "E0306";
 /// The kernel's static shared memory is over sm_90a's 48 KiB per block.
 pub const TOO_MUCH_SHARED: &str = "E0307";
+/// Unrolling a loop would make more statements than the budget (`passes::unroll::MAX_STMTS`).
+pub const UNROLL_TOO_LARGE: &str = "E0320";
+/// A kernel has more statements after inlining and unrolling than the budget.
+pub const KERNEL_TOO_LARGE: &str = "E0321";
 /// The IR failed validation: a compiler bug.
 pub const INTERNAL: &str = "E0399";
 
@@ -84,6 +88,16 @@ Remove the attribute for now; the loop or kernel then runs unscheduled.",
 must be dynamic shared memory, requested by the launch (`smem = ...`, up to 227 KiB). The message gives the \
 kernel's total, each `make_tensor<_, smem>` aligned as it asks; the label is at the allocation that goes over.\n\n    \
 let s = make_tensor<f32, smem>((128, 128):(128, 1));   // 64 KiB: error\n",
+    },
+    CodeInfo {
+        code: UNROLL_TOO_LARGE,
+        title: "loop too large to unroll",
+        explanation: "A loop marked `unroll` (or `unroll(N)`) is copied once per iteration, and the copies make more statements than the compiler's budget of 65536 per kernel (nested statements count, and so do the copies made by unrolling an inner loop). Past that size the back end takes minutes and the code no longer fits the instruction cache, so the compiler stops rather than hang. The message gives the number of copies and the size of the body. Unroll fewer iterations (`unroll(4)`), unroll only the inner loop, or drop `unroll`:\n\n    for i in 0..100000 unroll { ... }       // error: 100000 copies\n    for i in 0..100000 unroll(8) { ... }    // 8 copies per trip of the loop\n",
+    },
+    CodeInfo {
+        code: KERNEL_TOO_LARGE,
+        title: "kernel too large",
+        explanation: "The kernel has more than 65536 statements once device functions are inlined and loops marked `unroll` are unrolled (a source statement makes a few). Code that large takes the back end minutes and does not fit the instruction cache. Put repeated work in a loop, or split the kernel.",
     },
     CodeInfo {
         code: INTERNAL,
