@@ -23,6 +23,8 @@ pub const TOO_MUCH_SHARED: &str = "E0307";
 pub const UNROLL_TOO_LARGE: &str = "E0320";
 /// A kernel has more statements after inlining and unrolling than the budget.
 pub const KERNEL_TOO_LARGE: &str = "E0321";
+/// Blocks nest deeper than the lowering follows once device functions are inlined.
+pub const NESTING_TOO_DEEP: &str = "E0322";
 /// The IR failed validation: a compiler bug.
 pub const INTERNAL: &str = "E0399";
 
@@ -98,6 +100,16 @@ let s = make_tensor<f32, smem>((128, 128):(128, 1));   // 64 KiB: error\n",
         code: KERNEL_TOO_LARGE,
         title: "kernel too large",
         explanation: "The kernel has more than 65536 statements once device functions are inlined and loops marked `unroll` are unrolled (a source statement makes a few). Code that large takes the back end minutes and does not fit the instruction cache. Put repeated work in a loop, or split the kernel.",
+    },
+    CodeInfo {
+        code: NESTING_TOO_DEEP,
+        title: "blocks nest too deeply after inlining",
+        explanation: "Device functions are inlined where they are called, so a call from deep inside nested blocks \
+(`if`, `for`, `while`, `{ }`) puts the function's own blocks deeper still. Past 512 levels, counted through every \
+inlined call, the compiler stops rather than risk overflowing its stack. The label is at the first block past \
+the limit. Flatten the nesting (early `return`s are not available, but conditions can be combined with `&&`), or \
+call the function from a shallower place:\n\n    if a { if b { if c { f(x); } } }   // the same as\n    \
+if a && b && c { f(x); }\n",
     },
     CodeInfo {
         code: INTERNAL,

@@ -140,7 +140,14 @@ pub(crate) struct Lower<'p> {
     /// A known divisor of each IR value the lowering wrapped as a symbolic integer ([`Lower::sym_value`]), by
     /// expression index: what proves vector accesses aligned.
     pub divisors: HashMap<u32, i64>,
+    /// How deeply the blocks being lowered nest, inlined functions' included (see [`MAX_BLOCK_DEPTH`]).
+    pub block_depth: u32,
 }
+
+/// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
+/// the nesting of each function, but a chain of calls from deep inside each adds them up, and the lowering, the
+/// passes and codegen walk blocks recursively.
+pub(crate) const MAX_BLOCK_DEPTH: u32 = 512;
 
 impl<'p> Lower<'p> {
     fn new(program: &'p Program, info: &'p FunctionInfo) -> Lower<'p> {
@@ -154,6 +161,7 @@ impl<'p> Lower<'p> {
             diagnostics: Vec::new(),
             name_hint: None,
             divisors: HashMap::new(),
+            block_depth: 0,
         }
     }
 
