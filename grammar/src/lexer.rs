@@ -34,8 +34,7 @@ pub struct Lexed<'src> {
 }
 
 pub fn lex(src: &str) -> Lexed<'_> {
-    let mut lexed =
-        Lexed {
+    let mut lexed = Lexed {
         tokens: Vec::new(),
         errors: Vec::new(),
         unclosed: Vec::new(),

@@ -192,7 +192,9 @@ fn a_file_over_the_size_limit_is_one_error_and_no_tokens() {
     assert!(matches!(errors[0].kind, SyntaxErrorKind::FileTooLarge { bytes } if bytes == src.len()));
     // Located at the character that crosses the limit, on a character boundary.
     let at = errors[0].span.start as usize;
-    assert!(src.is_char_boundary(at) && at <= cutec_grammar::MAX_SOURCE_BYTES && at + 2 > cutec_grammar::MAX_SOURCE_BYTES);
+    assert!(
+        src.is_char_boundary(at) && at <= cutec_grammar::MAX_SOURCE_BYTES && at + 2 > cutec_grammar::MAX_SOURCE_BYTES
+    );
     // At the limit, the file is read.
     let src = " ".repeat(cutec_grammar::MAX_SOURCE_BYTES);
     assert!(parse(&src).1.is_empty());

@@ -99,7 +99,9 @@ fn shown_lines(map: &SourceMap, id: FileId, ranges: &[Range<usize>]) -> BTreeMap
         lines.entry(first).or_default().push(r.start);
         lines.entry(last).or_default().push(r.end);
         if last > first {
-            for l in (first + 1..=(first + START_CONTEXT_LINES).min(last)).chain(last.saturating_sub(END_CONTEXT_LINES)..last) {
+            for l in (first + 1..=(first + START_CONTEXT_LINES).min(last))
+                .chain(last.saturating_sub(END_CONTEXT_LINES)..last)
+            {
                 lines.entry(l.max(first)).or_default();
             }
         }
@@ -200,7 +202,9 @@ impl ExcerptFile {
     }
 
     fn line(&self, index: usize) -> Result<&ExcerptLine, files::Error> {
-        self.lines.get(index).ok_or(files::Error::LineTooLarge { given: index, max: self.lines.len().saturating_sub(1) })
+        self.lines
+            .get(index)
+            .ok_or(files::Error::LineTooLarge { given: index, max: self.lines.len().saturating_sub(1) })
     }
 }
 

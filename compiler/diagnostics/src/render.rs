@@ -80,8 +80,11 @@ fn to_codespan<'a>(map: &'a SourceMap, d: &Diagnostic) -> (crate::excerpt::Excer
         .collect();
     let mut notes: Vec<String> = d.notes.iter().map(|n| bounded(n)).collect();
     notes.extend(d.help.iter().map(|h| bounded(&format!("help: {h}"))));
-    let diagnostic =
-        cs::Diagnostic::new(severity).with_code(d.code).with_message(bounded(&d.message)).with_labels(labels).with_notes(notes);
+    let diagnostic = cs::Diagnostic::new(severity)
+        .with_code(d.code)
+        .with_message(bounded(&d.message))
+        .with_labels(labels)
+        .with_notes(notes);
     (files, diagnostic)
 }
 
@@ -177,7 +180,10 @@ mod tests {
         let (map, diags) = many(250);
         let out = render_plain(&map, &diags);
         assert_eq!(out.matches("error[E0001]").count(), MAX_RENDERED);
-        assert!(out.ends_with("note: 150 more errors and 1 more warning not shown (only the first 100 are)\n"), "{out}");
+        assert!(
+            out.ends_with("note: 150 more errors and 1 more warning not shown (only the first 100 are)\n"),
+            "{out}"
+        );
         let (map, diags) = many(MAX_RENDERED - 1);
         assert!(!render_plain(&map, &diags).contains("not shown"));
     }

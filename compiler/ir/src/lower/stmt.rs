@@ -10,7 +10,8 @@ impl Lower<'_> {
     /// Lowers a block; an error in one statement does not stop the next (every problem is reported once).
     pub fn block(&mut self, block: &ast::Block) -> LResult<()> {
         if self.block_depth >= super::MAX_BLOCK_DEPTH {
-            let what = format!("blocks nest more than {} deep once device functions are inlined", super::MAX_BLOCK_DEPTH);
+            let what =
+                format!("blocks nest more than {} deep once device functions are inlined", super::MAX_BLOCK_DEPTH);
             // Reported at the first block past the limit only: the blocks around it are as deep.
             if self.block_depth == super::MAX_BLOCK_DEPTH {
                 self.block_depth += 1;

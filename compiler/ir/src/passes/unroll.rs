@@ -146,7 +146,13 @@ fn unrolled_size(k: &Kernel, block: &Block) -> u64 {
 }
 
 /// The iteration count of a loop with literal bounds, and how many copies of its body its hint asks for.
-fn trips_and_copies(k: &Kernel, unroll: UnrollHint, start: Handle<Expr>, end: Handle<Expr>, step: i64) -> Option<(i64, i64, u64)> {
+fn trips_and_copies(
+    k: &Kernel,
+    unroll: UnrollHint,
+    start: Handle<Expr>,
+    end: Handle<Expr>,
+    step: i64,
+) -> Option<(i64, i64, u64)> {
     let limit = match unroll {
         UnrollHint::Full => i64::MAX,
         UnrollHint::Count(n) => i64::from(n),
