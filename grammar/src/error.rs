@@ -32,6 +32,8 @@ pub enum SyntaxErrorKind {
     UnterminatedComment,
     /// E0007: a `//!` module doc comment after the start of the file.
     MisplacedModuleDoc,
+    /// E0008: a file longer than [`crate::MAX_SOURCE_BYTES`] (span: the character where the limit is crossed).
+    FileTooLarge { bytes: usize },
     /// E0020: the parser met a token it cannot use here.
     UnexpectedToken { found: String, expected: Vec<String> },
     /// E0021: the file ended in the middle of something.
@@ -76,6 +78,7 @@ impl SyntaxError {
             BadDigit { .. } => "E0005",
             UnterminatedComment => "E0006",
             MisplacedModuleDoc => "E0007",
+            FileTooLarge { .. } => "E0008",
             UnexpectedToken { .. } => "E0020",
             UnexpectedEof { .. } => "E0021",
             UnclosedDelimiter { .. } => "E0022",
@@ -105,6 +108,9 @@ impl SyntaxError {
             BadDigit { digit: None, radix } => format!("no digits after the {} prefix", radix_name(*radix)),
             UnterminatedComment => "unterminated block comment".into(),
             MisplacedModuleDoc => "module doc comment after the start of the file".into(),
+            FileTooLarge { bytes } => {
+                format!("the file is {bytes} bytes long, more than the limit of {} bytes", crate::MAX_SOURCE_BYTES)
+            }
             UnexpectedToken { found, expected } => format!("expected {}, found {found}", expected_list(expected)),
             UnexpectedEof { expected } => format!("expected {}, found end of file", expected_list(expected)),
             UnclosedDelimiter { delim } => format!("unclosed delimiter `{delim}`"),
@@ -155,6 +161,10 @@ impl SyntaxError {
             UnexpectedToken { expected, .. } if expected.iter().any(|e| e == "`const`") => (
                 format!("expected {}", expected_list(expected)),
                 Some("generic parameters are compile-time constants: `<const N: int, const T: int = 256>`".into()),
+            ),
+            FileTooLarge { .. } => (
+                "the limit is crossed here".into(),
+                Some("split the file, or generate loops instead of repeated code".into()),
             ),
             UnexpectedToken { expected, .. } => (
                 format!("expected {}", expected_list(expected)),
@@ -288,6 +298,11 @@ each inner `/*` needs its own `*/`.\n\n    /* outer /* inner */      // error: t
         explanation: "`//!` comments document the whole file and must come before its first item. To document \
 an item, use `///` just above it.\n\n    kernel k() launch(grid = (1), block = (1)) {}\n    //! Copies.   // error: \
 too late for a module doc\n\nMove the `//!` lines to the top of the file.",
+    },
+    CodeInfo {
+        code: "E0008",
+        title: "file too large",
+        explanation: "A source file may be at most 2 MiB (2097152 bytes). That is far more than any kernel needs, and it bounds the time and memory a compilation takes whatever the input; the compiler reads nothing of a longer file. If the file is generated, generate loops or several files instead of repeated code:\n\n    w[0] = x[0]; w[1] = x[1]; ...   // a million times: error\n    for i in 0..N { w[i] = x[i]; }  // ok",
     },
     CodeInfo {
         code: "E0020",

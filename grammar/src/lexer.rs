@@ -23,6 +23,8 @@ pub struct Lexed<'src> {
     pub errors: Vec<SyntaxError>,
     /// Openers never closed, innermost last.
     pub unclosed: Vec<(Span, char)>,
+    /// The same openers grouped by kind, each list in source order.
+    pub unclosed_by_kind: Vec<(char, Vec<Span>)>,
     /// Ends of lexer errors that dropped or cut short some text (a stray character, an unterminated string): a
     /// parser complaint right after one is a consequence, not a new problem.
     pub suspects: Vec<usize>,
@@ -32,8 +34,25 @@ pub struct Lexed<'src> {
 }
 
 pub fn lex(src: &str) -> Lexed<'_> {
-    let mut lexed =
-        Lexed { tokens: Vec::new(), errors: Vec::new(), unclosed: Vec::new(), suspects: Vec::new(), truncated: false };
+    let mut lexed = Lexed {
+        tokens: Vec::new(),
+        errors: Vec::new(),
+        unclosed: Vec::new(),
+        unclosed_by_kind: Vec::new(),
+        suspects: Vec::new(),
+        truncated: false,
+    };
+    if src.len() > crate::MAX_SOURCE_BYTES {
+        let mut at = crate::MAX_SOURCE_BYTES;
+        while !src.is_char_boundary(at) {
+            at -= 1;
+        }
+        let end = at + src[at..].chars().next().map_or(0, char::len_utf8);
+        lexed.errors.push(SyntaxError::new(SyntaxErrorKind::FileTooLarge { bytes: src.len() }, Span::new(at, end)));
+        // Nothing more to say about a file not read: "unexpected end of file" would be a consequence.
+        lexed.truncated = true;
+        return lexed;
+    }
     raw_tokens(src, &mut lexed);
     mark_generics(&mut lexed);
     merge_shifts(&mut lexed.tokens);
@@ -301,6 +320,15 @@ fn merge_shifts(tokens: &mut Vec<Spanned<'_>>) {
 /// nested deeper than [`MAX_NESTING`] (reporting each such region once) and doc comments inside delimiters.
 fn check_delimiters(lexed: &mut Lexed<'_>) {
     let mut stack: Vec<(Span, char)> = Vec::new();
+    // How many openers of each kind the stack holds: a closer with none open is stray without scanning the
+    // stack, which keeps the pass linear (a scan that finds its opener pops everything it passed).
+    let mut open_count = [0usize; 4];
+    let slot = |d: char| match d {
+        '(' => 0,
+        '[' => 1,
+        '{' => 2,
+        _ => 3,
+    };
     let mut kept = Vec::with_capacity(lexed.tokens.len());
     // While skipping an over-deep region: the stack height at which skipping stops.
     let mut skip_until: Option<usize> = None;
@@ -326,14 +354,19 @@ fn check_delimiters(lexed: &mut Lexed<'_>) {
         };
         if let Some(delim) = open {
             stack.push((span, delim));
+            open_count[slot(delim)] += 1;
             if stack.len() > MAX_NESTING && skip_until.is_none() {
                 lexed.errors.push(SyntaxError::new(SyntaxErrorKind::NestingTooDeep, span));
                 skip_until = Some(stack.len() - 1);
             }
         } else if let Some(delim) = close {
-            match stack.iter().rposition(|&(_, d)| d == delim) {
+            let found = if open_count[slot(delim)] > 0 { stack.iter().rposition(|&(_, d)| d == delim) } else { None };
+            match found {
                 Some(pos) => {
                     // Openers above the match are unclosed: `f(a, b; }` leaves the `(` open.
+                    for &(_, d) in &stack[pos..] {
+                        open_count[slot(d)] -= 1;
+                    }
                     lexed.unclosed.extend(stack.drain(pos + 1..));
                     stack.pop();
                 }
@@ -364,5 +397,9 @@ fn check_delimiters(lexed: &mut Lexed<'_>) {
     }
     lexed.unclosed.extend(stack);
     lexed.unclosed.sort_by_key(|(span, _)| span.start);
+    lexed.unclosed_by_kind = ['(', '[', '{', '<']
+        .into_iter()
+        .map(|kind| (kind, lexed.unclosed.iter().filter(|(_, d)| *d == kind).map(|(s, _)| *s).collect()))
+        .collect();
     lexed.tokens = kept;
 }

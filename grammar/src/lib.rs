@@ -11,6 +11,8 @@
 //! - **Every expression and binding has a [`ast::NodeId`]**, unique in its module and smaller than
 //!   [`ast::Module::node_count`], assigned in source order of the binding names and in completion order of the
 //!   expressions (operands before the expression that contains them).
+//! - **Size is bounded**: a file longer than [`MAX_SOURCE_BYTES`] is one error (E0008) and no tokens, so that
+//!   no input makes the compiler run for minutes or exhaust memory.
 //! - **Depth is bounded**: brackets nested deeper than [`MAX_NESTING`] are dropped and reported, and an
 //!   expression deeper than [`MAX_NESTING`] becomes `Error`, so recursive passes over the tree (the printer,
 //!   later stages, `Drop`) cannot overflow the stack.
@@ -28,6 +30,10 @@ pub use error::{CODES, SyntaxError, SyntaxErrorKind};
 pub use printer::print_ast;
 
 use std::fmt::Write;
+
+/// The longest source file the lexer reads, in bytes: a bound on the time and memory any input costs (a file
+/// this long already takes the whole compiler seconds), far above any hand-written kernel.
+pub const MAX_SOURCE_BYTES: usize = 2 << 20;
 
 /// The deepest nesting of brackets, blocks or expressions the parser accepts.
 pub const MAX_NESTING: usize = 256;

@@ -356,12 +356,8 @@ fn convert(error: ParseError<usize, Token<'_>, Infallible>, lexed: &Lexed<'_>, s
                 span,
             );
             // Point at the opener that the expected closer would close: `f(a, b;` labels the `(`.
-            for (open, delim) in lexed.unclosed.iter().rev() {
-                let closer = format!("`{}`", crate::error::closer(*delim));
-                if open.start < span.start && words.contains(&closer) {
-                    e = e.with_related(*open, "unclosed delimiter");
-                    break;
-                }
+            if let Some(open) = nearest_unclosed(lexed, span.start, &words) {
+                e = e.with_related(open, "unclosed delimiter");
             }
             // A missing `;` at the end of a line is best shown where it belongs: right after the previous token.
             if words.first().is_some_and(|w| w == "`;`")
@@ -424,6 +420,17 @@ fn follows_layout(lexed: &Lexed<'_>, start: usize) -> bool {
     false
 }
 
+/// The last unclosed opener before `start` whose closer is one of the `expected` words, found by a binary search
+/// per kind of delimiter so that a parse error costs a logarithm of the openers, not their number.
+fn nearest_unclosed(lexed: &Lexed<'_>, start: u32, expected: &[String]) -> Option<Span> {
+    lexed
+        .unclosed_by_kind
+        .iter()
+        .filter(|(d, _)| expected.contains(&format!("`{}`", crate::error::closer(*d))))
+        .filter_map(|(_, openers)| openers.partition_point(|o| o.start < start).checked_sub(1).map(|i| openers[i]))
+        .max_by_key(|o| o.start)
+}
+
 fn prev_token_end(lexed: &Lexed<'_>, start: usize) -> Option<usize> {
     let i = lexed.tokens.partition_point(|t| t.0 < start);
     i.checked_sub(1).map(|i| lexed.tokens[i].2)
@@ -435,12 +442,14 @@ fn add_unclosed(errors: &mut Vec<SyntaxError>, lexed: &Lexed<'_>, src: &str) {
         return;
     }
     let eof = Span::new(src.len(), src.len());
+    let pointed_at: std::collections::HashSet<Span> =
+        errors.iter().flat_map(|e| e.related.iter().map(|(s, _)| *s)).collect();
     for (open, delim) in &lexed.unclosed {
         if *delim == '<' {
             continue;
         }
         // An opener already pointed at by a parse error needs no error of its own.
-        if errors.iter().any(|e| e.related.iter().any(|(s, _)| s == open)) {
+        if pointed_at.contains(open) {
             continue;
         }
         errors.push(

@@ -183,6 +183,32 @@ fn deep_nesting_is_rejected_not_overflowed() {
     assert!(!parse_checked(&format!("const X = {}1{};", "(".repeat(200), ")".repeat(200))));
 }
 
+#[test]
+fn a_file_over_the_size_limit_is_one_error_and_no_tokens() {
+    let src = format!("const X = 1;\n// {}", "ü".repeat(cutec_grammar::MAX_SOURCE_BYTES / 2));
+    let (module, errors) = parse(&src);
+    assert!(module.items.is_empty() && cutec_grammar::lex(&src).0.is_empty());
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(matches!(errors[0].kind, SyntaxErrorKind::FileTooLarge { bytes } if bytes == src.len()));
+    // Located at the character that crosses the limit, on a character boundary.
+    let at = errors[0].span.start as usize;
+    assert!(
+        src.is_char_boundary(at) && at <= cutec_grammar::MAX_SOURCE_BYTES && at + 2 > cutec_grammar::MAX_SOURCE_BYTES
+    );
+    // At the limit, the file is read.
+    let src = " ".repeat(cutec_grammar::MAX_SOURCE_BYTES);
+    assert!(parse(&src).1.is_empty());
+}
+
+#[test]
+fn every_stray_delimiter_is_reported_once() {
+    let n = 100_000;
+    for (src, code) in [("}".repeat(n), "E0023"), ("(".repeat(n), "E0022"), (")]".repeat(n / 2), "E0023")] {
+        let errors = parse(&format!("fn f() {{}}\n{src}")).1;
+        assert_eq!(errors.iter().filter(|e| e.code() == code).count(), n, "{code}");
+    }
+}
+
 /// A small deterministic generator (xorshift64*), so failures reproduce.
 struct Rng(u64);
 

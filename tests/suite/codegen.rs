@@ -69,6 +69,34 @@ fn ptxas_assembles_without_spills() {
     }
 }
 
+/// The kernels of `ir` (IR text) that store to global memory.
+fn kernels_storing_to_global(ir: &str) -> Vec<String> {
+    let module = cutec_ir::parse(ir).unwrap_or_else(|e| panic!("{e}\n{ir}"));
+    let global = |k: &&cutec_ir::Kernel| cutec_ir::effects::has_store_to(k, cutec_ir::AddrSpace::Global);
+    module.kernels.iter().filter(global).map(|k| k.name.clone()).collect()
+}
+
+/// The PTX of one `.entry`: from its name to the next entry.
+fn entry<'a>(ptx: &'a str, name: &str) -> &'a str {
+    let start = ptx.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no entry {name} in\n{ptx}"));
+    let rest = &ptx[start..];
+    &rest[..rest[1..].find(".entry ").map_or(rest.len(), |e| e + 1)]
+}
+
+/// No IR the compiler produces lets LLVM fold a store away (as it would after undefined behaviour, such as a
+/// division by zero it can see): every kernel whose IR stores to global memory still does in its PTX.
+#[test]
+fn every_global_store_reaches_the_ptx() {
+    for (example, defines) in KERNELS {
+        let art = build(example, defines);
+        let kernels = kernels_storing_to_global(&art.ir_scheduled);
+        assert!(!kernels.is_empty(), "{example}: no kernel stores to global memory");
+        for k in kernels {
+            assert!(entry(&art.ptx, &k).contains("st.global"), "{example}: {k} lost its stores:\n{}", art.ptx);
+        }
+    }
+}
+
 #[test]
 fn copy_uses_16_byte_accesses() {
     let ptx = build("copy", &[]).ptx;

@@ -10,11 +10,14 @@
 //!   a failed write to standard output): [`Diagnostic::unlocated`] makes those, with no label at all. The JSON
 //!   form is the same for both (`"labels": []` for an unlocated one).
 //! - Rendering never panics, even for spans past the end of a file (they are clamped).
+//! - **Rendering is bounded**: at most [`MAX_RENDERED`] diagnostics per call, then a count of the rest; each shows
+//!   only the lines its labels need, long lines cut around the label ends.
 
+mod excerpt;
 mod render;
 mod source;
 
-pub use render::{ColorMode, ErrorFormat, render_json, render_plain, render_text};
+pub use render::{ColorMode, ErrorFormat, MAX_RENDERED, render_json, render_plain, render_text};
 pub use source::{FileId, SourceMap};
 
 use std::fmt;
@@ -149,20 +152,26 @@ pub fn explain<'a>(tables: &[&'a [CodeInfo]], code: &str) -> Option<&'a CodeInfo
 
 /// The closest of `candidates` to `name` by edit distance, if it is close enough to be a plausible typo:
 /// the "did you mean" of every diagnostic that reports an unknown name.
+/// Names longer than [`MAX_SUGGEST_LEN`] characters get no suggestion: nobody mistypes a name that long, and the
+/// edit distance costs the product of the lengths.
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    // A char is at most 4 bytes: the byte length rules out long names without counting their characters.
+    if name.len() > 4 * MAX_SUGGEST_LEN || name.chars().count() > MAX_SUGGEST_LEN {
+        return None;
+    }
     let len = name.chars().count();
     let max = (len.max(3) / 3).max(1);
     candidates
         .into_iter()
-        .filter(|c| *c != name)
-        // The distance is at least the difference in length: a name far longer than every candidate (a
-        // 10-million-character typo) costs no quadratic comparison.
-        .filter(|c| len.abs_diff(c.chars().count()) <= max)
+        .filter(|c| *c != name && c.chars().count().abs_diff(len) <= max)
         .map(|c| (edit_distance(name, c), c))
         .filter(|(d, _)| *d <= max)
         .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
         .map(|(_, c)| c)
 }
+
+/// The longest name [`suggest`] looks for a correction of.
+pub const MAX_SUGGEST_LEN: usize = 64;
 
 /// Levenshtein distance, case differences counting half (rounded down) so `F32` suggests `f32`.
 pub fn edit_distance(a: &str, b: &str) -> usize {
@@ -198,9 +207,10 @@ mod tests {
         assert_eq!(suggest("blok_idx", names), Some("block_idx"));
         assert_eq!(suggest("zzzzzz", names), None);
         assert_eq!(suggest("F32", ["f32", "f16"]), Some("f32"));
-        // Lengths far apart are never close: no edit distance of a huge name is computed.
-        let huge = "a".repeat(10_000_000);
-        assert_eq!(suggest(&huge, ["a", "aa", "abc"]), None);
+        // A name too long to be a typo, or a candidate whose length alone puts it too far, is not compared.
+        let long = "a".repeat(MAX_SUGGEST_LEN + 1);
+        assert_eq!(suggest(&long, [&long[1..]]), None);
+        assert_eq!(suggest("ab", ["abcdef"]), None);
     }
 
     #[test]

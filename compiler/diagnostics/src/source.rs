@@ -45,6 +45,17 @@ impl SourceMap {
         let col = f.source[start..offset].chars().count();
         (line + 1, col + 1)
     }
+    /// The 0-based index of the line holding `offset`.
+    pub(crate) fn line_of(&self, id: FileId, offset: usize) -> usize {
+        self.files.get(id.0 as usize).map_or(0, |f| f.line_starts.partition_point(|&s| s <= offset).saturating_sub(1))
+    }
+    /// The byte range of a line, its newline included (empty past the end of the file).
+    pub(crate) fn line_span(&self, id: FileId, line: usize) -> Range<usize> {
+        let Some(f) = self.files.get(id.0 as usize) else { return 0..0 };
+        let start = f.line_starts.get(line).copied().unwrap_or(f.source.len());
+        let end = f.line_starts.get(line + 1).copied().unwrap_or(f.source.len());
+        start..end.max(start)
+    }
     /// `range` clamped to the file and to character boundaries, so rendering never panics.
     pub fn clamp(&self, id: FileId, range: Range<usize>) -> Range<usize> {
         let src = self.source(id);

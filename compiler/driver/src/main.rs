@@ -13,6 +13,12 @@ use std::sync::OnceLock;
 /// The `--error-format` of this run, once the command line is parsed: even a panic is reported in it.
 pub(crate) static ERROR_FORMAT: OnceLock<ErrorFormat> = OnceLock::new();
 
+/// The stack of the thread that runs the compiler. The front end, the lowering, the passes, codegen and LLVM
+/// recurse over trees whose depth the parser and the lowering bound (256 levels of nesting in a file, 512 blocks
+/// after inlining); at those depths a debug build needs about 6 MiB, close to the main thread's usual 8 MiB, which
+/// is the user's `ulimit -s` anyway. This one is ours, with room to spare; only the pages used are committed.
+const STACK_BYTES: usize = 64 << 20;
+
 fn main() -> ExitCode {
     // An internal error is a bug in cutec, never the user's fault: say so (E0402) and where to report it, like
     // rustc, in the format of every other diagnostic.
@@ -25,8 +31,13 @@ fn main() -> ExitCode {
             _ => render_text(&SourceMap::new(), &[d], ColorMode::Auto, &mut err),
         };
     }));
-    match std::panic::catch_unwind(cli::main) {
-        Ok(code) => code,
-        Err(_) => ExitCode::from(101),
+    let compiler = std::thread::Builder::new().name("cutec".into()).stack_size(STACK_BYTES);
+    match compiler.spawn(|| std::panic::catch_unwind(cli::main)).map(|t| t.join()) {
+        Ok(Ok(Ok(code))) => code,
+        Ok(_) => ExitCode::from(101),
+        Err(e) => {
+            eprintln!("error: cannot start the compiler's thread: {e}");
+            ExitCode::from(101)
+        }
     }
 }

@@ -22,8 +22,12 @@ pub const TOO_MUCH_SHARED: &str = "E0307";
 /// An access through a view of a kernel argument that may fall outside the argument, whose coordinates the
 /// compiler could not follow to predicate it.
 pub const UNBOUNDED_ACCESS: &str = "E0308";
-/// A loop to unroll fully is over the unrolling budget.
-pub const TOO_LARGE_TO_UNROLL: &str = "E0309";
+/// Unrolling a loop would make more statements than the budget (`passes::unroll::MAX_STMTS`).
+pub const UNROLL_TOO_LARGE: &str = "E0320";
+/// A kernel has more statements after inlining and unrolling than the budget.
+pub const KERNEL_TOO_LARGE: &str = "E0321";
+/// Blocks nest deeper than the lowering follows once device functions are inlined.
+pub const NESTING_TOO_DEEP: &str = "E0322";
 /// The IR failed validation: a compiler bug.
 pub const INTERNAL: &str = "E0399";
 
@@ -109,14 +113,24 @@ argument's modes apart, or state that the tiles divide the tensor with a require
 launch:\n\n    static_assert(M % 128 == 0, \"M must be a multiple of the tile\");\n",
     },
     CodeInfo {
-        code: TOO_LARGE_TO_UNROLL,
+        code: UNROLL_TOO_LARGE,
         title: "loop too large to unroll",
-        explanation: "A loop marked `unroll` (or one the compiler must unroll because its body indexes a register \
-tensor) is replaced by one copy of its body per iteration. The compiler unrolls at most 1024 iterations and 65536 \
-statements per loop, nested loops counted in full: past that the code would take minutes to compile and would not \
-fit the instruction cache. Unroll an inner loop only, ask for a partial unrolling with `unroll(N)`, or make the \
-trip count smaller.\n\n    for k in 0..K_TILES {           // not unrolled\n        for i in 0..8 unroll { ... }  \
-// unrolled\n    }\n",
+        explanation: "A loop marked `unroll` (or `unroll(N)`) is copied once per iteration, and the copies make more statements than the compiler's budget of 65536 per kernel (nested statements count, and so do the copies made by unrolling an inner loop). Past that size the back end takes minutes and the code no longer fits the instruction cache, so the compiler stops rather than hang. The message gives the number of copies and the size of the body. Unroll fewer iterations (`unroll(4)`), unroll only the inner loop, or drop `unroll`:\n\n    for i in 0..100000 unroll { ... }       // error: 100000 copies\n    for i in 0..100000 unroll(8) { ... }    // 8 copies per trip of the loop\n",
+    },
+    CodeInfo {
+        code: KERNEL_TOO_LARGE,
+        title: "kernel too large",
+        explanation: "The kernel has more than 65536 statements once device functions are inlined and loops marked `unroll` are unrolled (a source statement makes a few). Code that large takes the back end minutes and does not fit the instruction cache. Put repeated work in a loop, or split the kernel.",
+    },
+    CodeInfo {
+        code: NESTING_TOO_DEEP,
+        title: "blocks nest too deeply after inlining",
+        explanation: "Device functions are inlined where they are called, so a call from deep inside nested blocks \
+(`if`, `for`, `while`, `{ }`) puts the function's own blocks deeper still. Past 512 levels, counted through every \
+inlined call, the compiler stops rather than risk overflowing its stack. The label is at the first block past \
+the limit. Flatten the nesting (early `return`s are not available, but conditions can be combined with `&&`), or \
+call the function from a shallower place:\n\n    if a { if b { if c { f(x); } } }   // the same as\n    \
+if a && b && c { f(x); }\n",
     },
     CodeInfo {
         code: INTERNAL,

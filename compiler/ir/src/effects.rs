@@ -267,3 +267,15 @@ pub fn deep(kernel: &Kernel, s: &Stmt) -> Effects {
 pub fn block(kernel: &Kernel, b: &Block) -> Effects {
     b.stmts().iter().fold(Effects::NONE, |acc, s| acc | deep(kernel, s))
 }
+
+/// Whether the kernel has a `store` statement into `space` (operations that write memory, such as TMA stores, do
+/// not count): what a back end must not lose, since LLVM deletes stores it can prove unreachable.
+pub fn has_store_to(kernel: &Kernel, space: AddrSpace) -> bool {
+    let mut found = false;
+    kernel.body.visit(&mut |s| {
+        if let Stmt::Store { ptr, .. } = *s {
+            found |= space_of(kernel, ptr) == Some(space);
+        }
+    });
+    found
+}

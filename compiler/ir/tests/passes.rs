@@ -64,6 +64,65 @@ fn unrolling_keeps_loops_that_break() {
     insta::assert_snapshot!(text);
 }
 
+/// Three nested loops of `trips` iterations marked `unroll`, the innermost storing its indices.
+fn nested_unrolled_loops(trips: i32, hints: [Unroll; 3], break_inner: bool) -> Module {
+    let mut b = KernelBuilder::new("k");
+    let x = b.ptr_param("x", 4);
+    let (zero, n) = (b.i32(0), b.i32(trips));
+    b.for_range("i", zero, n, 1, hints[0], |b, i| {
+        b.for_range("j", zero, n, 1, hints[1], |b, j| {
+            b.for_range("k", zero, n, 1, hints[2], |b, k| {
+                let s = b.add(i, j);
+                let p = b.offset(x, k, Type::I32);
+                b.store(p, s, 4);
+                if break_inner {
+                    b.break_();
+                }
+            });
+        });
+    });
+    Module { kernels: vec![b.finish()] }
+}
+
+/// The code, message and primary label of the error the pipeline stops with.
+fn pipeline_error(mut module: Module) -> (String, String, String) {
+    let e = run_pipeline(&mut module, PipelineOptions::default()).expect_err("over the budget");
+    let d = e.to_diagnostic();
+    let label = d.primary().map(|l| l.message.clone()).unwrap_or_default();
+    (d.code.to_string(), d.message, label)
+}
+
+#[test]
+fn unrolling_past_the_budget_is_an_error_naming_the_loop() {
+    let full = [Unroll::Full; 3];
+    // 20^3 copies of the body fit; 1000 copies of the inner loop's 1000 do not: the middle loop is named.
+    run(nested_unrolled_loops(20, full, false));
+    let (code, message, label) = pipeline_error(nested_unrolled_loops(1000, full, false));
+    assert_eq!(code, "E0320");
+    assert!(message.contains("statements, more than the limit of 65536"), "{message}");
+    // The middle loop's body: the inner loop's 1000 copies of 3 statements, and the loop itself.
+    assert_eq!(label, "1000 copies of a body of 3001 statements");
+    // A loop left to the back end (it breaks) counts as what the back end would make of it.
+    let (code, _, label) = pipeline_error(nested_unrolled_loops(1000, full, true));
+    assert_eq!(code, "E0320");
+    assert_eq!(label, "1000 copies of a body of 5002 statements");
+    // `unroll(2)` asks for two copies per trip, whatever the trip count.
+    run(nested_unrolled_loops(1000, [Unroll::Auto, Unroll::Count(2), Unroll::Count(2)], false));
+}
+
+#[test]
+fn a_kernel_past_the_budget_is_an_error() {
+    let mut b = KernelBuilder::new("k");
+    let x = b.ptr_param("x", 4);
+    for v in 0..70_000 {
+        let v = b.i32(v);
+        b.store(x, v, 4);
+    }
+    let (code, message, _) = pipeline_error(Module { kernels: vec![b.finish()] });
+    assert_eq!(code, "E0321");
+    assert!(message.contains("kernel has 70000 statements"), "{message}");
+}
+
 #[test]
 fn constants_fold_and_literal_ifs_disappear() {
     let mut b = KernelBuilder::new("k");

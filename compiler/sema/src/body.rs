@@ -42,6 +42,10 @@ static ALIASES: &[(&str, &str)] = &[
 /// "Did you mean": an alias from another language, the closest name by edit distance, or a name that differs
 /// by two swapped neighbouring letters (`flaot`, which plain edit distance counts as two edits).
 pub(crate) fn similar<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<String> {
+    // No one mistypes a name this long, and comparing it costs its length times each candidate's.
+    if name.len() > 4 * cutec_diagnostics::MAX_SUGGEST_LEN {
+        return None;
+    }
     let candidates: Vec<&str> = candidates.into_iter().collect();
     // Aliases whose meaning is among the candidates take part too, so `flaot` finds `f32` through `float`.
     let aliases: Vec<(&str, &str)> = ALIASES.iter().copied().filter(|(_, ours)| candidates.contains(ours)).collect();

@@ -14,6 +14,10 @@ use crate::types::{LayoutType, Scalar, TensorType, Type, promote};
 use crate::{Resolution, Space};
 use cutec_grammar::ast::{Arg, BinaryOp, Expr, ExprKind, Ident, TypeExpr, UnaryOp};
 
+/// The longest chain of constants, each defined by the next, that the checker follows (each link is checked from
+/// the one before it, recursively).
+const MAX_CONST_CHAIN: u32 = 100;
+
 /// Whether `e` is made of literals only, so its type should come from the other operand.
 pub(crate) fn literal_like(e: &Expr) -> bool {
     fn go(e: &Expr, depth: u32) -> bool {
@@ -185,7 +189,15 @@ impl Fcx<'_, '_> {
             self.error(SemaError::ConstCycle { name: name.name.clone(), span: name.span });
             return Type::Error;
         }
-        crate::consteval::check_const_item(self.cx, c);
+        // A constant defined by another is checked from here, recursively: the chain is bounded (a chain of
+        // thousands of constants would overflow the stack), and its expressions count against the nesting bound.
+        if self.cx.const_chain >= MAX_CONST_CHAIN {
+            self.error(SemaError::ConstChainTooDeep { name: name.name.clone(), span: name.span });
+            return Type::Error;
+        }
+        self.cx.const_chain += 1;
+        crate::consteval::check_const_item(self.cx, c, self.depth);
+        self.cx.const_chain -= 1;
         Type::Scalar(self.cx.consts[c].ty)
     }
 

@@ -321,8 +321,9 @@ tensor\n",
         "E0143",
         "integer division by zero",
         "An integer `/` or `%` whose divisor is 0 when compiling (a literal, a `const`, a const generic's value, \
-or arithmetic on them) has no value: the GPU's result is undefined and the optimizer may delete the code around \
-it. Float division by zero is defined (an infinity or a NaN) and is not reported.\n\n    w[0] = 4 / 0;            \
+or arithmetic on them) is a mistake the compiler can see: at run time `x / 0` would give -1 and `x % 0` give \
+`x` (cutec defines them so that no code is deleted), which is never what was meant. Float division by zero is \
+defined (an infinity or a NaN) and is not reported.\n\n    w[0] = 4 / 0;            \
 // error\n    let q = n % (TILE - 32); // error with TILE = 32\n",
     ),
     code(
@@ -359,6 +360,11 @@ ok: column 0 of `a` has 4 elements\n",
 import does nothing; it is usually a slip for another name. Remove it, or write the name that was meant.\n\n    use \
 stdlib::reduce::{block_max, block_max};   // error: `block_max` is imported twice\n    use \
 stdlib::reduce::{block_max, block_sum};   // ok\n",
+    ),
+    code(
+        "E0150",
+        "constants defined through too long a chain",
+        "A `const` is defined by another, which is defined by another, and so on, deeper than the checker follows (a few hundred levels, counting the nesting of the expressions on the way). Each link is checked from the one before it, so the chain is bounded like a nested expression. Define the constants from a common base instead of each from the previous one:\n\n    const C0: int = C1 + 1;   // C1 = C2 + 1, C2 = C3 + 1, ... a thousand times: error\n    const C0: int = BASE + 1000;   // ok\n",
     ),
     code(
         "E0200",

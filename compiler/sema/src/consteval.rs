@@ -295,8 +295,9 @@ fn compare(op: BinaryOp, o: std::cmp::Ordering) -> bool {
     }
 }
 
-/// Checks `const` item number `c` (an index into `cx.consts`) and computes its value, once.
-pub(crate) fn check_const_item(cx: &mut Cx<'_>, c: usize) {
+/// Checks `const` item number `c` (an index into `cx.consts`) and computes its value, once. `depth` is the
+/// nesting of the expression that asks for it (0 from the top level), so that chains of constants are bounded.
+pub(crate) fn check_const_item(cx: &mut Cx<'_>, c: usize, depth: u32) {
     if cx.const_state.get(c) != Some(&ConstState::Unchecked) {
         return;
     }
@@ -307,6 +308,7 @@ pub(crate) fn check_const_item(cx: &mut Cx<'_>, c: usize) {
         return;
     };
     let mut f = Fcx::new(cx, m, None, Mode::Const);
+    f.depth = depth;
     let declared = item.ty.as_ref().map(|t| (f.resolve_type(t), t.span));
     if let Some((ty, span)) = &declared
         && !ty.is_error()

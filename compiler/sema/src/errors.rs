@@ -365,6 +365,11 @@ pub(crate) enum SemaError {
     TooDeep {
         span: Span,
     },
+    /// E0150: a `const` reached through a chain of constants deeper than the checker's nesting bound.
+    ConstChainTooDeep {
+        name: String,
+        span: Span,
+    },
     MisplacedWildcard {
         span: Span,
     },
@@ -838,6 +843,11 @@ impl Located {
             E::TooDeep { span } => err("E0137", "expression nested too deeply".into(), *span)
                 .with_primary_message("nesting limit reached here")
                 .with_help("split the expression with `let`"),
+            E::ConstChainTooDeep { name, span } => {
+                err("E0150", format!("the constant `{name}` is reached through too long a chain of constants"), *span)
+                    .with_primary_message("the chain is cut here")
+                    .with_help("define the constants from a common base rather than each from the previous one")
+            }
             E::MisplacedWildcard { span } => err("E0138", "`_` is not a value".into(), *span)
                 .with_primary_message("`_` is only allowed as an index, in a tiler or in a coordinate"),
             E::UnknownNamedArg { name, span, callee, suggestion, accepted } => {

@@ -83,6 +83,8 @@ pub(crate) struct Cx<'a> {
     pub consts: Vec<ConstInfo>,
     pub const_index: HashMap<(ModuleId, usize), usize>,
     pub const_state: Vec<ConstState>,
+    /// How many constants are being checked, each from the one before (see `Fcx::const_type`).
+    pub const_chain: u32,
     pub errors: Vec<Located>,
     pub calls: Vec<CallEdge>,
 }
@@ -122,6 +124,7 @@ pub(crate) fn check_program(map: &mut SourceMap, root: FileId, defines: &[(Strin
         consts: Vec::new(),
         const_index: HashMap::new(),
         const_state: Vec::new(),
+        const_chain: 0,
         errors: loaded.errors.clone(),
         calls: Vec::new(),
     };
@@ -189,7 +192,7 @@ pub(crate) fn check_program(map: &mut SourceMap, root: FileId, defines: &[(Strin
     report_defines(&mut cx, map, defines, define_problems, known);
 
     for c in 0..cx.consts.len() {
-        crate::consteval::check_const_item(&mut cx, c);
+        crate::consteval::check_const_item(&mut cx, c, 0);
     }
     for fi in 0..cx.functions.len() {
         let (m, i) = (cx.functions[fi].module, cx.functions[fi].item);

@@ -125,10 +125,8 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         r: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>, CodegenError> {
         let float = ty.is_float();
-        if let (false, BasicValueEnum::IntValue(x), BasicValueEnum::IntValue(y)) = (float, l, r)
-            && matches!(op, BinaryOp::Div | BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr)
-        {
-            return self.defined_int_op(op, x, y);
+        if !float && matches!(op, BinaryOp::Div | BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr) {
+            return self.defined_int_op(op, l, r);
         }
         let opcode = match op {
             BinaryOp::Add if float => Op::FAdd,
@@ -138,13 +136,13 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             BinaryOp::Add => Op::Add,
             BinaryOp::Sub => Op::Sub,
             BinaryOp::Mul => Op::Mul,
-            BinaryOp::Div => Op::SDiv,
-            BinaryOp::Rem => Op::SRem,
+            // Integer division, remainder and shifts went to `defined_int_op`.
+            BinaryOp::Div | BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr => {
+                return Err(CodegenError::llvm("binary", format!("{op:?} of {ty}")));
+            }
             BinaryOp::And => Op::And,
             BinaryOp::Or => Op::Or,
             BinaryOp::Xor => Op::Xor,
-            BinaryOp::Shl => Op::Shl,
-            BinaryOp::Shr => Op::AShr,
         };
         let v = ll(self.builder.build_binop(opcode, l, r, ""))?;
         if float && !self.float_flags.is_empty() {
@@ -153,53 +151,69 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         Ok(v)
     }
 
-    /// Integer division, remainder and shifts with a defined result for every operand, where LLVM's have
-    /// undefined behaviour or poison (which lets it delete the code that uses them): `x / 0` is -1 and `x % 0` is
-    /// `x`, `MIN / -1` is `MIN` and `MIN % -1` is 0 (RISC-V's choices; PTX leaves division by zero unspecified);
-    /// a shift by the bit width or more (the amount read as unsigned, as PTX does) gives 0, or the sign for `>>`,
-    /// as PTX's `shl` and `shr.s` clamp. With a constant operand LLVM folds the tests away.
+    /// Integer division, remainder and shifts with a defined result for every operand, as PTX's `div.s32`,
+    /// `rem.s32`, `shl` and `shr.s32` have (LLVM's `sdiv` by zero or of MIN by -1 is undefined behaviour and a
+    /// shift by the bit width or more is poison: either lets LLVM delete the code around it). The results:
+    /// - `x / 0` is -1 (all ones, what the hardware's unsigned division returns) and `x % 0` is `x`, so that
+    ///   `x == (x / y) * y + x % y` still holds; `MIN / -1` is MIN (the wrapped quotient) and `MIN % -1` is 0;
+    /// - the shift count is unsigned and clamped as PTX clamps it: `x << y` is 0 and `x >> y` is the sign fill
+    ///   (`x >> (width - 1)`) for `y >= width` (a negative count is a large unsigned one).
+    ///
+    /// A constant divisor or count lets LLVM fold the guards away. Vectors are computed lane by lane.
     fn defined_int_op(
         &self,
         op: BinaryOp,
-        x: inkwell::values::IntValue<'ctx>,
-        y: inkwell::values::IntValue<'ctx>,
+        l: BasicValueEnum<'ctx>,
+        r: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>, CodegenError> {
         let b = &self.builder;
-        let it = x.get_type();
-        let bits = it.get_bit_width();
-        let konst = |v: i64| it.const_int(v as u64, true);
-        Ok(match op {
+        let (x, y) = match (l, r) {
+            (BasicValueEnum::IntValue(x), BasicValueEnum::IntValue(y)) => (x, y),
+            (BasicValueEnum::VectorValue(xs), BasicValueEnum::VectorValue(ys)) => {
+                let mut out = xs.get_type().get_poison();
+                for lane in 0..xs.get_type().get_size() {
+                    let i = self.context.i32_type().const_int(u64::from(lane), false);
+                    let x = ll(b.build_extract_element(xs, i, ""))?;
+                    let y = ll(b.build_extract_element(ys, i, ""))?;
+                    let v = self.defined_int_op(op, x, y)?;
+                    out = ll(b.build_insert_element(out, v, i, ""))?;
+                }
+                return Ok(out.into());
+            }
+            _ => return Err(CodegenError::llvm("binary", format!("{op:?} of mismatched operands"))),
+        };
+        let t = x.get_type();
+        let width = u64::from(t.get_bit_width());
+        let c = |v: i64| t.const_int(v as u64, true);
+        let eq = |a, v: i64| ll(b.build_int_compare(IntPredicate::EQ, a, c(v), ""));
+        let v = match op {
             BinaryOp::Div | BinaryOp::Rem => {
-                let zero = ll(b.build_int_compare(IntPredicate::EQ, y, konst(0), ""))?;
-                let min = it.const_int(1u64 << (bits - 1), false);
+                let zero = eq(y, 0)?;
+                let min = t.const_int(1 << (width - 1), false);
                 let x_min = ll(b.build_int_compare(IntPredicate::EQ, x, min, ""))?;
-                let y_m1 = ll(b.build_int_compare(IntPredicate::EQ, y, konst(-1), ""))?;
-                let overflow = ll(b.build_and(x_min, y_m1, ""))?;
-                let unsafe_ = ll(b.build_or(zero, overflow, ""))?;
-                // Divisor 1 where the division is not defined: MIN / 1 and MIN % 1 are the results wanted.
-                let d = ll(b.build_select(unsafe_, konst(1), y, ""))?.into_int_value();
+                let overflow = ll(b.build_and(x_min, eq(y, -1)?, ""))?;
+                let divisor = ll(b.build_select(ll(b.build_or(zero, overflow, ""))?, c(1), y, ""))?.into_int_value();
                 if op == BinaryOp::Div {
-                    let q = ll(b.build_int_signed_div(x, d, ""))?;
-                    ll(b.build_select(zero, konst(-1), q, ""))?
+                    let q = ll(b.build_int_signed_div(x, divisor, ""))?;
+                    ll(b.build_select(zero, c(-1), q, ""))?
                 } else {
-                    let r = ll(b.build_int_signed_rem(x, d, ""))?;
-                    ll(b.build_select(zero, x, r, ""))?
+                    let rem = ll(b.build_int_signed_rem(x, divisor, ""))?;
+                    ll(b.build_select(zero, x, rem, ""))?
                 }
             }
-            _ => {
-                let width = konst(i64::from(bits));
-                let big = ll(b.build_int_compare(IntPredicate::UGE, y, width, ""))?;
-                let amount = ll(b.build_select(big, konst(0), y, ""))?.into_int_value();
+            BinaryOp::Shl | BinaryOp::Shr => {
+                let in_range = ll(b.build_int_compare(IntPredicate::ULT, y, c(width as i64), ""))?;
+                let count = ll(b.build_select(in_range, y, c(width as i64 - 1), ""))?.into_int_value();
                 if op == BinaryOp::Shl {
-                    let v = ll(b.build_left_shift(x, amount, ""))?;
-                    ll(b.build_select(big, konst(0), v, ""))?
+                    let shifted = ll(b.build_left_shift(x, count, ""))?;
+                    ll(b.build_select(in_range, shifted, c(0), ""))?
                 } else {
-                    let v = ll(b.build_right_shift(x, amount, true, ""))?;
-                    let sign = ll(b.build_right_shift(x, konst(i64::from(bits) - 1), true, ""))?;
-                    ll(b.build_select(big, sign, v, ""))?
+                    ll(b.build_right_shift(x, count, true, ""))?.into()
                 }
             }
-        })
+            _ => return Err(CodegenError::llvm("binary", format!("{op:?} is not a guarded operation"))),
+        };
+        Ok(v)
     }
 
     fn set_flags(&self, v: BasicValueEnum<'ctx>, flags: FastMathFlags) -> Result<(), CodegenError> {

@@ -154,7 +154,14 @@ pub(crate) struct Lower<'p> {
     pub epoch: u32,
     /// The epoch of each read of a variable, by expression index.
     pub read_epochs: HashMap<u32, u32>,
+    /// How deeply the blocks being lowered nest, inlined functions' included (see [`MAX_BLOCK_DEPTH`]).
+    pub block_depth: u32,
 }
+
+/// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
+/// the nesting of each function, but a chain of calls from deep inside each adds them up, and the lowering, the
+/// passes and codegen walk blocks recursively.
+pub(crate) const MAX_BLOCK_DEPTH: u32 = 512;
 
 impl<'p> Lower<'p> {
     fn new(program: &'p Program, info: &'p FunctionInfo) -> Lower<'p> {
@@ -178,6 +185,7 @@ impl<'p> Lower<'p> {
             facts: Vec::new(),
             epoch: 0,
             read_epochs: HashMap::new(),
+            block_depth: 0,
         }
     }
 

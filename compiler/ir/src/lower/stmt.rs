@@ -9,12 +9,24 @@ use cutec_sema::{LoopAttrs, Scalar, Space, Type};
 impl Lower<'_> {
     /// Lowers a block; an error in one statement does not stop the next (every problem is reported once).
     pub fn block(&mut self, block: &ast::Block) -> LResult<()> {
+        if self.block_depth >= super::MAX_BLOCK_DEPTH {
+            let what =
+                format!("blocks nest more than {} deep once device functions are inlined", super::MAX_BLOCK_DEPTH);
+            // Reported at the first block past the limit only: the blocks around it are as deep.
+            if self.block_depth == super::MAX_BLOCK_DEPTH {
+                self.block_depth += 1;
+                let _: LResult<()> = self.error(codes::NESTING_TOO_DEEP, block.span, what);
+            }
+            return Err(Reported);
+        }
+        self.block_depth += 1;
         let mut result = Ok(());
         for s in &block.stmts {
             if self.stmt(s).is_err() {
                 result = Err(Reported);
             }
         }
+        self.block_depth -= 1;
         result
     }
 

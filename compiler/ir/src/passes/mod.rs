@@ -44,12 +44,15 @@ pub enum PassErrorKind {
     /// The program asks for a transformation no pass implements yet (`pipelined`, `warp_specialized`).
     #[error("{what} is not implemented yet")]
     NotImplemented { what: String, note: String },
+    /// Unrolling the loop would make `copies * body` statements, more than the budget (`unroll::MAX_STMTS`).
+    #[error("unrolling this loop makes {} statements, more than the limit of {}", copies.saturating_mul(*body), unroll::MAX_STMTS)]
+    UnrollTooLarge { copies: u64, body: u64 },
+    /// The kernel has `stmts` statements after unrolling, more than the budget (`unroll::MAX_STMTS`).
+    #[error("the kernel has {stmts} statements after unrolling, more than the limit of {}", unroll::MAX_STMTS)]
+    KernelTooLarge { stmts: u64 },
     /// An analysis the pass needs failed: the module is invalid (a compiler bug).
     #[error(transparent)]
     Invalid(Box<KernelError>),
-    /// A loop the program asks to unroll fully is too large to unroll.
-    #[error("this loop would unroll into {trips} copies of {stmts} statements")]
-    TooLargeToUnroll { trips: i64, stmts: usize },
 }
 
 /// A [`PassErrorKind`] in a kernel, at a location, from a pass.
@@ -67,8 +70,9 @@ impl PassError {
     pub fn code(&self) -> &'static str {
         match self.kind {
             PassErrorKind::NotImplemented { .. } => codes::NOT_IMPLEMENTED,
+            PassErrorKind::UnrollTooLarge { .. } => codes::UNROLL_TOO_LARGE,
+            PassErrorKind::KernelTooLarge { .. } => codes::KERNEL_TOO_LARGE,
             PassErrorKind::Invalid(_) => codes::INTERNAL,
-            PassErrorKind::TooLargeToUnroll { .. } => codes::TOO_LARGE_TO_UNROLL,
         }
     }
 
@@ -79,20 +83,18 @@ impl PassError {
                     .with_primary_message(format!("the `{}` pass does not implement this yet", self.pass))
                     .with_note(note.clone())
             }
+            PassErrorKind::UnrollTooLarge { copies, body } => {
+                Diagnostic::error(self.code(), self.kind.to_string(), self.loc.file, self.loc.span)
+                    .with_primary_message(format!("{copies} copies of a body of {body} statements"))
+                    .with_help("unroll fewer iterations (`unroll(4)`), or drop `unroll`")
+            }
+            PassErrorKind::KernelTooLarge { .. } => {
+                Diagnostic::error(self.code(), self.kind.to_string(), self.loc.file, self.loc.span)
+                    .with_primary_message(format!("kernel `{}`", self.kernel))
+                    .with_note("statements of inlined device functions and of unrolled loops count")
+                    .with_help("put repeated work in a loop, or split the kernel")
+            }
             PassErrorKind::Invalid(e) => e.to_diagnostic(),
-            PassErrorKind::TooLargeToUnroll { trips, stmts } => Diagnostic::error(
-                self.code(),
-                format!(
-                    "this loop would unroll into {trips} copies of {stmts} statements, over the budget of {} trips \
-                     and {} statements",
-                    unroll::MAX_TRIPS,
-                    unroll::MAX_STMTS
-                ),
-                self.loc.file,
-                self.loc.span,
-            )
-            .with_primary_message("marked `unroll`, or indexing a register tensor")
-            .with_help("unroll a smaller loop (an inner one, or `unroll(N)` for a partial unrolling), or make the trip count smaller"),
         }
     }
 }

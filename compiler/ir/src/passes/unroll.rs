@@ -7,11 +7,15 @@
 //! access has a constant offset, and that must not depend on LLVM's unrolling heuristics or on the `-O` level.
 //!
 //! Loops it leaves alone (the back end may still unroll them): bounds that are not literals, or a `break` or
-//! `continue` of the loop itself. A loop marked to unroll fully with more than [`MAX_TRIPS`] iterations or
-//! [`MAX_STMTS`] statements unrolled is an error (E0309), never handed to the back end to unroll for minutes.
+//! `continue` of the loop itself.
+//!
+//! **The budget.** A kernel may have at most [`MAX_STMTS`] statements (nested ones count) after unrolling, so
+//! that no input makes the back end run for minutes: a loop marked `unroll` whose copies would make more is an
+//! error naming the loop (E0320), whether this pass or the back end would unroll it, and so is a kernel over the
+//! budget (E0321). Sizes are counted after the inner loops are unrolled, so nested loops multiply.
 
-use super::{Analyses, Pass, PassError};
-use crate::arena::Handle;
+use super::{Analyses, Pass, PassError, PassErrorKind};
+use crate::arena::{Handle, Loc};
 use crate::expr::{Expr, Literal};
 use crate::module::{Kernel, Module, Var};
 use crate::stmt::{Block, Stmt, Unroll as UnrollHint};
@@ -20,9 +24,8 @@ use std::collections::HashMap;
 
 pub struct Unroll;
 
-/// The largest trip count unrolled.
-pub const MAX_TRIPS: i64 = 1024;
-/// The largest number of statements (counting nested ones) an unrolled loop may produce.
+/// The most statements (counting nested ones) a kernel may have after unrolling: a few times the largest
+/// example, and what the back end compiles in seconds.
 pub const MAX_STMTS: usize = 1 << 16;
 
 impl Pass for Unroll {
@@ -35,12 +38,12 @@ impl Pass for Unroll {
     fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
             let body = std::mem::take(&mut k.body);
-            k.body = unroll_block(k, body).map_err(|(loc, trips, stmts)| PassError {
-                pass: "unroll",
-                kernel: k.name.clone(),
-                loc,
-                kind: super::PassErrorKind::TooLargeToUnroll { trips, stmts },
-            })?;
+            let error = |k: &Kernel, loc: Loc, kind| PassError { pass: "unroll", kernel: k.name.clone(), loc, kind };
+            k.body = unroll_block(k, body).map_err(|(loc, kind)| error(k, loc, kind))?;
+            let stmts = unrolled_size(k, &k.body);
+            if stmts > MAX_STMTS as u64 {
+                return Err(error(k, k.loc, PassErrorKind::KernelTooLarge { stmts }));
+            }
             // Copies were appended to the arena: renumber in program order, so later passes that replace an
             // expression by an earlier equal one (`cse`) keep operands before their users.
             super::compact::compact(k);
@@ -49,22 +52,17 @@ impl Pass for Unroll {
     }
 }
 
-/// A loop marked to unroll fully that is over the budget: its location, trip count and body size.
-type OverBudget = (crate::arena::Loc, i64, usize);
+/// Why a block cannot be unrolled: the location of the loop over the budget and the error.
+type Refusal = (Loc, PassErrorKind);
 
-fn unroll_block(k: &mut Kernel, block: Block) -> Result<Block, OverBudget> {
+fn unroll_block(k: &mut Kernel, block: Block) -> Result<Block, Refusal> {
     let (stmts, locs) = block.into_parts();
     let mut out = Block::new();
     for (stmt, loc) in stmts.into_iter().zip(locs) {
         match stmt {
             Stmt::For { var, start, end, step, unroll, stages, body } => {
                 let body = unroll_block(k, body)?;
-                if let (UnrollHint::Full, Some((trips, stmts))) = (unroll, literal_size(k, start, end, step, &body))
-                    && (trips > MAX_TRIPS || trips.saturating_mul(stmts as i64) > MAX_STMTS as i64)
-                {
-                    return Err((loc, trips, stmts));
-                }
-                match trip_range(k, unroll, start, end, step, &body) {
+                match trip_range(k, unroll, start, end, step, &body, loc)? {
                     Some((first, trips)) if stages.is_none() => {
                         for t in 0..trips {
                             let value = first + t * step;
@@ -96,21 +94,8 @@ fn unroll_block(k: &mut Kernel, block: Block) -> Result<Block, OverBudget> {
     Ok(out)
 }
 
-/// The trip count and body size (statements, nested ones counted) of a loop with literal bounds.
-fn literal_size(k: &Kernel, start: Handle<Expr>, end: Handle<Expr>, step: i64, body: &Block) -> Option<(i64, usize)> {
-    let lit = |h| match k.exprs.get(h) {
-        Some(Expr::Literal(l)) => l.as_int(),
-        _ => None,
-    };
-    let (s, e) = (lit(start)?, lit(end)?);
-    if step <= 0 {
-        return None;
-    }
-    let trips = if e > s { (e.checked_sub(s)?.checked_add(step - 1)?) / step } else { 0 };
-    Some((trips, count_stmts(body)))
-}
-
-/// The first value and trip count of a loop this pass unrolls.
+/// The first value and trip count of a loop this pass unrolls; an error when the copies the hint asks for (made
+/// here or by the back end) are over the budget.
 fn trip_range(
     k: &Kernel,
     unroll: UnrollHint,
@@ -118,25 +103,15 @@ fn trip_range(
     end: Handle<Expr>,
     step: i64,
     body: &Block,
-) -> Option<(i64, i64)> {
-    let limit = match unroll {
-        UnrollHint::Full => MAX_TRIPS,
-        UnrollHint::Count(n) => i64::from(n).min(MAX_TRIPS),
-        UnrollHint::Auto | UnrollHint::Disable => return None,
-    };
-    if step <= 0 || jumps_out(body) {
-        return None;
+    loc: Loc,
+) -> Result<Option<(i64, i64)>, Refusal> {
+    let Some((first, trips, copies)) = trips_and_copies(k, unroll, start, end, step) else { return Ok(None) };
+    // An empty body still costs a copy per iteration to make.
+    let body_size = unrolled_size(k, body).max(1);
+    if copies.saturating_mul(body_size) > MAX_STMTS as u64 {
+        return Err((loc, PassErrorKind::UnrollTooLarge { copies, body: body_size }));
     }
-    let lit = |h| match k.exprs.get(h) {
-        Some(Expr::Literal(l)) => l.as_int(),
-        _ => None,
-    };
-    let (s, e) = (lit(start)?, lit(end)?);
-    // Checked: literal bounds may be anything, and the last value `s + (trips - 1) * step` must not overflow.
-    let trips = if e > s { e.checked_sub(s)?.checked_add(step - 1)? / step } else { 0 };
-    s.checked_add(trips.checked_mul(step)?)?;
-    let size = count_stmts(body).saturating_mul(trips as usize);
-    (trips <= limit && size <= MAX_STMTS).then_some((s, trips))
+    Ok((trips as u64 == copies && !jumps_out(body)).then_some((first, trips)))
 }
 
 /// Whether the block has a `break` or `continue` that belongs to the loop whose body it is.
@@ -155,8 +130,50 @@ fn jumps_out(block: &Block) -> bool {
     })
 }
 
-fn count_stmts(block: &Block) -> usize {
-    block.stmts().iter().map(|s| 1 + s.blocks().map(count_stmts).sum::<usize>()).sum()
+/// The statements of `block` once every loop marked `unroll` with literal bounds is unrolled, here or by the
+/// back end (a loop with a `break` is left to the back end, which may still unroll it fully).
+fn unrolled_size(k: &Kernel, block: &Block) -> u64 {
+    let mut size = 0u64;
+    for stmt in block.stmts() {
+        let inner = stmt.blocks().map(|b| unrolled_size(k, b)).fold(0u64, u64::saturating_add);
+        let copies = match *stmt {
+            Stmt::For { start, end, step, unroll, .. } => copies(k, unroll, start, end, step).unwrap_or(1),
+            _ => 1,
+        };
+        size = size.saturating_add(1).saturating_add(inner.saturating_mul(copies));
+    }
+    size
+}
+
+/// The iteration count of a loop with literal bounds, and how many copies of its body its hint asks for.
+fn trips_and_copies(
+    k: &Kernel,
+    unroll: UnrollHint,
+    start: Handle<Expr>,
+    end: Handle<Expr>,
+    step: i64,
+) -> Option<(i64, i64, u64)> {
+    let limit = match unroll {
+        UnrollHint::Full => i64::MAX,
+        UnrollHint::Count(n) => i64::from(n),
+        UnrollHint::Auto | UnrollHint::Disable => return None,
+    };
+    if step <= 0 {
+        return None;
+    }
+    let lit = |h| match k.exprs.get(h) {
+        Some(Expr::Literal(l)) => l.as_int(),
+        _ => None,
+    };
+    let (s, e) = (lit(start)?, lit(end)?);
+    // Checked: literal bounds may be anything, and the last value `s + (trips - 1) * step` must not overflow.
+    let trips = if e > s { e.checked_sub(s)?.checked_add(step - 1)? / step } else { 0 };
+    s.checked_add(trips.checked_mul(step)?)?;
+    Some((s, trips, trips.min(limit) as u64))
+}
+
+fn copies(k: &Kernel, unroll: UnrollHint, start: Handle<Expr>, end: Handle<Expr>, step: i64) -> Option<u64> {
+    trips_and_copies(k, unroll, start, end, step).map(|(_, _, c)| c)
 }
 
 /// Appends a copy of `block` to `out`, with reads of `var` replaced by the literal `value`. `map` takes the

@@ -1,0 +1,152 @@
+//! Bounded work for any input: generated stress inputs (deep nesting, 100,000 delimiters, huge unrolls, 100,000
+//! statements, a long name, a big file) through the `cutec` binary under a memory limit. Each must be refused with
+//! exit code 1 and its diagnostic code: no signal, no abort, no stack overflow, and little output. The wall limit
+//! is only a guard against hangs, generous for a debug build on a loaded machine.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The address space the compiler may use (a 64 MiB stack and LLVM included): a fraction of the CI machine's.
+const MEMORY_KIB: u64 = 4 << 20;
+/// The hang guard.
+const WALL: Duration = Duration::from_secs(60);
+/// What a refusal may write to stderr at most: 100 diagnostics of a few lines each.
+const MAX_STDERR: usize = 200_000;
+
+const KERNEL: &str = "kernel k(w: Tensor<i32, 4:1, gmem>) launch(grid = (1), block = (1)) {\n";
+
+struct Outcome {
+    code: Option<i32>,
+    stderr: String,
+}
+
+/// Runs `cutec args... FILE` on `source` (written to a private file) under the memory limit and the hang guard.
+fn run_limited(name: &str, source: &str, args: &[&str]) -> Outcome {
+    let dir = std::env::temp_dir().join(format!("cutec-resources-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join(format!("{name}.cute"));
+    std::fs::write(&file, source).expect("write the input");
+    let out = dir.join("out");
+    // `ulimit -v` in a shell that then becomes the compiler: no dependency on prlimit or libc.
+    let script = format!("ulimit -v {MEMORY_KIB} && exec \"$0\" \"$@\"");
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(script).arg(env!("CARGO_BIN_EXE_cutec")).args(args);
+    if args.first() == Some(&"build") {
+        command.arg("-o").arg(&out);
+    }
+    let mut child = command.arg(&file).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("sh runs");
+    // Read stderr while waiting, so a full pipe cannot stall the child.
+    let mut pipe = child.stderr.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > WALL {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{name}: still running after {WALL:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = String::from_utf8_lossy(&reader.join().expect("reader")).into_owned();
+    std::fs::remove_dir_all(&dir).ok();
+    Outcome { code: status.code(), stderr }
+}
+
+/// Asserts a refusal: exit code 1 (not a signal, not 101 for a panic), the expected code, bounded output.
+fn assert_refused(name: &str, source: &str, args: &[&str], code: &str) -> String {
+    let o = run_limited(name, source, args);
+    let head: String = o.stderr.chars().take(2_000).collect();
+    assert_eq!(o.code, Some(1), "{name}: exit status {:?}, stderr:\n{head}", o.code);
+    let coded = o.stderr.contains(&format!("[{code}]")) || o.stderr.contains(&format!("\"code\":\"{code}\""));
+    assert!(coded, "{name}: no {code} in:\n{head}");
+    assert!(o.stderr.len() <= MAX_STDERR, "{name}: {} bytes of diagnostics", o.stderr.len());
+    o.stderr
+}
+
+#[test]
+fn many_delimiters_are_reported_in_bounded_output() {
+    let n = 100_000;
+    let err = assert_refused("closers", &format!("{KERNEL}{}\n", "}".repeat(n)), &["check", "--color=never"], "E0023");
+    // The first `}` closes the kernel: 99,999 stray ones, 100 shown.
+    assert!(err.contains("99899 more errors not shown"), "{}", &err[err.len().saturating_sub(300)..]);
+    assert_refused("openers", &format!("{KERNEL}{}\n}}\n", "(".repeat(n)), &["check", "--color=never"], "E0022");
+    // JSON: one object per diagnostic shown, then one that counts the rest.
+    let json = assert_refused(
+        "closers-json",
+        &format!("{KERNEL}{}\n", "}".repeat(n)),
+        &["check", "--error-format=json"],
+        "E0023",
+    );
+    let lines: Vec<&str> = json.lines().collect();
+    assert_eq!(lines.len(), 101, "one line per diagnostic shown, then the count");
+    assert!(lines[100].contains("\"omitted\":99899"), "{}", lines[100]);
+}
+
+#[test]
+fn deep_nesting_is_refused_not_overflowed() {
+    let n = 100_000;
+    let deep = [
+        ("parens", format!("{KERNEL}    w[0] = {}1{};\n}}\n", "(".repeat(n), ")".repeat(n))),
+        ("blocks", format!("{KERNEL}{}{}\n}}\n", "{".repeat(n), "}".repeat(n))),
+        ("negations", format!("{KERNEL}    w[0] = {}1;\n}}\n", "-".repeat(n))),
+        ("sum", format!("{KERNEL}    w[0] = 1{};\n}}\n", " + 1".repeat(n))),
+    ];
+    for (name, src) in deep {
+        assert_refused(name, &src, &["build", "--emit", "ptx"], "E0025");
+    }
+    // Constants each defined by the next: the checker follows a bounded chain.
+    let chain: String = (0..20_000).map(|i| format!("const C{i}: int = C{}  + 1;\n", i + 1)).collect();
+    assert_refused(
+        "const-chain",
+        &format!("{chain}const C20000: int = 0;\n{KERNEL}    w[0] = C0;\n}}\n"),
+        &["check"],
+        "E0150",
+    );
+    // Device functions called from deep inside each other's blocks: the nesting adds up when inlined.
+    let nest = |i: usize| {
+        format!(
+            "fn f{i}(w: Tensor<i32, 4:1, gmem>, x: i32) {{ {}f{}(w, x);{} }}\n",
+            "if x > 0 { ".repeat(200),
+            i + 1,
+            " }".repeat(200)
+        )
+    };
+    let fns: String = (0..50).map(nest).collect();
+    let src = format!("{fns}fn f50(w: Tensor<i32, 4:1, gmem>, x: i32) {{ w[0] = x; }}\n{KERNEL}    f0(w, 1);\n}}\n");
+    assert_refused("inlined-nesting", &src, &["build", "--emit", "ptx"], "E0322");
+}
+
+#[test]
+fn unrolling_and_kernel_size_are_budgeted() {
+    let body = "w[(i + j + l) % 4] = w[(i * j + l) % 4] * 3 + l;";
+    let nested = format!(
+        "{KERNEL}    for i in 0..1000 unroll {{\n for j in 0..1000 unroll {{\n for l in 0..1000 unroll {{\n {body}\n }}\n }}\n }}\n}}\n"
+    );
+    for opt in ["-O0", "-O1", "-O3"] {
+        assert_refused("nested-unroll", &nested, &["build", opt, "--emit", "ptx"], "E0320");
+    }
+    let long =
+        format!("{KERNEL}    for i in 0..100000 unroll {{\n        w[i % 4] = w[(i * 7) % 4] * 3 + i;\n    }}\n}}\n");
+    assert_refused("long-unroll", &long, &["build", "--emit", "ptx"], "E0320");
+    let statements = format!("{KERNEL}{}}}\n", "    w[0] = 1;\n".repeat(100_000));
+    assert_refused("statements", &statements, &["build", "--emit", "ptx"], "E0321");
+}
+
+#[test]
+fn big_inputs_are_refused_or_quick() {
+    // A 50 MB file is refused before it is lexed.
+    let big = "// a comment line, repeated to make the file large enough\n".repeat(50_000_000 / 58);
+    let err = assert_refused("big", &big, &["check"], "E0008");
+    assert!(err.contains("more than the limit of 2097152 bytes"), "{err}");
+    // An unknown name of a million characters: no quadratic "did you mean", and a message of bounded size.
+    let name = "a".repeat(1_000_000);
+    assert_refused("long-name", &format!("{KERNEL}    w[0] = {name};\n}}\n"), &["check"], "E0100");
+}
