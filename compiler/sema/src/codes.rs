@@ -336,6 +336,11 @@ runtime at each launch.\n\n    kernel k<const T: int = 256>(...) launch(grid = (
 // error with -D T=0\n",
     ),
     code(
+        "E0150",
+        "constants defined through too long a chain",
+        "A `const` is defined by another, which is defined by another, and so on, deeper than the checker follows (a few hundred levels, counting the nesting of the expressions on the way). Each link is checked from the one before it, so the chain is bounded like a nested expression. Define the constants from a common base instead of each from the previous one:\n\n    const C0: int = C1 + 1;   // C1 = C2 + 1, C2 = C3 + 1, ... a thousand times: error\n    const C0: int = BASE + 1000;   // ok\n",
+    ),
+    code(
         "E0160",
         "compile-time integer overflow",
         "An arithmetic expression of compile-time integers (literals, constants, const generics) has a value outside \
@@ -360,11 +365,6 @@ ok: column 0 of `a` has 4 elements\n",
 import does nothing; it is usually a slip for another name. Remove it, or write the name that was meant.\n\n    use \
 stdlib::reduce::{block_max, block_max};   // error: `block_max` is imported twice\n    use \
 stdlib::reduce::{block_max, block_sum};   // ok\n",
-    ),
-    code(
-        "E0150",
-        "constants defined through too long a chain",
-        "A `const` is defined by another, which is defined by another, and so on, deeper than the checker follows (a few hundred levels, counting the nesting of the expressions on the way). Each link is checked from the one before it, so the chain is bounded like a nested expression. Define the constants from a common base instead of each from the previous one:\n\n    const C0: int = C1 + 1;   // C1 = C2 + 1, C2 = C3 + 1, ... a thousand times: error\n    const C0: int = BASE + 1000;   // ok\n",
     ),
     code(
         "E0200",
