@@ -44,6 +44,7 @@ pub mod floats;
 mod module;
 pub mod npy;
 mod scalar;
+pub mod tensor_map;
 
 pub use args::{ArgDesc, ArgError, BoundDim, LaunchPlan, ParamValue, TensorDesc, check_launch};
 pub use device::{Context, DeviceTensor, TRANSFER_CHUNK, check_fits};
