@@ -82,9 +82,8 @@ impl Lower<'_> {
         }
         // Under `a < b` (`a <= b - 1`): d - (b - 1 - a) not negative proves d not negative.
         self.facts.iter().any(|&(a, b, strict)| {
-            let sym = |h: Handle<Expr>| SymInt::value(h.index() as u32, String::new());
             let slack =
-                SymInt::op(SymOp::Sub, SymInt::op(SymOp::Sub, sym(b), sym(a)), SymInt::Const(i64::from(strict)));
+                SymInt::op(SymOp::Sub, SymInt::op(SymOp::Sub, leaf(b), leaf(a)), SymInt::Const(i64::from(strict)));
             self.linear(&slack, 0)
                 .and_then(|s| d.clone().add(&s, -1))
                 .and_then(|r| self.extreme(&r, false, 0))
@@ -147,7 +146,6 @@ impl Lower<'_> {
 
     /// The linear form of an IR value: sums and constant multiples are opened, anything else is an atom.
     fn linear_ir(&self, h: Handle<Expr>, depth: u32) -> Option<Linear> {
-        let value = || SymInt::value(h.index() as u32, String::new());
         let atom = || Some(Linear::atom(Atom::Value(h.index() as u32), 1));
         if let Some((name, _)) = self.dims.iter().find(|(_, d)| **d == h) {
             return self.linear(&SymInt::dim(name.clone()), depth + 1);
@@ -164,7 +162,6 @@ impl Lower<'_> {
                 None => atom(),
             },
             Expr::Binary { op, lhs, rhs } => {
-                let sym = |x: Handle<Expr>| SymInt::value(x.index() as u32, String::new());
                 let op = match op {
                     BinaryOp::Add => SymOp::Add,
                     BinaryOp::Sub => SymOp::Sub,
@@ -172,14 +169,11 @@ impl Lower<'_> {
                     BinaryOp::Div => SymOp::Div,
                     _ => return atom(),
                 };
-                let l = self.linear(&SymInt::op(op, sym(*lhs), sym(*rhs)), depth + 1)?;
+                let l = self.linear(&SymInt::op(op, leaf(*lhs), leaf(*rhs)), depth + 1)?;
                 // An inexact quotient stays this value (whose range `range_of` knows).
                 if l.terms.iter().any(|(a, _)| matches!(a, Atom::Opaque(_))) { atom() } else { Some(l) }
             }
-            _ => {
-                let _ = value;
-                atom()
-            }
+            _ => atom(),
         }
     }
 
@@ -269,11 +263,8 @@ impl Lower<'_> {
             Expr::Special(SpecialReg::LaneId) => (zero(), Some(Linear::constant(31))),
             Expr::Special(_) => (Some(Linear::constant(1)), None),
             Expr::Binary { op: BinaryOp::Rem, lhs, rhs } => {
-                let s = SymInt::op(
-                    SymOp::Rem,
-                    SymInt::value(lhs.index() as u32, String::new()),
-                    self.ir_const(*rhs).map_or_else(|| SymInt::value(rhs.index() as u32, String::new()), SymInt::Const),
-                );
+                let s =
+                    SymInt::op(SymOp::Rem, leaf(*lhs), self.ir_const(*rhs).map_or_else(|| leaf(*rhs), SymInt::Const));
                 self.range_of(&Atom::Opaque(s), depth)
             }
             // `x & m` with a constant `m >= 0` is in `0..=m`.
@@ -284,15 +275,14 @@ impl Lower<'_> {
             // `x >> k` of a non-negative `x` is `x / 2^k`.
             Expr::Binary { op: BinaryOp::Shr, lhs, rhs } => match self.ir_const(*rhs) {
                 Some(k) if (0..31).contains(&k) => {
-                    let s =
-                        SymInt::op(SymOp::Div, SymInt::value(lhs.index() as u32, String::new()), SymInt::Const(1 << k));
+                    let s = SymInt::op(SymOp::Div, leaf(*lhs), SymInt::Const(1 << k));
                     self.range_of(&Atom::Opaque(s), depth)
                 }
                 _ => (None, None),
             },
             Expr::Binary { op: BinaryOp::Div, lhs, rhs } => match self.ir_const(*rhs) {
                 Some(d) => {
-                    let s = SymInt::op(SymOp::Div, SymInt::value(lhs.index() as u32, String::new()), SymInt::Const(d));
+                    let s = SymInt::op(SymOp::Div, leaf(*lhs), SymInt::Const(d));
                     self.range_of(&Atom::Opaque(s), depth)
                 }
                 None => (None, None),
@@ -335,4 +325,9 @@ impl Lower<'_> {
             .filter(|r| r.dim == dim)
             .fold(1, |acc, r| acc / SymInt::gcd(acc, r.multiple_of) * r.multiple_of)
     }
+}
+
+/// An IR value as a symbolic leaf (the form reads it back through the arena; its name is never printed).
+fn leaf(h: Handle<Expr>) -> SymInt {
+    SymInt::value(h.index() as u32, String::new())
 }
