@@ -110,6 +110,59 @@ pub struct Kernel {
     /// refuses a launch that breaks one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<Requirement>,
+    /// The TMA tensor maps the kernel reads or writes through, each passed as a 128-byte parameter after the
+    /// dims.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tensor_maps: Vec<TensorMapParam>,
+}
+
+/// A TMA tensor map over the tensor parameter `tensor`: TMA dimension `d` (0 innermost) is top-level mode
+/// `modes[d]`, the box is `box_dims` elements.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorMapParam {
+    pub name: String,
+    pub tensor: String,
+    pub modes: Vec<usize>,
+    #[serde(rename = "box")]
+    pub box_dims: Vec<u32>,
+    pub swizzle: TmaSwizzle,
+    pub l2_promotion: TmaL2Promotion,
+    pub oob_fill: TmaOobFill,
+}
+
+/// The swizzle TMA applies to the shared-memory side of the box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TmaSwizzle {
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "32B")]
+    B32,
+    #[serde(rename = "64B")]
+    B64,
+    #[serde(rename = "128B")]
+    B128,
+}
+
+/// How far TMA loads promote into L2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TmaL2Promotion {
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "64B")]
+    B64,
+    #[serde(rename = "128B")]
+    B128,
+    #[serde(rename = "256B")]
+    B256,
+}
+
+/// What TMA loads give for box elements outside the tensor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TmaOobFill {
+    Zero,
+    Nan,
 }
 
 /// `dim` must be a multiple of `multiple_of` (positive).

@@ -27,6 +27,40 @@ pub(crate) const SMAX: &str = "llvm.smax";
 pub(crate) const SMIN: &str = "llvm.smin";
 pub(crate) const FMA: &str = "llvm.fma";
 
+/// `mbarrier.init.shared.b64 [bar], count`.
+pub(crate) const MBARRIER_INIT: &str = "llvm.nvvm.mbarrier.init.shared";
+/// `fence.mbarrier_init.release.cluster`.
+pub(crate) const FENCE_MBARRIER_INIT: &str = "llvm.nvvm.fence.mbarrier_init.release.cluster";
+/// `mbarrier.arrive.shared.b64 state, [bar], count` (release, CTA scope): gives the barrier's state.
+pub(crate) const MBARRIER_ARRIVE: &str = "llvm.nvvm.mbarrier.arrive.scope.cta.space.cta";
+/// `mbarrier.arrive.expect_tx.shared.b64 state, [bar], bytes`.
+pub(crate) const MBARRIER_ARRIVE_EXPECT_TX: &str = "llvm.nvvm.mbarrier.arrive.expect.tx.scope.cta.space.cta";
+/// `mbarrier.try_wait.parity.shared.b64 p, [bar], parity` (acquire, CTA scope): true once the phase of that
+/// parity has completed; it may give up early (after a time the hardware chooses), hence the loop around it.
+pub(crate) const MBARRIER_TRY_WAIT_PARITY: &str = "llvm.nvvm.mbarrier.try.wait.parity.scope.cta.space.cta";
+/// `elect.sync r|p, membermask`: `{i32 lane, i1 is_elected}`.
+pub(crate) const ELECT_SYNC: &str = "llvm.nvvm.elect.sync";
+pub(crate) const FENCE_PROXY_ASYNC_SHARED_CTA: &str = "llvm.nvvm.fence.proxy.async.shared_cta";
+/// `prefetch.tensormap [map]` on a generic address (LLVM 22 also emits a `prefetch.param.tensormap` of the
+/// parameter itself: harmless).
+pub(crate) const PREFETCH_TENSORMAP: &str = "llvm.nvvm.prefetch.tensormap";
+pub(crate) const BULK_COMMIT_GROUP: &str = "llvm.nvvm.cp.async.bulk.commit.group";
+pub(crate) const BULK_WAIT_GROUP: &str = "llvm.nvvm.cp.async.bulk.wait.group";
+pub(crate) const BULK_WAIT_GROUP_READ: &str = "llvm.nvvm.cp.async.bulk.wait.group.read";
+
+/// `cp.async.bulk.tensor.<n>d.shared::cluster.global.tile.mbarrier::complete_tx::bytes`:
+/// `(ptr addrspace(7) dst, ptr addrspace(3) bar, ptr map, i32 c0..c(n-1), i16 cta_mask, i64 cache_hint,
+/// i1 use_mask, i1 use_hint, i32 cta_group)`.
+pub(crate) fn tma_load(rank: usize) -> String {
+    format!("llvm.nvvm.cp.async.bulk.tensor.g2s.tile.{rank}d")
+}
+
+/// `cp.async.bulk.tensor.<n>d.global.shared::cta.tile.bulk_group`: `(ptr addrspace(3) src, ptr map,
+/// i32 c0..c(n-1), i64 cache_hint, i1 use_hint)`.
+pub(crate) fn tma_store(rank: usize) -> String {
+    format!("llvm.nvvm.cp.async.bulk.tensor.s2g.tile.{rank}d")
+}
+
 /// The intrinsic reading a special register: `llvm.nvvm.read.ptx.sreg.tid.x`...
 pub(crate) fn special_reg(reg: SpecialReg) -> String {
     let dim = |d: Dim| d.name();

@@ -13,7 +13,17 @@ pub(crate) fn build(module: &Module, info: &ModuleInfo, options: &Options) -> Ma
         .filter_map(|(k, i)| {
             let mut entry = k.interface.clone()?;
             entry.name = k.name.clone();
-            entry.launch.static_smem_bytes = u32::try_from(i.shared_bytes).unwrap_or(u32::MAX);
+            if k.shared_is_dynamic() {
+                // The allocations live in dynamic shared memory: the launch must ask for them.
+                let bytes = cutec_manifest::Expr::Const(i.shared_bytes as i64);
+                entry.launch.smem_bytes = match entry.launch.smem_bytes.as_const() {
+                    Some(0) => bytes,
+                    _ => cutec_manifest::Expr::op(cutec_manifest::Op::Add, entry.launch.smem_bytes.clone(), bytes),
+                };
+                entry.launch.static_smem_bytes = 0;
+            } else {
+                entry.launch.static_smem_bytes = u32::try_from(i.shared_bytes).unwrap_or(u32::MAX);
+            }
             Some(entry)
         })
         .collect();

@@ -17,11 +17,16 @@ pub const COPY_SIZE_MISMATCH: &str = "E0304";
 pub const NOT_CONSTANT: &str = "E0305";
 /// A scheduling attribute (`pipelined`, `warp_specialized`) no pass implements yet.
 pub const NOT_IMPLEMENTED: &str = "E0306";
-/// The kernel's static shared memory is over sm_90a's 48 KiB per block.
+/// The kernel's shared memory is over sm_90a's 227 KiB per block.
 pub const TOO_MUCH_SHARED: &str = "E0307";
 /// An access through a view of a kernel argument that may fall outside the argument, whose coordinates the
 /// compiler could not follow to predicate it.
 pub const UNBOUNDED_ACCESS: &str = "E0308";
+/// A TMA copy (`tma_load`, `tma_store`) whose tiles the hardware cannot move: the global side is not a box of a
+/// kernel argument, or the shared-memory side is not laid out as TMA writes the box.
+pub const TMA_NOT_A_BOX: &str = "E0309";
+/// An mbarrier operand that is not an element of a `u64` tensor in shared memory.
+pub const NOT_AN_MBARRIER: &str = "E0310";
 /// Unrolling a loop would make more statements than the budget (`passes::unroll::MAX_STMTS`).
 pub const UNROLL_TOO_LARGE: &str = "E0320";
 /// A kernel has more statements after inlining and unrolling than the budget.
@@ -93,11 +98,12 @@ Remove the attribute for now; the loop or kernel then runs unscheduled.",
     },
     CodeInfo {
         code: TOO_MUCH_SHARED,
-        title: "static shared memory over 48 KiB",
-        explanation: "A block may declare at most 48 KiB (49152 bytes) of static shared memory on sm_90a; more \
-must be dynamic shared memory, requested by the launch (`smem = ...`, up to 227 KiB). The message gives the \
-kernel's total, each `make_tensor<_, smem>` aligned as it asks; the label is at the allocation that goes over.\n\n    \
-let s = make_tensor<f32, smem>((128, 128):(128, 1));   // 64 KiB: error\n",
+        title: "shared memory over 227 KiB",
+        explanation: "A block of sm_90a may use at most 227 KiB (232448 bytes) of shared memory. Up to 48 KiB the \
+compiler declares it statically; past that it places every allocation in dynamic shared memory and the manifest \
+asks the launch for it (`launch.smem_bytes`). The message gives the kernel's total, each `make_tensor<_, smem>` \
+aligned as it asks (swizzled tiles copied by TMA are aligned to their swizzle's period); the label is at the \
+allocation that goes over.\n\n    let s = make_tensor<f32, smem>((256, 256):(256, 1));   // 256 KiB: error\n",
     },
     CodeInfo {
         code: UNBOUNDED_ACCESS,
@@ -111,6 +117,29 @@ example by composing with a layout that walks across rows), or that an access is
 the arguments. Make the view with `local_tile`, `local_partition`, slicing, or compositions that keep the \
 argument's modes apart, or state that the tiles divide the tensor with a requirement the runtime checks at \
 launch:\n\n    static_assert(M % 128 == 0, \"M must be a multiple of the tile\");\n",
+    },
+    CodeInfo {
+        code: TMA_NOT_A_BOX,
+        title: "a TMA copy the hardware cannot do",
+        explanation: "`tma_load(src, dst, bar = b)` and `tma_store(src, dst)` become one `cp.async.bulk.tensor` \
+instruction, which moves a *box* described by a tensor map the compiler derives from the two tensors: the global \
+side must be a tile of a kernel argument whose elements form a box of at most 256 elements along each mode of \
+the argument (a tile made by `local_tile` and slicing), the argument's modes must be single integers (not \
+nested) with one of stride 1, and the box's innermost extent must be a multiple of 16 bytes. The shared-memory \
+side must hold the box exactly as TMA writes it: the innermost mode of the box contiguous, the other modes in \
+order, with no padding, and swizzled by one of the swizzles TMA knows (`SW32_*`, `SW64_*`, `SW128_*`, whose rows \
+are then exactly 32, 64 or 128 bytes); its start must be aligned to 128 bytes (to the swizzle's 256, 512 or 1024 \
+bytes when swizzled). The message names the first element where the two sides disagree.\n\n    let s = \
+make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (128, 64)));\n    tma_load(local_tile(a, (128, 64), \
+(block_idx.x, k)), s, bar = full[0]);\n",
+    },
+    CodeInfo {
+        code: NOT_AN_MBARRIER,
+        title: "not an mbarrier",
+        explanation: "The mbarrier operations (`mbarrier_init`, `mbarrier_arrive`, `mbarrier_arrive_expect_tx`, \
+`mbarrier_wait`, and `tma_load`'s `bar =`) take an mbarrier: an element of a `u64` tensor in shared memory, \
+written as an index expression, such as `bars[s]`.\n\n    let bars = make_tensor<u64, smem>(STAGES);\n    \
+mbarrier_init(bars[0], 1);\n",
     },
     CodeInfo {
         code: UNROLL_TOO_LARGE,

@@ -226,6 +226,17 @@ pub fn op(kernel: &Kernel, op: &Op) -> Effects {
                 | barrier_rw(bar)
                 | Effects::ASYNC
         }
+        // Reads `src` after it is issued, until a `bulk.wait_group.read` covers it.
+        Op::TmaStore { src, map, .. } => {
+            reads_at(kernel, map) | reads_at(kernel, src) | Effects::writes(AddrSpace::Global) | Effects::ASYNC
+        }
+        Op::BulkCommit => Effects::ASYNC,
+        Op::BulkWait { .. } => Effects::WAIT | Effects::BARRIER,
+        Op::PrefetchTensorMap { map } => reads_at(kernel, map),
+        // Orders the initialisations before everything after it, like a barrier.
+        Op::FenceMbarrierInit => Effects::BARRIER,
+        // Each lane's result depends on which lanes are active: it must not move across control flow.
+        Op::ElectOne => Effects::COLLECTIVE,
         Op::FenceProxyAsync => Effects::BARRIER,
         Op::WgmmaFence => Effects::BARRIER | Effects::COLLECTIVE,
         Op::Wgmma { acc, .. } => {

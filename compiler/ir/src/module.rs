@@ -5,6 +5,13 @@ use crate::expr::Expr;
 use crate::stmt::Block;
 use crate::types::{AddrSpace, Scalar, Type};
 
+/// The most static shared memory a block may declare (`.shared` variables); past it, back ends place the
+/// allocations in dynamic shared memory, which the launch requests.
+pub const MAX_STATIC_SHARED_BYTES: u64 = 48 * 1024;
+/// The most shared memory a block of sm_90a may use: 227 KiB (the SM's 228 KiB less 1 KiB the system reserves
+/// per block).
+pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
+
 /// One compilation unit: kernels with everything they call inlined.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
@@ -88,13 +95,32 @@ impl Kernel {
         }
     }
 
-    /// Bytes of static shared memory, each allocation aligned as it asks.
+    /// Bytes of shared memory, each allocation aligned as it asks.
     pub fn shared_bytes(&self) -> u64 {
+        self.shared_offsets().1
+    }
+
+    /// The offset of each shared-memory allocation (`None` for the others) when they are laid out one after the
+    /// other, each aligned as it asks, and the total.
+    pub fn shared_offsets(&self) -> (Vec<Option<u64>>, u64) {
         let mut total = 0u64;
-        for (_, a) in self.allocs.iter().filter(|(_, a)| a.space == AddrSpace::Shared) {
+        let mut offsets = Vec::with_capacity(self.allocs.len());
+        for (_, a) in self.allocs.iter() {
+            if a.space != AddrSpace::Shared {
+                offsets.push(None);
+                continue;
+            }
             let align = a.align.max(1) as u64;
-            total = total.div_ceil(align) * align + a.size_bytes();
+            total = total.div_ceil(align) * align;
+            offsets.push(Some(total));
+            total += a.size_bytes();
         }
-        total
+        (offsets, total)
+    }
+
+    /// Whether the shared memory is over what a block may declare statically: back ends then place it in
+    /// dynamic shared memory.
+    pub fn shared_is_dynamic(&self) -> bool {
+        self.shared_bytes() > MAX_STATIC_SHARED_BYTES
     }
 }

@@ -55,6 +55,23 @@ pub enum Op {
     /// `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes`: copies the box at
     /// `coords` (innermost first, in elements) of the tensor described by `map` to `dst`, then signals `bar`.
     TmaLoad { dst: Handle<Expr>, map: Handle<Expr>, coords: Vec<Handle<Expr>>, bar: Handle<Expr> },
+    /// `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group`: copies `src` in shared memory to the box at
+    /// `coords` (innermost first) of the tensor described by `map`. Asynchronous: `src` may be overwritten only
+    /// after a [`Op::BulkWait`] that covers its group ([`Op::BulkCommit`]). Elements of the box outside the
+    /// tensor are not written (the hardware clips them).
+    TmaStore { src: Handle<Expr>, map: Handle<Expr>, coords: Vec<Handle<Expr>> },
+    /// `cp.async.bulk.commit_group`: the bulk stores not yet committed form one group.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group[.read] N`: waits until at most `pending` bulk groups are in flight; with `read`,
+    /// only until their shared-memory sources have been read (the buffers may be reused).
+    BulkWait { pending: u32, read: bool },
+    /// `prefetch.tensormap`: brings a tensor map into the cache ahead of its first use.
+    PrefetchTensorMap { map: Handle<Expr> },
+    /// `fence.mbarrier_init.release.cluster`: makes mbarrier initialisations visible to the asynchronous proxy
+    /// (TMA) and to the other threads once they have synchronised with this one.
+    FenceMbarrierInit,
+    /// `elect.sync` over the full warp: `true` in exactly one lane (the lowest active), `false` in the others.
+    ElectOne,
     /// `fence.proxy.async.shared::cta`.
     FenceProxyAsync,
     /// `wgmma.fence.sync.aligned`: before the first `wgmma.mma_async` of a group.
@@ -85,6 +102,13 @@ impl Op {
             Op::MbarrierArrive { .. } => "mbarrier.arrive",
             Op::MbarrierWait { .. } => "mbarrier.wait",
             Op::TmaLoad { .. } => "tma.load",
+            Op::TmaStore { .. } => "tma.store",
+            Op::BulkCommit => "bulk.commit_group",
+            Op::BulkWait { read: false, .. } => "bulk.wait_group",
+            Op::BulkWait { read: true, .. } => "bulk.wait_group.read",
+            Op::PrefetchTensorMap { .. } => "prefetch.tensormap",
+            Op::FenceMbarrierInit => "fence.mbarrier_init",
+            Op::ElectOne => "elect.sync",
             Op::FenceProxyAsync => "fence.proxy.async",
             Op::WgmmaFence => "wgmma.fence",
             Op::Wgmma { .. } => "wgmma.mma_async",
@@ -95,7 +119,7 @@ impl Op {
 
     /// Whether the operation produces a value (then its statement names an [`Expr::OpResult`]).
     pub fn has_result(&self) -> bool {
-        matches!(self, Op::Load { .. } | Op::Shuffle { .. })
+        matches!(self, Op::Load { .. } | Op::Shuffle { .. } | Op::ElectOne)
     }
 
     /// The type of the value, given the operands' types (`None` if the operation has none, or an operand's
@@ -104,7 +128,13 @@ impl Op {
         match *self {
             Op::Load { ty: t, .. } => Some(t),
             Op::Shuffle { value, .. } => ty(value),
-            Op::MbarrierInit { .. }
+            Op::ElectOne => Some(Type::I1),
+            Op::TmaStore { .. }
+            | Op::BulkCommit
+            | Op::BulkWait { .. }
+            | Op::PrefetchTensorMap { .. }
+            | Op::FenceMbarrierInit
+            | Op::MbarrierInit { .. }
             | Op::MbarrierArriveExpectTx { .. }
             | Op::MbarrierArrive { .. }
             | Op::MbarrierWait { .. }
@@ -138,13 +168,26 @@ impl Op {
                 coords.iter().copied().for_each(&mut f);
                 f(bar);
             }
+            Op::TmaStore { src, map, ref coords } => {
+                f(src);
+                f(map);
+                coords.iter().copied().for_each(&mut f);
+            }
+            Op::PrefetchTensorMap { map } => f(map),
             Op::Wgmma { acc, a, b, scale_d, .. } => {
                 f(acc);
                 f(a);
                 f(b);
                 f(scale_d);
             }
-            Op::FenceProxyAsync | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+            Op::FenceProxyAsync
+            | Op::WgmmaFence
+            | Op::WgmmaCommit
+            | Op::WgmmaWait { .. }
+            | Op::BulkCommit
+            | Op::BulkWait { .. }
+            | Op::FenceMbarrierInit
+            | Op::ElectOne => {}
         }
     }
 
@@ -169,13 +212,26 @@ impl Op {
                 coords.iter_mut().for_each(|c| *c = f(*c));
                 *bar = f(*bar);
             }
+            Op::TmaStore { src, map, coords } => {
+                *src = f(*src);
+                *map = f(*map);
+                coords.iter_mut().for_each(|c| *c = f(*c));
+            }
+            Op::PrefetchTensorMap { map } => *map = f(*map),
             Op::Wgmma { acc, a, b, scale_d, .. } => {
                 *acc = f(*acc);
                 *a = f(*a);
                 *b = f(*b);
                 *scale_d = f(*scale_d);
             }
-            Op::FenceProxyAsync | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => {}
+            Op::FenceProxyAsync
+            | Op::WgmmaFence
+            | Op::WgmmaCommit
+            | Op::WgmmaWait { .. }
+            | Op::BulkCommit
+            | Op::BulkWait { .. }
+            | Op::FenceMbarrierInit
+            | Op::ElectOne => {}
         }
     }
 }

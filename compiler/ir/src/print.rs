@@ -278,6 +278,12 @@ impl Printer<'_> {
                 let coords: Vec<String> = coords.iter().map(|&c| o(c)).collect();
                 format!("{name} {}, {}[{}], {}", o(dst), o(map), coords.join(", "), o(bar))
             }
+            Op::TmaStore { src, map, ref coords } => {
+                let coords: Vec<String> = coords.iter().map(|&c| o(c)).collect();
+                format!("{name} {}[{}], {}", o(map), coords.join(", "), o(src))
+            }
+            Op::PrefetchTensorMap { map } => format!("{name} {}", o(map)),
+            Op::BulkWait { pending, .. } => format!("{name} {pending}"),
             Op::Wgmma { shape, acc, a, b, scale_d } => format!(
                 "{name} m{}n{}k{}.{} {}, {}, {}, scale_d {}",
                 shape.m,
@@ -290,7 +296,12 @@ impl Printer<'_> {
                 o(scale_d)
             ),
             Op::WgmmaWait { pending } => format!("{name} {pending}"),
-            Op::FenceProxyAsync | Op::WgmmaFence | Op::WgmmaCommit => name.to_string(),
+            Op::FenceProxyAsync
+            | Op::WgmmaFence
+            | Op::WgmmaCommit
+            | Op::BulkCommit
+            | Op::FenceMbarrierInit
+            | Op::ElectOne => name.to_string(),
         }
     }
 }

@@ -94,6 +94,7 @@ pub enum Builtin {
     TiledMma,
     TmaLoad,
     TmaStore,
+    TmaStoreWait,
     Gemm,
     // Expert escape hatches.
     FenceProxyAsync,
@@ -616,13 +617,14 @@ pub static BUILTINS: &[BuiltinInfo] = &[
         "The atom repeated over (x, y, z) warpgroups; methods fragment_a/b/c and partition_a/b/c.",
     ),
     BuiltinInfo {
-        named: &[p("multicast", K::Int)],
+        named: &[p("bar", K::Mbarrier), p("multicast", K::Int)],
         ..func(
             B::TmaLoad,
             "tma_load",
             &[p("src", K::Tensor), p("dst", K::LayoutOrTensor)],
             "Tensor",
-            "Asynchronous bulk copy of a global tile into shared memory (a new buffer if `dst` is a layout).",
+            "Asynchronous bulk copy of a global tile into shared memory (a new buffer if `dst` is a layout); by \
+             hand, `bar = b` names the mbarrier that counts its bytes.",
         )
     },
     func(
@@ -630,8 +632,19 @@ pub static BUILTINS: &[BuiltinInfo] = &[
         "tma_store",
         &[p("src", K::Tensor), p("dst", K::Tensor)],
         "()",
-        "Asynchronous bulk copy of a shared-memory tile to global memory.",
+        "Asynchronous bulk copy of a shared-memory tile to global memory (elements outside `dst`'s tensor are \
+         not written); `tma_store_wait` says when `src` may be reused.",
     ),
+    BuiltinInfo {
+        generics: &[G::Int],
+        ..func(
+            B::TmaStoreWait,
+            "tma_store_wait",
+            &[],
+            "()",
+            "Waits until at most N of this thread's `tma_store`s still read their shared-memory source.",
+        )
+    },
     func(
         B::Gemm,
         "gemm",

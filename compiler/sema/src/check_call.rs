@@ -303,9 +303,24 @@ impl Fcx<'_, '_> {
         let signature = Some(b.signature());
         self.check_arity("function", name, e.span, &pos, b.min_args(), b.params.len(), None, signature);
         let types = self.builtin_args(b, b.params, &pos);
-        for (a, _) in &named {
-            if let Some(n) = &a.name {
-                self.require_const(&a.value, &format!("`{}` of `{}`", n.name, b.name));
+        for (a, t) in &named {
+            let Some(n) = &a.name else { continue };
+            match b.named.iter().find(|p| p.name == n.name).map(|p| p.kind) {
+                // An operand (`tma_load(.., bar = full[s])`), not an option.
+                Some(kind @ ArgKind::Mbarrier) => {
+                    if !kind.accepts(t) {
+                        self.error(SemaError::WrongArgKind {
+                            span: a.value.span,
+                            expected: kind.describe().to_owned(),
+                            found: t.describe(),
+                            param: n.name.clone(),
+                            signature: b.signature(),
+                        });
+                    }
+                }
+                _ => {
+                    self.require_const(&a.value, &format!("`{}` of `{}`", n.name, b.name));
+                }
             }
         }
         let Some(gens) = gens else { return Type::Error };
@@ -429,6 +444,15 @@ impl Fcx<'_, '_> {
             | B::MbarrierArriveExpectTx
             | B::MbarrierWait
             | B::StaticAssert => Type::Unit,
+            B::TmaStoreWait => {
+                if let (Some(v), Some(g)) = (gens.first().and_then(|g| g.int()), generics.first())
+                    && !(0..=63).contains(&v)
+                {
+                    let problem = format!("`tma_store_wait` takes a number of pending stores in 0..=63, found {v}");
+                    self.error(SemaError::BadAtom { span: g.span, problem, help: None });
+                }
+                Type::Unit
+            }
             B::Setmaxnreg => {
                 if let (Some(v), Some(g)) = (gens.first().and_then(|g| g.int()), generics.first())
                     && !(24..=256).contains(&v) | (v % 8 != 0)

@@ -157,7 +157,7 @@ impl BuiltinGroup {
             | B::Upcast
             | B::Downcast => G::Algebra,
             B::Swizzle | B::Sw128K | B::Sw64K | B::Sw32K | B::Sw128Mn | B::Sw64Mn | B::Sw32Mn => G::Swizzles,
-            B::Wgmma | B::TiledMma | B::TmaLoad | B::TmaStore | B::Gemm => G::Hopper,
+            B::Wgmma | B::TiledMma | B::TmaLoad | B::TmaStore | B::TmaStoreWait | B::Gemm => G::Hopper,
             B::FenceProxyAsync
             | B::ElectOne
             | B::Setmaxnreg
@@ -326,6 +326,11 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
             TMA_STORE,
             "    let s = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n    tma_store(s, \
              local_tile(c, (64, 64), (block_idx.x, block_idx.y)));\n",
+        ),
+        B::TmaStoreWait => (
+            TMA_STORE,
+            "    let s = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n    tma_store(s, \
+             local_tile(c, (64, 64), (block_idx.x, block_idx.y)));\n    tma_store_wait<0>();\n",
         ),
         B::Gemm => (
             HOPPER,

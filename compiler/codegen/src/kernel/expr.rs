@@ -104,6 +104,19 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         call.try_as_basic_value().basic().ok_or_else(|| CodegenError::llvm("intrinsics", format!("{name} is void")))
     }
 
+    /// Calls an intrinsic that gives no value.
+    pub(super) fn call_void(
+        &self,
+        name: &str,
+        overloads: &[inkwell::types::BasicTypeEnum<'ctx>],
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<(), CodegenError> {
+        let f = nv::declare(self.module, name, overloads)?;
+        let args: Vec<BasicMetadataValueEnum<'ctx>> = args.iter().map(|&a| a.into()).collect();
+        ll(self.builder.build_call(f, &args, ""))?;
+        Ok(())
+    }
+
     fn unary(&self, op: UnaryOp, ty: Type, v: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>, CodegenError> {
         let b = &self.builder;
         Ok(match (op, v) {

@@ -25,11 +25,15 @@ use inkwell::basic_block::BasicBlock;
 use inkwell::builder::{Builder, BuilderError};
 use inkwell::context::Context;
 use inkwell::module::{Linkage, Module};
-use inkwell::types::{BasicType, BasicTypeEnum};
+use inkwell::types::{AnyType, BasicType, BasicTypeEnum};
 use inkwell::values::{BasicValueEnum, FastMathFlags, FunctionValue, PointerValue};
 
 /// LLVM's calling convention for kernel entries (`ptx_kernel`).
 pub const PTX_KERNEL_CC: u32 = 71;
+
+/// A `CUtensorMap`: 128 bytes, 64-byte aligned (CUDA driver API, `cuTensorMapEncodeTiled`).
+const TENSOR_MAP_BYTES: u32 = 128;
+const TENSOR_MAP_ALIGN: u64 = 64;
 
 /// The blocks `continue` and `break` jump to in the innermost loop.
 #[derive(Clone, Copy)]
@@ -103,19 +107,26 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
 
     /// The function with its calling convention and parameter and function attributes.
     fn declare(&self) -> Result<FunctionValue<'ctx>, CodegenError> {
-        if let Some(p) = self.kernel.params.iter().find(|p| p.ty == Type::Ptr(AddrSpace::Param)) {
-            let what = format!("the tensor-map parameter `{}`", p.name);
-            return Err(CodegenError::Unsupported { what });
-        }
         let params: Vec<_> = self.kernel.params.iter().map(|p| self.llvm_type(p.ty).into()).collect();
         let fn_type = self.context.void_type().fn_type(&params, false);
         let function = self.module.add_function(&self.kernel.name, fn_type, None);
         function.set_call_conventions(PTX_KERNEL_CC);
         for (i, p) in self.kernel.params.iter().enumerate() {
+            let at = AttributeLoc::Param(i as u32);
+            if p.ty == Type::Ptr(AddrSpace::Param) {
+                // A TMA tensor map, passed by value as `const __grid_constant__ CUtensorMap`: 128 bytes aligned
+                // to 64 in parameter space. Without `nvvm.grid_constant`, LLVM copies the parameter to local
+                // memory and TMA would get a local address; with it, uses of the address become `cvta.param`.
+                let bytes = self.context.i8_type().array_type(TENSOR_MAP_BYTES);
+                let byval = Attribute::get_named_enum_kind_id("byval");
+                function.add_attribute(at, self.context.create_type_attribute(byval, bytes.as_any_type_enum()));
+                function.add_attribute(at, self.enum_attr("align", TENSOR_MAP_ALIGN));
+                function.add_attribute(at, self.context.create_string_attribute("nvvm.grid_constant", ""));
+                continue;
+            }
             if !matches!(p.ty, Type::Ptr(_)) {
                 continue;
             }
-            let at = AttributeLoc::Param(i as u32);
             // `align` turns into `.ptr .global .align N` in PTX, which lets ptxas trust vector accesses.
             function.add_attribute(at, self.enum_attr("align", p.align as u64));
             if p.noalias {
@@ -139,9 +150,29 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
 
     /// Allocations and variables, before any statement (allocas in the entry block are what SROA promotes).
     fn declare_storage(&mut self) -> Result<(), CodegenError> {
+        // Past 48 KiB, shared memory must be dynamic: one `extern .shared` array that the launch sizes (the
+        // manifest asks for the total), each allocation at its offset in it.
+        let dynamic = self.kernel.shared_is_dynamic().then(|| {
+            let align = self.kernel.allocs.iter().map(|(_, a)| a.align).max().unwrap_or(16);
+            let bytes = self.context.i8_type().array_type(0);
+            // An external global keeps its name in PTX, which has no `.` in identifiers.
+            let name = format!("{}_dynamic_smem", self.kernel.name);
+            let g = self.module.add_global(bytes, Some(AddressSpace::from(3u16)), &name);
+            g.set_linkage(Linkage::External);
+            g.set_alignment(align);
+            g.as_pointer_value()
+        });
+        let (offsets, _) = self.kernel.shared_offsets();
         for (h, a) in self.kernel.allocs.iter() {
             let array = self.scalar_type(a.elem).array_type(a.len);
             let ptr = match a.space {
+                AddrSpace::Shared if let Some(base) = dynamic => {
+                    let at = offsets.get(h.index()).copied().flatten().unwrap_or(0);
+                    let i8t = self.context.i8_type();
+                    let offset = self.context.i64_type().const_int(at, false);
+                    // SAFETY: the offset is inside the dynamic array the launch sizes to the total.
+                    ll(unsafe { self.builder.build_in_bounds_gep(i8t, base, &[offset], &a.name) })?
+                }
                 AddrSpace::Shared => {
                     let name = format!("{}.{}", self.kernel.name, a.name);
                     let g = self.module.add_global(array, Some(AddressSpace::from(3u16)), &name);
@@ -190,7 +221,9 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
                 other => other,
             },
             Type::Ptr(space) => {
-                let number = if space == AddrSpace::Local { 0 } else { space.llvm_number() };
+                // Register arrays are allocas (generic); a tensor map is a by-value parameter whose address
+                // is generic too.
+                let number = if matches!(space, AddrSpace::Local | AddrSpace::Param) { 0 } else { space.llvm_number() };
                 self.context.ptr_type(AddressSpace::from(number)).into()
             }
         }

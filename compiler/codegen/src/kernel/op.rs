@@ -30,19 +30,105 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 ];
                 self.call(&nv::shuffle(mode, float), &[], &args)?
             }
-            // The Hopper operations are in the IR for the passes that will schedule them; their code generation
-            // comes with them.
-            Op::MbarrierInit { .. }
-            | Op::MbarrierArriveExpectTx { .. }
-            | Op::MbarrierArrive { .. }
-            | Op::MbarrierWait { .. }
-            | Op::TmaLoad { .. }
-            | Op::FenceProxyAsync
-            | Op::WgmmaFence
-            | Op::Wgmma { .. }
-            | Op::WgmmaCommit
-            | Op::WgmmaWait { .. } => return Err(CodegenError::Unsupported { what: format!("`{}`", op.name()) }),
+            Op::ElectOne => {
+                let all = self.context.i32_type().const_int(0xffff_ffff, false);
+                let pair = self.call(nv::ELECT_SYNC, &[], &[all.into()])?.into_struct_value();
+                ll(b.build_extract_value(pair, 1, "elected"))?
+            }
+            Op::MbarrierInit { bar, count } => {
+                self.call_void(nv::MBARRIER_INIT, &[], &[self.value(bar)?, self.value(count)?])?;
+                return Ok(None);
+            }
+            Op::MbarrierArrive { bar } => {
+                let one = self.context.i32_type().const_int(1, false);
+                self.call(nv::MBARRIER_ARRIVE, &[], &[self.value(bar)?, one.into()])?;
+                return Ok(None);
+            }
+            Op::MbarrierArriveExpectTx { bar, bytes } => {
+                self.call(nv::MBARRIER_ARRIVE_EXPECT_TX, &[], &[self.value(bar)?, self.value(bytes)?])?;
+                return Ok(None);
+            }
+            Op::MbarrierWait { bar, parity } => {
+                self.mbarrier_wait(self.value(bar)?, self.value(parity)?)?;
+                return Ok(None);
+            }
+            Op::TmaLoad { dst, map, ref coords, bar } => {
+                let cluster = self.context.ptr_type(inkwell::AddressSpace::from(7u16));
+                let dst = ll(b.build_address_space_cast(self.value(dst)?.into_pointer_value(), cluster, "dst"))?;
+                let mut args: Vec<BasicValueEnum<'ctx>> = vec![dst.into(), self.value(bar)?, self.value(map)?];
+                for &c in coords {
+                    args.push(self.value(c)?);
+                }
+                let (i1, i16, i32, i64) = (
+                    self.context.bool_type(),
+                    self.context.i16_type(),
+                    self.context.i32_type(),
+                    self.context.i64_type(),
+                );
+                // No multicast mask, no cache hint, CTA group 0.
+                args.extend::<[BasicValueEnum<'ctx>; 5]>([
+                    i16.const_zero().into(),
+                    i64.const_zero().into(),
+                    i1.const_zero().into(),
+                    i1.const_zero().into(),
+                    i32.const_zero().into(),
+                ]);
+                self.call_void(&nv::tma_load(coords.len()), &[], &args)?;
+                return Ok(None);
+            }
+            Op::TmaStore { src, map, ref coords } => {
+                let mut args: Vec<BasicValueEnum<'ctx>> = vec![self.value(src)?, self.value(map)?];
+                for &c in coords {
+                    args.push(self.value(c)?);
+                }
+                args.extend::<[BasicValueEnum<'ctx>; 2]>([
+                    self.context.i64_type().const_zero().into(),
+                    self.context.bool_type().const_zero().into(),
+                ]);
+                self.call_void(&nv::tma_store(coords.len()), &[], &args)?;
+                return Ok(None);
+            }
+            Op::BulkCommit => {
+                self.call_void(nv::BULK_COMMIT_GROUP, &[], &[])?;
+                return Ok(None);
+            }
+            Op::BulkWait { pending, read } => {
+                let name = if read { nv::BULK_WAIT_GROUP_READ } else { nv::BULK_WAIT_GROUP };
+                let n = self.context.i32_type().const_int(pending as u64, false);
+                self.call_void(name, &[], &[n.into()])?;
+                return Ok(None);
+            }
+            Op::PrefetchTensorMap { map } => {
+                let map = self.value(map)?;
+                self.call_void(nv::PREFETCH_TENSORMAP, &[map.get_type()], &[map])?;
+                return Ok(None);
+            }
+            Op::FenceMbarrierInit => {
+                self.call_void(nv::FENCE_MBARRIER_INIT, &[], &[])?;
+                return Ok(None);
+            }
+            Op::FenceProxyAsync => {
+                self.call_void(nv::FENCE_PROXY_ASYNC_SHARED_CTA, &[], &[])?;
+                return Ok(None);
+            }
+            // wgmma comes with the accumulator fragments.
+            Op::WgmmaFence | Op::Wgmma { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {
+                return Err(CodegenError::Unsupported { what: format!("`{}`", op.name()) });
+            }
         }))
+    }
+
+    /// `mbarrier.try_wait.parity` until it succeeds: a loop of its own blocks.
+    fn mbarrier_wait(&mut self, bar: BasicValueEnum<'ctx>, parity: BasicValueEnum<'ctx>) -> Result<(), CodegenError> {
+        let f = self.function()?;
+        let wait = self.context.append_basic_block(f, "mbarrier.wait");
+        let done = self.context.append_basic_block(f, "mbarrier.done");
+        ll(self.builder.build_unconditional_branch(wait))?;
+        self.builder.position_at_end(wait);
+        let ok = self.call(nv::MBARRIER_TRY_WAIT_PARITY, &[], &[bar, parity])?.into_int_value();
+        ll(self.builder.build_conditional_branch(ok, done, wait))?;
+        self.builder.position_at_end(done);
+        Ok(())
     }
 
     /// Records the value of an operation's result.

@@ -135,6 +135,36 @@ impl Bounds {
     }
 }
 
+impl Coords {
+    /// For each leaf `m` of the argument's shape, the coordinate along `m` of every element of the view (in the
+    /// colexicographic order of the view's shape), relative to the view's origin `offset`; `None` unless every
+    /// stride is a constant multiple of each tag.
+    pub fn element_coords(&self) -> Option<Vec<Vec<i64>>> {
+        (0..self.extents.len())
+            .map(|m| {
+                let mut ok = true;
+                let strides = with_leaves(self.layout.stride(), &mut |d| match component(&d.sym(), m) {
+                    Some(SymInt::Const(c)) => Int::Static(c),
+                    _ => {
+                        ok = false;
+                        Int::Static(0)
+                    }
+                });
+                let layout = Layout::new(self.layout.shape().clone(), strides).ok()?;
+                if !ok {
+                    return None;
+                }
+                layout.indices().ok()
+            })
+            .collect()
+    }
+
+    /// The `#m` component of the view's origin: its coordinate along leaf `m` of the argument.
+    pub fn origin(&self, m: usize) -> Option<SymInt> {
+        component(&self.offset, m)
+    }
+}
+
 /// A tuple of the same profile as `t`, each leaf replaced by `f(leaf)`.
 fn with_leaves(t: &IntTuple, f: &mut dyn FnMut(&Int) -> Int) -> IntTuple {
     match t {

@@ -23,6 +23,11 @@ impl Lower<'_> {
         if target == Some(Resolution::Builtin(Builtin::StaticAssert)) {
             return Ok(Value::Unit);
         }
+        if let Some(Resolution::Builtin(b)) = target
+            && let Some(v) = self.hopper_call(e, b, args)
+        {
+            return v;
+        }
         if let Some(a) = args.iter().find(|a| a.name.is_some()) {
             return self.unsupported(a.span, "a named argument");
         }
@@ -211,7 +216,7 @@ impl Lower<'_> {
 
     /// The compile-time values of a call's generic arguments (`size<0, 1>(t)` gives `[0, 1]`), as the checker
     /// evaluated them.
-    fn generic_ints(&mut self, e: &ast::Expr) -> LResult<Vec<i64>> {
+    pub(super) fn generic_ints(&mut self, e: &ast::Expr) -> LResult<Vec<i64>> {
         let ExprKind::Call { callee, .. } = &e.kind else { return Ok(Vec::new()) };
         let ExprKind::Name { generics, .. } = &callee.kind else { return Ok(Vec::new()) };
         let module = self.frame()?.module;
@@ -276,7 +281,12 @@ impl Lower<'_> {
 
     /// A new register or shared-memory tensor: a static allocation of `cosize(layout)` elements.
     fn allocate(&mut self, elem: Scalar, space: Space, layout: Layout, span: Span) -> LResult<TensorView> {
-        let ir_elem = self.ir_scalar(elem, span)?;
+        // `u64` tensors in shared memory hold mbarriers, which only the mbarrier operations touch: storage
+        // without arithmetic (the IR has no unsigned 64-bit operations).
+        let ir_elem = match elem {
+            Scalar::U64 if space == Space::Smem => crate::Scalar::I64,
+            _ => self.ir_scalar(elem, span)?,
+        };
         if ir_elem == crate::Scalar::I1 {
             return self.unsupported(span, "a tensor of `bool`");
         }
@@ -333,17 +343,16 @@ impl Lower<'_> {
         Ok(t)
     }
 
-    /// E0307 at `span` (an allocation) when the kernel's static shared memory is over sm_90a's 48 KiB.
-    fn check_shared_limit(&mut self, space: AddrSpace, span: Span) -> LResult<()> {
-        const MAX_STATIC_SHARED: u64 = 48 * 1024;
+    /// E0307 at `span` (an allocation) when the kernel's shared memory is over what a block of sm_90a may have.
+    pub(super) fn check_shared_limit(&mut self, space: AddrSpace, span: Span) -> LResult<()> {
         let bytes = self.b.kernel_mut().shared_bytes();
-        if space != AddrSpace::Shared || bytes <= MAX_STATIC_SHARED {
+        if space != AddrSpace::Shared || bytes <= crate::MAX_SHARED_BYTES {
             return Ok(());
         }
         self.error(
             codes::TOO_MUCH_SHARED,
             span,
-            format!("{bytes} bytes of static shared memory, over sm_90a's limit of {MAX_STATIC_SHARED} per block"),
+            format!("{bytes} bytes of shared memory, over sm_90a's limit of {} per block", crate::MAX_SHARED_BYTES),
         )
     }
 

@@ -77,7 +77,13 @@ impl Lower<'_> {
     }
 
     /// The address of element `idx` of `t`'s storage, through its swizzle.
-    fn offset_ptr(&mut self, t: &TensorView, idx: &SymInt, elem: crate::Scalar, span: Span) -> LResult<Handle<Expr>> {
+    pub(super) fn offset_ptr(
+        &mut self,
+        t: &TensorView,
+        idx: &SymInt,
+        elem: crate::Scalar,
+        span: Span,
+    ) -> LResult<Handle<Expr>> {
         let idx = match &t.swizzle {
             Some(sw) => self.swizzled(sw, idx, span)?,
             None => idx.clone(),

@@ -130,7 +130,7 @@ impl Lower<'_> {
     }
 
     /// The coordinate of `t[i, j, ...]`: one index is the coordinate itself, several form a tuple.
-    fn index_coord(&mut self, indices: &[ast::Expr]) -> LResult<Value> {
+    pub(super) fn index_coord(&mut self, indices: &[ast::Expr]) -> LResult<Value> {
         let mut values = indices.iter().map(|i| self.expr(i)).collect::<LResult<Vec<_>>>()?;
         Ok(if values.len() == 1 { values.remove(0) } else { Value::Tuple(values) })
     }

@@ -98,6 +98,8 @@ impl Lower<'_> {
                 .iter()
                 .map(|r| mf::Requirement { dim: r.dim.clone(), multiple_of: r.multiple_of, message: r.message.clone() })
                 .collect(),
+            // Added by the TMA copies as the body is lowered.
+            tensor_maps: Vec::new(),
         })
     }
 

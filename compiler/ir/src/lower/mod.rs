@@ -28,6 +28,7 @@ mod interface;
 mod layout;
 mod prove;
 mod stmt;
+mod tma;
 mod value;
 
 use crate::arena::Loc;
@@ -156,6 +157,10 @@ pub(crate) struct Lower<'p> {
     pub read_epochs: HashMap<u32, u32>,
     /// How deeply the blocks being lowered nest, inlined functions' included (see [`MAX_BLOCK_DEPTH`]).
     pub block_depth: u32,
+    /// The TMA tensor maps the body uses, each with its kernel parameter (after the dynamic dimensions).
+    pub tensor_maps: Vec<(cutec_manifest::TensorMapParam, Handle<Expr>)>,
+    /// The kernel parameters TMA copies read (`false`) or write (`true`) through a tensor map.
+    pub tma_uses: Vec<(usize, bool)>,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -186,13 +191,20 @@ impl<'p> Lower<'p> {
             epoch: 0,
             read_epochs: HashMap::new(),
             block_depth: 0,
+            tensor_maps: Vec::new(),
+            tma_uses: Vec::new(),
         }
     }
 
     /// The kernel, with what only the whole body tells: the alignment and access of each argument.
     fn finish(self) -> crate::Kernel {
         let mut kernel = self.b.finish();
-        let uses = param_uses(&kernel);
+        let mut uses = param_uses(&kernel);
+        for &(p, store) in &self.tma_uses {
+            if let Some(u) = uses.get_mut(p) {
+                if store { u.1 = true } else { u.0 = true }
+            }
+        }
         for ((p, &align), &(_, written)) in kernel.params.iter_mut().zip(&self.param_align).zip(&uses) {
             p.align = p.align.max(align);
             p.readonly = matches!(p.ty, crate::Type::Ptr(_)) && !written;
@@ -201,6 +213,7 @@ impl<'p> Lower<'p> {
         if let Some(iface) = kernel.interface.as_mut() {
             interface::set_alignments(iface, &aligns);
             interface::set_access(iface, &uses);
+            iface.tensor_maps = self.tensor_maps.into_iter().map(|(m, _)| m).collect();
         }
         kernel
     }

@@ -638,6 +638,23 @@ impl Parser {
                 self.punct(',')?;
                 Op::TmaLoad { dst, map, coords, bar: self.operand()? }
             }
+            "tma.store" => {
+                let map = self.operand()?;
+                self.punct('[')?;
+                let mut coords = vec![self.operand()?];
+                while self.eat_punct(',') {
+                    coords.push(self.operand()?);
+                }
+                self.punct(']')?;
+                self.punct(',')?;
+                Op::TmaStore { src: self.operand()?, map, coords }
+            }
+            "bulk.commit_group" => Op::BulkCommit,
+            "bulk.wait_group" => Op::BulkWait { pending: self.integer()?, read: false },
+            "bulk.wait_group.read" => Op::BulkWait { pending: self.integer()?, read: true },
+            "prefetch.tensormap" => Op::PrefetchTensorMap { map: self.operand()? },
+            "fence.mbarrier_init" => Op::FenceMbarrierInit,
+            "elect.sync" => Op::ElectOne,
             "fence.proxy.async" => Op::FenceProxyAsync,
             "wgmma.fence" => Op::WgmmaFence,
             "wgmma.commit_group" => Op::WgmmaCommit,

@@ -55,6 +55,26 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             expect(bar, &shared, "a shared-memory mbarrier pointer")?;
             Ok(None)
         }
+        Op::TmaStore { src, map, ref coords } => {
+            expect(src, &shared, "a shared-memory source")?;
+            expect(map, &|t| t == Type::Ptr(AddrSpace::Param), "a tensor map (ptr<param>)")?;
+            if coords.is_empty() || coords.len() > 5 {
+                return Err(E::BadOp { op: "tma.store", why: "a tensor has 1 to 5 coordinates" });
+            }
+            for &c in coords {
+                expect(c, &i32_, "an i32 coordinate")?;
+            }
+            Ok(None)
+        }
+        Op::PrefetchTensorMap { map } => {
+            expect(map, &|t| t == Type::Ptr(AddrSpace::Param), "a tensor map (ptr<param>)")?;
+            Ok(None)
+        }
+        Op::ElectOne => Ok(Some(Type::I1)),
+        Op::BulkWait { pending, .. } if pending > 63 => {
+            Err(E::BadOp { op: "bulk.wait_group", why: "the number of pending groups is 0 to 63" })
+        }
+        Op::BulkCommit | Op::BulkWait { .. } | Op::FenceMbarrierInit => Ok(None),
         Op::Wgmma { shape, acc, a, b, scale_d } => {
             let k = match shape.input {
                 Scalar::F16 | Scalar::BF16 => 16,

@@ -1,0 +1,437 @@
+//! Hopper's asynchronous copies and their barriers, written by hand: `tma_load(src, dst, bar = b)`,
+//! `tma_store(src, dst)`, `tma_store_wait<N>()`, the mbarrier operations, `elect_one()` and the proxy fence.
+//!
+//! **Tensor maps are derived, never written.** A TMA copy moves a *box* of a kernel argument between global and
+//! shared memory, described by a tensor map the runtime encodes at launch (`cuTensorMapEncodeTiled`) from the
+//! argument and passes as a 128-byte `__grid_constant__` parameter. The lowering derives the map from the two
+//! views of the copy and checks, element by element, that the hardware would move exactly what the views say:
+//!
+//! - the global view's coordinates in the argument ([`super::bounds::Coords`]) must cover a box: every element
+//!   steps along the argument's modes by constants, and the elements are exactly the grid `0..box[m]` per mode;
+//! - TMA dimension 0 is the argument's mode of stride 1; the others follow in the order of their strides in the
+//!   shared-memory tile;
+//! - the shared-memory view, before its swizzle, must put element `i` where TMA writes it: at the box's
+//!   row-major position `c0 + box0 * (c1 + box1 * ...)`. Its swizzle must be one TMA applies (32, 64 or 128 bytes:
+//!   CuTe's `Swizzle<b, 4 - log2(bytes), 3>` on elements, the hardware's `Swizzle<b, 4, 3>` on byte addresses),
+//!   with rows of exactly that many bytes; since the hardware swizzles absolute address bits, the tile must start
+//!   at a multiple of the swizzle's period (the allocation is aligned to it) and then both swizzles agree.
+//!
+//! Elements of a box outside the argument are filled with zeros by loads and skipped by stores (the hardware
+//! does it), so TMA copies need no predicate: a ragged tile is correct as is.
+
+use super::value::{TensorView, Value};
+use super::{LResult, Lower};
+use crate::{AddrSpace, Expr, Handle, Op, Type, codes};
+use cutec_diagnostics::Span;
+use cutec_grammar::ast::{self, ExprKind};
+use cutec_manifest as mf;
+use cutec_sema::{Builtin, Scalar, SymInt};
+
+/// TMA's limit on each box extent.
+const MAX_BOX: i64 = 256;
+/// The most elements a tile checked element by element may have (a 5-D box of 256^5 is not a sensible tile).
+const MAX_CHECKED_ELEMENTS: i64 = 1 << 20;
+/// TMA needs the shared-memory side aligned to 128 bytes without a swizzle.
+const SMEM_ALIGN: i64 = 128;
+/// TMA needs the global address aligned to 16 bytes.
+const GLOBAL_ALIGN: u32 = 16;
+
+/// One copy's tensor map (without its name) and where the copy starts.
+struct Plan {
+    map: mf::TensorMapParam,
+    /// The box's origin along each TMA dimension, innermost first.
+    coords: Vec<SymInt>,
+}
+
+impl Lower<'_> {
+    /// The Hopper builtins whose operands are places (mbarriers) or views whose tensor map is derived here;
+    /// `None` for other builtins.
+    pub(super) fn hopper_call(&mut self, e: &ast::Expr, b: Builtin, args: &[ast::Arg]) -> Option<LResult<Value>> {
+        let by_hand = args.iter().any(|a| a.name.as_ref().is_some_and(|n| n.name == "bar"));
+        Some(match b {
+            Builtin::MbarrierInit
+            | Builtin::MbarrierArrive
+            | Builtin::MbarrierArriveExpectTx
+            | Builtin::MbarrierWait => self.mbarrier_call(e, b, args),
+            Builtin::TmaLoad if by_hand => self.tma_load_call(e, args),
+            Builtin::TmaStore => self.tma_store_call(e, args),
+            Builtin::TmaStoreWait => self.generic_ints(e).map(|n| {
+                let pending = n.first().copied().unwrap_or(0).clamp(0, 63) as u32;
+                self.b.op(Op::BulkWait { pending, read: true });
+                Value::Unit
+            }),
+            Builtin::ElectOne => {
+                self.at(e.span);
+                match self.b.op(Op::ElectOne) {
+                    Some(h) => Ok(Value::Scalar(h, Scalar::Bool)),
+                    None => self.error(codes::INTERNAL, e.span, "`elect.sync` gave no value"),
+                }
+            }
+            Builtin::FenceProxyAsync => {
+                self.at(e.span);
+                self.b.op(Op::FenceProxyAsync);
+                Ok(Value::Unit)
+            }
+            _ => return None,
+        })
+    }
+
+    /// `mbarrier_init(bar, count)` (with the fence that makes it visible to TMA and, after a barrier, to the
+    /// other threads), `mbarrier_arrive(bar)`, `mbarrier_arrive_expect_tx(bar, bytes)`, `mbarrier_wait(bar, parity)`.
+    fn mbarrier_call(&mut self, e: &ast::Expr, b: Builtin, args: &[ast::Arg]) -> LResult<Value> {
+        let Some(first) = args.first() else {
+            return self.error(codes::INTERNAL, e.span, "an mbarrier call without its barrier");
+        };
+        let bar = self.mbarrier_ptr(&first.value)?;
+        let mut ints = Vec::new();
+        for a in &args[1..] {
+            let v = self.expr(&a.value)?;
+            ints.push(self.scalar(&v, Scalar::Int, a.span)?);
+        }
+        let int = |i: usize| ints.get(i).copied();
+        self.at(e.span);
+        let op = match (b, int(0)) {
+            (Builtin::MbarrierInit, Some(count)) => Op::MbarrierInit { bar, count },
+            (Builtin::MbarrierArrive, _) => Op::MbarrierArrive { bar },
+            (Builtin::MbarrierArriveExpectTx, Some(bytes)) => Op::MbarrierArriveExpectTx { bar, bytes },
+            (Builtin::MbarrierWait, Some(parity)) => {
+                // Only the parity's low bit counts.
+                let parity = match self.b.kernel().exprs.get(parity) {
+                    Some(Expr::Literal(crate::Literal::Int { value, .. })) => self.b.i32((value & 1) as i32),
+                    _ => {
+                        let one = self.b.i32(1);
+                        self.b.binary(crate::BinaryOp::And, parity, one)
+                    }
+                };
+                Op::MbarrierWait { bar, parity }
+            }
+            _ => return self.error(codes::INTERNAL, e.span, "an mbarrier call with missing operands"),
+        };
+        let init = matches!(op, Op::MbarrierInit { .. });
+        self.b.op(op);
+        if init {
+            self.b.op(Op::FenceMbarrierInit);
+        }
+        Ok(Value::Unit)
+    }
+
+    /// The shared-memory address of an mbarrier: an element `bars[i]` of a `u64` tensor in shared memory.
+    fn mbarrier_ptr(&mut self, e: &ast::Expr) -> LResult<Handle<Expr>> {
+        let not_one = |this: &mut Self| {
+            this.error(
+                codes::NOT_AN_MBARRIER,
+                e.span,
+                "an mbarrier is an element of a `u64` tensor in shared memory, such as `bars[0]`",
+            )
+        };
+        let ExprKind::Index { base, indices } = &e.kind else { return not_one(self) };
+        let Value::Tensor(t) = self.expr(base)? else { return not_one(self) };
+        if t.space != AddrSpace::Shared || t.elem != Scalar::U64 {
+            return not_one(self);
+        }
+        let coord = self.index_coord(indices)?;
+        let coord = self.coord_of(&coord, e.span)?;
+        let (shape, stride) = (t.layout.shape().clone(), t.layout.stride().clone());
+        let idx = self.crd2idx(&coord, &shape, &stride, e.span)?;
+        let idx = self.idx_add(&t.offset, &idx, e.span)?;
+        self.offset_ptr(&t, &idx, crate::Scalar::I64, e.span)
+    }
+
+    /// `tma_load(src, dst, bar = b)`: copies the box `src` of a kernel argument into `dst` in shared memory and
+    /// signals its bytes on `b`. The value is `dst`.
+    fn tma_load_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
+        let mut positional = args.iter().filter(|a| a.name.is_none());
+        let (Some(src), Some(dst)) = (positional.next(), positional.next()) else {
+            return self.error(codes::INTERNAL, e.span, "`tma_load` without its tensors");
+        };
+        if let Some(a) = args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name != "bar")) {
+            return self.unsupported(a.span, "`tma_load`'s multicast");
+        }
+        let Some(bar) = args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "bar")) else {
+            return self.error(codes::INTERNAL, e.span, "`tma_load` by hand without its mbarrier");
+        };
+        let (g, s) = (self.expr(&src.value)?, self.expr(&dst.value)?);
+        let bar = self.mbarrier_ptr(&bar.value)?;
+        let (Value::Tensor(g), Value::Tensor(s)) = (g, s) else {
+            return self.unsupported(e.span, "`tma_load` into a new buffer without `pipelined`");
+        };
+        self.at(e.span);
+        let plan = self.tma_plan(&g, &s, e.span)?;
+        let (map, coords) = self.tensor_map(plan, &g, false, e.span)?;
+        let dst = self.tile_start(&s, e.span)?;
+        self.b.op(Op::TmaLoad { dst, map, coords, bar });
+        Ok(Value::Tensor(s))
+    }
+
+    /// `tma_store(src, dst)`: copies `src` in shared memory to the box `dst` of a kernel argument, as its own
+    /// bulk group.
+    fn tma_store_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
+        if let Some(a) = args.iter().find(|a| a.name.is_some()) {
+            return self.unsupported(a.span, "a named argument of `tma_store`");
+        }
+        let (Some(src), Some(dst)) = (args.first(), args.get(1)) else {
+            return self.error(codes::INTERNAL, e.span, "`tma_store` without its tensors");
+        };
+        let (s, g) = (self.expr(&src.value)?, self.expr(&dst.value)?);
+        let (Value::Tensor(s), Value::Tensor(g)) = (s, g) else {
+            return self.error(codes::INTERNAL, e.span, "`tma_store` of values that are not tensors");
+        };
+        self.at(e.span);
+        let plan = self.tma_plan(&g, &s, e.span)?;
+        let (map, coords) = self.tensor_map(plan, &g, true, e.span)?;
+        let src = self.tile_start(&s, e.span)?;
+        self.b.op(Op::TmaStore { src, map, coords });
+        self.b.op(Op::BulkCommit);
+        Ok(Value::Unit)
+    }
+
+    /// The address of the first element of a shared-memory tile whose offset [`Lower::tma_plan`] showed to be
+    /// a multiple of the swizzle's period (so the swizzle leaves it in place).
+    fn tile_start(&mut self, s: &TensorView, span: Span) -> LResult<Handle<Expr>> {
+        if s.offset == SymInt::Const(0) {
+            return Ok(s.base);
+        }
+        let elem = self.tma_elem(s.elem, span)?;
+        let i = self.materialize(&s.offset, span)?;
+        Ok(self.b.offset(s.base, i, Type::Scalar(elem)))
+    }
+
+    /// The IR scalar of a TMA copy's elements (any type: TMA moves bytes).
+    fn tma_elem(&mut self, s: Scalar, span: Span) -> LResult<crate::Scalar> {
+        match s {
+            Scalar::U64 => Ok(crate::Scalar::I64),
+            _ => self.ir_scalar(s, span),
+        }
+    }
+
+    /// The kernel parameter of the tensor map `plan.map` (one per distinct map), the box origin as `i32` IR
+    /// values, and what the copy does to the argument (for the manifest's `access`).
+    fn tensor_map(
+        &mut self,
+        plan: Plan,
+        g: &TensorView,
+        store: bool,
+        span: Span,
+    ) -> LResult<(Handle<Expr>, Vec<Handle<Expr>>)> {
+        let coords = plan.coords.iter().map(|c| self.materialize(c, span)).collect::<LResult<Vec<_>>>()?;
+        if let Some(p) = g.param {
+            self.tma_uses.push((p, store));
+            if let Some(a) = self.param_align.get_mut(p) {
+                *a = (*a).max(GLOBAL_ALIGN);
+            }
+        }
+        let same = |m: &mf::TensorMapParam| mf::TensorMapParam { name: String::new(), ..m.clone() } == plan.map;
+        if let Some((_, h)) = self.tensor_maps.iter().find(|(m, _)| same(m)) {
+            return Ok((*h, coords));
+        }
+        let taken = |n: &str| self.b.kernel().params.iter().any(|p| p.name == n);
+        let mut k = self.tensor_maps.iter().filter(|(m, _)| m.tensor == plan.map.tensor).count();
+        let mut name = format!("{}_tma{k}", plan.map.tensor);
+        while taken(&name) {
+            k += 1;
+            name = format!("{}_tma{k}", plan.map.tensor);
+        }
+        let h = self.b.param(crate::Param {
+            name: name.clone(),
+            ty: Type::Ptr(AddrSpace::Param),
+            align: 64,
+            noalias: true,
+            readonly: true,
+        });
+        self.tensor_maps.push((mf::TensorMapParam { name, ..plan.map }, h));
+        Ok((h, coords))
+    }
+
+    /// The tensor map that moves the elements of the global view `g` to and from the shared-memory view `s`
+    /// (element `i` of one is element `i` of the other, as in `copy`), checked element by element.
+    fn tma_plan(&mut self, g: &TensorView, s: &TensorView, span: Span) -> LResult<Plan> {
+        let fail = |this: &mut Self, msg: String| this.error(codes::TMA_NOT_A_BOX, span, msg);
+        if s.space != AddrSpace::Shared || g.space != AddrSpace::Global {
+            return fail(self, "a TMA copy moves a tile of a kernel argument to or from shared memory".into());
+        }
+        let c = match (&g.bounds, g.param) {
+            (super::bounds::Bounds::Tracked(c), Some(p)) => ((**c).clone(), p),
+            (super::bounds::Bounds::Lost(l), _) => {
+                return fail(self, format!("the coordinates of this view in `{}` are lost: {}", l.param, l.why));
+            }
+            _ => return fail(self, "the global side of a TMA copy must be a tile of a kernel argument".into()),
+        };
+        let (c, p) = c;
+        let arg = self.argument_layout(p, span)?;
+        let rank = arg.rank();
+        let leaves = arg.leaves();
+        if leaves.len() != rank || rank > 5 {
+            return fail(
+                self,
+                format!("TMA describes tensors of 1 to 5 modes that are single integers; `{}` is {arg}", c.param),
+            );
+        }
+        let Some(unit) = leaves.iter().position(|(_, d)| d.static_value() == Some(1)) else {
+            return fail(self, format!("TMA needs a mode of stride 1 in `{}`, whose layout is {arg}", c.param));
+        };
+        let elem = self.tma_elem(s.elem, span)?;
+        let e = i64::from(elem.size_bytes());
+        let size = |l: &cutec_layout::Layout| l.size().ok().and_then(|s| s.static_value());
+        let (Some(n), Some(ns)) = (size(&g.layout), size(&s.layout)) else {
+            return fail(self, "the tiles of a TMA copy must have static shapes".into());
+        };
+        if n != ns {
+            return fail(self, format!("the global tile has {n} elements and the shared-memory tile {ns}"));
+        }
+        if n > MAX_CHECKED_ELEMENTS {
+            return fail(self, format!("a TMA tile of {n} elements is over the limit of {MAX_CHECKED_ELEMENTS}"));
+        }
+        let Some(crd) = c.element_coords() else {
+            return fail(self, format!("the tile's elements do not step along `{}`'s modes by constants", c.param));
+        };
+        let Ok(offsets) = s.layout.indices() else {
+            return fail(self, "the shared-memory tile of a TMA copy must have a static layout".into());
+        };
+        // The box: the extent of the coordinates along each mode.
+        let mut boxd = vec![1i64; rank];
+        for (m, xs) in crd.iter().enumerate() {
+            let (lo, hi) = (xs.iter().copied().min().unwrap_or(0), xs.iter().copied().max().unwrap_or(0));
+            if lo != 0 {
+                return fail(self, format!("the tile steps backwards along mode {m} of `{}`", c.param));
+            }
+            boxd[m] = hi + 1;
+            if boxd[m] > MAX_BOX {
+                let msg = format!(
+                    "the tile spans {} elements along mode {m} of `{}`; a TMA box spans at most {MAX_BOX}",
+                    boxd[m], c.param
+                );
+                return fail(self, msg);
+            }
+        }
+        if boxd.iter().product::<i64>() != n {
+            let msg = format!("the tile's {n} elements do not fill a box of `{}`: they span {boxd:?}", c.param);
+            return fail(self, msg);
+        }
+        // TMA dimension 0 is the contiguous mode; the others in the order the shared-memory tile strides them.
+        let unit_step = |m: usize| (0..n as usize).find(|&i| (0..rank).all(|k| crd[k][i] == i64::from(k == m)));
+        let mut outer: Vec<(i64, usize)> = Vec::new();
+        for m in (0..rank).filter(|&m| m != unit) {
+            let key = if boxd[m] > 1 {
+                unit_step(m).and_then(|i| offsets.get(i).copied()).unwrap_or(i64::MAX)
+            } else {
+                i64::MAX
+            };
+            outer.push((key, m));
+        }
+        outer.sort();
+        let order: Vec<usize> = std::iter::once(unit).chain(outer.iter().map(|&(_, m)| m)).collect();
+        // Element i must be where TMA puts it: at its row-major position in the box (before the swizzle, which
+        // both sides then apply alike).
+        if offsets.len() != n as usize {
+            return fail(self, "the shared-memory tile of a TMA copy must have a static layout".into());
+        }
+        for (i, &at) in offsets.iter().enumerate() {
+            let (mut lin, mut scale) = (0i64, 1i64);
+            for &m in &order {
+                lin += crd[m][i] * scale;
+                scale *= boxd[m];
+            }
+            if at != lin {
+                let coord: Vec<String> = (0..rank).map(|m| crd[m][i].to_string()).collect();
+                let msg = format!(
+                    "element {i} of the tile, at ({}) from the tile's origin in `{}`, is element {at} of the \
+                     shared-memory tile, but TMA puts it at element {lin} (the box {:?}, innermost first)",
+                    coord.join(", "),
+                    c.param,
+                    order.iter().map(|&m| boxd[m]).collect::<Vec<_>>()
+                );
+                return fail(self, msg);
+            }
+        }
+        let inner_bytes = boxd[unit] * e;
+        if inner_bytes % 16 != 0 {
+            let msg = format!(
+                "the box's innermost extent is {inner_bytes} bytes ({} elements along mode {unit} of `{}`); TMA \
+                 needs a multiple of 16 bytes",
+                boxd[unit], c.param
+            );
+            return fail(self, msg);
+        }
+        let (swizzle, period) = match &s.swizzle {
+            None => (mf::TmaSwizzle::None, SMEM_ALIGN),
+            Some(sw) => {
+                let log_e = i64::from(elem.size_bytes().trailing_zeros());
+                let mode = match sw.bits() {
+                    1 => mf::TmaSwizzle::B32,
+                    2 => mf::TmaSwizzle::B64,
+                    _ => mf::TmaSwizzle::B128,
+                };
+                let row = 16i64 << sw.bits();
+                if sw.shift() != 3 || sw.base() + log_e != 4 || !(1..=3).contains(&sw.bits()) {
+                    let msg = format!(
+                        "the shared-memory tile's swizzle {sw} is not one TMA applies: for {}-byte elements those \
+                         are Swizzle<1|2|3, {}, 3> (SW32, SW64, SW128)",
+                        e,
+                        4 - log_e
+                    );
+                    return fail(self, msg);
+                }
+                if inner_bytes != row {
+                    let msg = format!(
+                        "a {row}-byte swizzle needs rows of exactly {row} bytes, but the box's innermost extent is \
+                         {inner_bytes} bytes"
+                    );
+                    return fail(self, msg);
+                }
+                (mode, 128i64 << sw.bits())
+            }
+        };
+        // The tile must start at a multiple of the period, so that the swizzle of the view (on offsets) and the
+        // hardware's (on addresses) agree; the allocation is aligned to it.
+        let div = self.divisor(&s.offset);
+        let off_ok = div == i64::MAX || (div.saturating_mul(e)) % period == 0;
+        if !off_ok {
+            let msg = format!(
+                "the shared-memory tile starts at element {} of its buffer, which is not known to be a multiple of \
+                 {} elements ({period} bytes), as TMA needs",
+                s.offset,
+                period / e
+            );
+            return fail(self, msg);
+        }
+        self.align_allocation(s.base, period as u32);
+        self.check_shared_limit(AddrSpace::Shared, span)?;
+        let mut coords = Vec::with_capacity(rank);
+        for &m in &order {
+            match c.origin(m) {
+                Some(x) => coords.push(x),
+                None => return fail(self, format!("the tile's origin along mode {m} of `{}` is not known", c.param)),
+            }
+        }
+        let map = mf::TensorMapParam {
+            name: String::new(),
+            tensor: c.param.clone(),
+            modes: order.clone(),
+            box_dims: order.iter().map(|&m| boxd[m] as u32).collect(),
+            swizzle,
+            // CUTLASS's defaults for tiles read once per CTA.
+            l2_promotion: mf::TmaL2Promotion::B128,
+            oob_fill: mf::TmaOobFill::Zero,
+        };
+        Ok(Plan { map, coords })
+    }
+
+    /// Raises the alignment of the shared-memory allocation `base` points to.
+    fn align_allocation(&mut self, base: Handle<Expr>, align: u32) {
+        let kernel = self.b.kernel_mut();
+        if let Some(Expr::AllocPtr(a)) = kernel.exprs.get(base).cloned()
+            && let Some(alloc) = kernel.allocs.get_mut(a)
+        {
+            alloc.align = alloc.align.max(align);
+        }
+    }
+
+    /// The declared layout of kernel parameter `p`.
+    fn argument_layout(&mut self, p: usize, span: Span) -> LResult<cutec_layout::Layout> {
+        let info = self.kernel_info;
+        match info.params.get(p).map(|p| &p.ty) {
+            Some(cutec_sema::Type::Tensor(t)) if let Some(l) = &t.layout.value => self.sym_layout(l, span),
+            _ => self.error(codes::INTERNAL, span, "a TMA copy of a parameter that is not a tensor"),
+        }
+    }
+}
