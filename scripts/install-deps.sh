@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing cutec needs on a fresh Debian 12 machine, idempotently:
 # LLVM 22 (static libraries, linked into the compiler), ptxas 13.0 (assembles our PTX for sm_90a without a GPU),
+# cuobjdump and nvdisasm 13.2 (disassemble the cubins: the SASS check),
 # pycute (the layout algebra's reference implementation for the differential test), CUTLASS's C++ CuTe headers
 # (the differential test against C++ CuTe compiled with g++) and mdbook (the book).
 # Prints the environment to use; `source scripts/env.sh` applies it.
@@ -30,6 +31,17 @@ if ! command -v ptxas >/dev/null 2>&1 || ! ptxas --version | grep "V13.0" >/dev/
     . scripts/env.sh
 fi
 ptxas --version | tail -1
+
+# cuobjdump and nvdisasm from the CUDA 13.2 wheels (PyPI has none for 13.0; 13.2.78 reads ptxas 13.0's sm_90a
+# cubins): the SASS check (compiler/driver/tests/sass) disassembles the examples without a GPU.
+if ! command -v cuobjdump >/dev/null 2>&1 || ! cuobjdump --version | grep "V13.2.78" >/dev/null \
+    || [ ! -x "${NVDISASM_PATH:-}/nvdisasm" ] || ! "$NVDISASM_PATH/nvdisasm" --version | grep "V13.2.78" >/dev/null; then
+    echo "install-deps: pip install nvidia-cuda-cuobjdump==13.2.78 nvidia-cuda-nvdisasm==13.2.78"
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore \
+        nvidia-cuda-cuobjdump==13.2.78 nvidia-cuda-nvdisasm==13.2.78
+    . scripts/env.sh
+fi
+cuobjdump --version | tail -1
 
 # mdbook renders the book (the test script builds it and checks that every picture it links exists).
 if ! command -v mdbook >/dev/null 2>&1 || ! mdbook --version | grep "v0.5.4" >/dev/null; then

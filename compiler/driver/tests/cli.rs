@@ -1,9 +1,11 @@
-//! The `cutec` binary as users run it: exit codes, output formats, and files.
+//! The `cutec` binary as users run it: exit codes, output formats, and files; the machine code of the examples
+//! (`sass`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod resources;
+mod sass;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -1,0 +1,229 @@
+//! The machine code of the examples, checked without a GPU: each example of [`SASS`] is built by the `cutec`
+//! binary to PTX, assembled by ptxas 13.0 for sm_90a (`-v --warn-on-spills`) and disassembled by
+//! `cuobjdump --dump-sass`. An example passes when ptxas reports 0 bytes of spill stores and loads, prints no
+//! warning and no coded advisory (C7508 `setmaxnreg` ignored, C7509/C7510/C7515 wgmma serialized, C7517/C7519
+//! waits injected into the wgmma pipeline: ptxas prints these as `info`, not as warnings), and the SASS holds
+//! every opcode its row lists and none it forbids.
+//!
+//! The tools come from `scripts/install-deps.sh` (PyPI wheels); a missing tool fails the test, never skips it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What one example's SASS must and must not contain. An opcode matches an instruction whose opcode is it or
+/// starts with it followed by a `.`: `BAR.SYNC` matches `BAR.SYNC.DEFER_BLOCKING`, `LDS` does not match `LDSM`.
+struct Expect {
+    example: &'static str,
+    /// `-D` values, as typed on the command line.
+    defines: &'static [&'static str],
+    has: &'static [&'static str],
+    lacks: &'static [&'static str],
+}
+
+/// One row per example the compiler generates code for. `LDL`/`STL` are local memory: spills or arrays that
+/// should have been registers.
+#[rustfmt::skip]
+const SASS: &[Expect] = &[
+    Expect { example: "copy", defines: &[], has: &["LDG.E.128", "STG.E.128"], lacks: &["LDL", "STL"] },
+    Expect { example: "grid_copy", defines: &[], has: &["LDG.E", "STG.E"], lacks: &["LDL", "STL", "BAR"] },
+    Expect { example: "softmax_warp", defines: &["N=1024"], has: &["SHFL.BFLY", "LDG.E.128", "STG.E.128", "MUFU.EX2"], lacks: &["LDL", "STL", "BAR", "LDS", "STS"] },
+    Expect { example: "softmax", defines: &["N=4096"], has: &["SHFL.BFLY", "BAR.SYNC", "LDS", "STS", "LDG.E.128", "STG.E.128"], lacks: &["LDL", "STL"] },
+    Expect { example: "rmsnorm", defines: &["N=4096"], has: &["LDG.E.128", "STG.E.128", "F2FP.BF16", "MUFU.RSQ"], lacks: &["LDL", "STL"] },
+    Expect { example: "transpose", defines: &[], has: &["BAR.SYNC", "LDS", "STS"], lacks: &["LDL", "STL"] },
+    Expect { example: "gemm_simt", defines: &[], has: &["FFMA", "LDS", "STS", "BAR.SYNC"], lacks: &["LDL", "STL"] },
+];
+
+const INSTALL: &str = "run `bash scripts/install-deps.sh`, then `. scripts/env.sh`";
+
+/// `name` from the directories of `PATH`, then from the directory the CUDA wheels install into (as the compiler
+/// finds ptxas); a missing tool fails the test.
+fn tool(name: &str) -> PathBuf {
+    let wheel_bin = Command::new("python3")
+        .args(["-c", "import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], 'cu13', 'bin'))"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(wheel_bin)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("`{name}` not found on PATH nor in the CUDA wheels: {INSTALL}"))
+}
+
+/// The ptxas the compiler uses (`CUTEC_PTXAS` first), which must be release 13.0: the GPU machine's toolkit.
+fn ptxas() -> PathBuf {
+    let ptxas = std::env::var_os("CUTEC_PTXAS").map_or_else(|| tool("ptxas"), PathBuf::from);
+    let out = Command::new(&ptxas).arg("--version").output().unwrap_or_else(|e| panic!("{ptxas:?}: {e}; {INSTALL}"));
+    let version = String::from_utf8_lossy(&out.stdout);
+    assert!(version.contains("release 13.0"), "{ptxas:?} is not ptxas 13.0 ({INSTALL}):\n{version}");
+    ptxas
+}
+
+/// `cuobjdump` and the directory of the `nvdisasm` it runs (`NVDISASM_PATH` names a directory).
+fn cuobjdump() -> (PathBuf, PathBuf) {
+    let nvdisasm_dir = match std::env::var_os("NVDISASM_PATH").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => tool("nvdisasm").parent().map(Path::to_path_buf).unwrap_or_default(),
+    };
+    assert!(nvdisasm_dir.join("nvdisasm").is_file(), "no nvdisasm in NVDISASM_PATH={nvdisasm_dir:?}: {INSTALL}");
+    (tool("cuobjdump"), nvdisasm_dir)
+}
+
+/// Runs a command and returns its standard output and error together, failing with both if it fails.
+fn run(command: &mut Command) -> String {
+    let out = command.output().unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{command:?} failed ({}):\n{text}", out.status);
+    text
+}
+
+/// ptxas's lines that must not be there: warnings, and advisories with a message code such as `(C7508)`.
+fn advisories(log: &str) -> Vec<&str> {
+    let coded = |l: &str| {
+        l.split("(C")
+            .skip(1)
+            .any(|rest| rest.split_once(')').is_some_and(|(n, _)| n.bytes().all(|b| b.is_ascii_digit())))
+    };
+    log.lines().filter(|l| l.to_ascii_lowercase().contains("warning") || coded(l)).map(str::trim).collect()
+}
+
+/// (spill store bytes, spill load bytes) of every `N bytes stack frame, N bytes spill stores, N bytes spill
+/// loads` line of `ptxas -v` (one per function; `--warn-on-spills` repeats the numbers in its warning).
+fn spills(log: &str) -> Vec<(u32, u32)> {
+    let bytes = |line: &str, what: &str| -> Option<u32> {
+        let item = line.split(',').find(|i| i.trim().ends_with(what))?;
+        item.trim().split(' ').next()?.parse().ok()
+    };
+    log.lines()
+        .filter(|l| l.contains("bytes stack frame"))
+        .map(|l| {
+            (bytes(l, "bytes spill stores").unwrap_or(u32::MAX), bytes(l, "bytes spill loads").unwrap_or(u32::MAX))
+        })
+        .collect()
+}
+
+/// The opcode of every instruction of `cuobjdump --dump-sass` output, predicates removed:
+/// `/*0150*/  @!P0 LDG.E R9, desc[UR4][R4.64] ;` gives `LDG.E`.
+fn opcodes(sass: &str) -> Vec<&str> {
+    sass.lines()
+        .filter_map(|l| {
+            let rest = l.trim_start().strip_prefix("/*")?;
+            let (address, code) = rest.split_once("*/")?;
+            if !address.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            let mut words = code.split_whitespace().skip_while(|w| w.starts_with('@'));
+            words.next().map(|w| w.trim_end_matches(';'))
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether `opcode` is `wanted` or one of its forms (`wanted` followed by `.`).
+fn matches(opcode: &str, wanted: &str) -> bool {
+    opcode.strip_prefix(wanted).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+}
+
+/// Builds one example to PTX with the `cutec` binary, assembles it and disassembles the cubin; returns ptxas's
+/// log and the SASS.
+fn assemble(e: &Expect, dir: &Path, ptxas: &Path, cuobjdump: &(PathBuf, PathBuf)) -> (String, String) {
+    let ptx = dir.join(format!("{}.ptx", e.example));
+    let cubin = dir.join(format!("{}.cubin", e.example));
+    let mut build = Command::new(env!("CARGO_BIN_EXE_cutec"));
+    build.current_dir(super::root()).args(["build", &format!("examples/{}.cute", e.example), "--emit", "ptx"]);
+    for d in e.defines {
+        build.args(["-D", d]);
+    }
+    run(build.arg("-o").arg(&ptx));
+    let log = run(Command::new(ptxas).args(["-arch=sm_90a", "-v", "--warn-on-spills"]).arg(&ptx).arg("-o").arg(&cubin));
+    let (cuobjdump, nvdisasm_dir) = cuobjdump;
+    let sass = run(Command::new(cuobjdump).env("NVDISASM_PATH", nvdisasm_dir).arg("--dump-sass").arg(&cubin));
+    (log, sass)
+}
+
+#[test]
+fn examples_assemble_without_spills_or_advisories_into_the_expected_sass() {
+    let (ptxas, cuobjdump) = (ptxas(), cuobjdump());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut failures = Vec::new();
+    for e in SASS {
+        let (log, sass) = assemble(e, dir.path(), &ptxas, &cuobjdump);
+        let name = e.example;
+        let spilled = spills(&log);
+        if spilled.is_empty() || spilled.iter().any(|&s| s != (0, 0)) {
+            failures.push(format!("{name}: spill (store, load) bytes {spilled:?}"));
+        }
+        for line in advisories(&log) {
+            failures.push(format!("{name}: ptxas says `{line}`"));
+        }
+        let ops = opcodes(&sass);
+        if ops.is_empty() {
+            failures.push(format!("{name}: no instruction in the SASS:\n{sass}"));
+        }
+        for wanted in e.has {
+            if !ops.iter().any(|op| matches(op, wanted)) {
+                failures.push(format!("{name}: no {wanted} in the SASS"));
+            }
+        }
+        for unwanted in e.lacks {
+            let found: Vec<&&str> = ops.iter().filter(|op| matches(op, unwanted)).collect();
+            if !found.is_empty() {
+                failures.push(format!("{name}: {unwanted} must not be in the SASS, found {found:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "the SASS check failed:\n{}", failures.join("\n"));
+}
+
+/// ptxas prints its performance advisories as `info` lines with a code; the check above must see them. A
+/// `setmaxnreg` in a kernel without `.maxntid` is ignored (C7508).
+#[test]
+fn ptxas_advisories_fail_the_check() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ptx = dir.path().join("k.ptx");
+    let kernel = "{\n\tsetmaxnreg.inc.sync.aligned.u32 240;\n\tret;\n}\n";
+    std::fs::write(&ptx, format!(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{kernel}"))
+        .expect("write");
+    let cubin = dir.path().join("k.cubin");
+    let log =
+        run(Command::new(ptxas()).args(["-arch=sm_90a", "-v", "--warn-on-spills"]).arg(&ptx).arg("-o").arg(&cubin));
+    let found = advisories(&log);
+    assert!(found.len() == 1 && found[0].contains("(C7508)"), "C7508 expected:\n{log}");
+    assert_eq!(spills(&log), [(0, 0)], "{log}");
+}
+
+#[test]
+fn sass_opcodes_are_read_without_predicates_and_matched_by_form() {
+    let sass = [
+        "\t\tFunction : k",
+        "        /*00d0*/                   LDG.E.128 R8, desc[UR4][R2.64] ;          /* 0x0000000402087981 */",
+        "                                                                             /* 0x000ea2000c1e1d00 */",
+        "        /*0150*/              @!P0 LDSM.16.M88.4 R4, [R9] ;                  /* 0x0000000000000000 */",
+        "        /*0160*/                   EXIT ;                                    /* 0x000000000000794d */",
+    ]
+    .join("\n");
+    let ops = opcodes(&sass);
+    assert_eq!(ops, ["LDG.E.128", "LDSM.16.M88.4", "EXIT"]);
+    assert!(matches(ops[0], "LDG.E") && matches(ops[0], "LDG.E.128") && matches(ops[0], "LDG"));
+    assert!(!matches(ops[1], "LDS") && matches(ops[1], "LDSM"));
+    assert!(!matches(ops[0], "LDG.E.12"));
+}
+
+#[test]
+fn spills_and_advisories_are_read_from_the_log() {
+    let log = [
+        "ptxas warning : Registers are spilled to local memory in function 'k', 8 bytes spill stores, 4 bytes spill \
+         loads",
+        "ptxas info    : Function properties for k",
+        "    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads",
+        "ptxas info    : Used 4 registers, used 0 barriers",
+        "ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async instructions are serialized",
+        "ptxas info    : Compile time = 7.773 ms",
+    ]
+    .join("\n");
+    let found = advisories(&log);
+    assert!(found.len() == 2 && found[1].contains("(C7515)"), "{found:?}");
+    assert_eq!(spills(&log), [(8, 4)]);
+}
