@@ -30,6 +30,7 @@ const SASS: &[Expect] = &[
     Expect { example: "softmax", defines: &["N=4096"], has: &["SHFL.BFLY", "BAR.SYNC", "LDS", "STS", "LDG.E.128", "STG.E.128"], lacks: &["LDL", "STL"] },
     Expect { example: "rmsnorm", defines: &["N=4096"], has: &["LDG.E.128", "STG.E.128", "F2FP.BF16", "MUFU.RSQ"], lacks: &["LDL", "STL"] },
     Expect { example: "transpose", defines: &[], has: &["BAR.SYNC", "LDS", "STS"], lacks: &["LDL", "STL"] },
+    Expect { example: "tma_copy", defines: &[], has: &["UTMALDG.2D", "UTMASTG.2D", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT"], lacks: &["LDL", "STL", "LDG", "STG"] },
     Expect { example: "gemm_simt", defines: &[], has: &["FFMA", "LDS", "STS", "BAR.SYNC"], lacks: &["LDL", "STL"] },
 ];
 
