@@ -2,15 +2,14 @@
 //! the PTX ISA section it follows. Code generation uses an LLVM intrinsic whenever one exists (LLVM can then
 //! schedule and optimize around it); inline PTX is for instructions LLVM has no intrinsic for.
 //!
-//! Code generation v0 needs none: every instruction of the first kernels (loads and stores, `bar.sync`,
-//! `shfl.sync`, `ex2.approx`, `rsqrt.approx`, `tanh.approx`, conversions) has an intrinsic or an LLVM
-//! instruction. The first family will be `wgmma.mma_async` (PTX ISA §9.7.15.5.2), which no LLVM has an
-//! intrinsic for: its register operands (the accumulator fragment, up to 128 `f32` per thread) and shared-memory
+//! Everything else has an intrinsic or an LLVM instruction (loads and stores, barriers, shuffles, mbarriers, TMA,
+//! the wgmma fence/commit/wait, `setmaxnreg`). The one family without is `wgmma.mma_async` (PTX ISA
+//! §9.7.15.5.2): its register operands (the accumulator fragment, up to 128 `f32` per thread) and shared-memory
 //! descriptors go through one constraint string built here. [`asm`] is the helper those functions share.
 
 use inkwell::InlineAsmDialect;
 use inkwell::context::Context;
-use inkwell::types::FunctionType;
+use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum, FunctionType};
 use inkwell::values::PointerValue;
 
 /// An inline assembly callee: `template` is PTX with `$0, $1...` operands, `constraints` LLVM's constraint
@@ -39,4 +38,39 @@ pub fn asm<'ctx>(
 pub fn wgmma_fence<'ctx>(context: &'ctx Context) -> (FunctionType<'ctx>, PointerValue<'ctx>) {
     let ty = context.void_type().fn_type(&[], false);
     (ty, asm(context, ty, "wgmma.fence.sync.aligned;", "~{memory}", true))
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input}` with both operands in shared memory
+/// (PTX ISA §9.7.15.5.2): `d = a * b + (scale_d ? d : 0)` over the warpgroup. The callee takes the `n / 2`
+/// accumulator values (tied to its `n / 2` results, so the accumulator stays in the same registers across the
+/// asynchronous operation), the two 64-bit descriptors and `scale_d` as an `i32`, and gives the accumulator back
+/// as a struct of `n / 2` floats. `a_mn`/`b_mn` are the transpose immediates (1: the operand is MN-major).
+pub fn wgmma<'ctx>(
+    context: &'ctx Context,
+    n: u32,
+    k: u32,
+    input: &str,
+    a_mn: bool,
+    b_mn: bool,
+) -> (FunctionType<'ctx>, PointerValue<'ctx>) {
+    let regs = n / 2;
+    let f32t = context.f32_type();
+    let fields: Vec<BasicTypeEnum<'ctx>> = (0..regs).map(|_| f32t.into()).collect();
+    let ret = context.struct_type(&fields, false);
+    let mut params: Vec<BasicMetadataTypeEnum<'ctx>> = (0..regs).map(|_| f32t.into()).collect();
+    params.extend::<[BasicMetadataTypeEnum<'ctx>; 3]>([context.i64_type().into(), context.i64_type().into(), context.i32_type().into()]);
+    let ty = ret.fn_type(&params, false);
+    let outputs: Vec<String> = (0..regs).map(|i| format!("${i}")).collect();
+    let (desc_a, desc_b, scale) = (2 * regs, 2 * regs + 1, 2 * regs + 2);
+    let template = format!(
+        "{{\n.reg .pred p;\nsetp.ne.b32 p, ${scale}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input} \
+         {{{}}}, ${desc_a}, ${desc_b}, p, 1, 1, {}, {};\n}}",
+        outputs.join(", "),
+        u8::from(a_mn),
+        u8::from(b_mn)
+    );
+    let mut constraints: Vec<String> = (0..regs).map(|_| "=f".to_string()).collect();
+    constraints.extend((0..regs).map(|i| i.to_string()));
+    constraints.extend(["l".to_string(), "l".to_string(), "r".to_string()]);
+    (ty, asm(context, ty, &template, &constraints.join(","), true))
 }

@@ -44,6 +44,12 @@ pub(crate) const FENCE_PROXY_ASYNC_SHARED_CTA: &str = "llvm.nvvm.fence.proxy.asy
 /// `prefetch.tensormap [map]` on a generic address (LLVM 22 also emits a `prefetch.param.tensormap` of the
 /// parameter itself: harmless).
 pub(crate) const PREFETCH_TENSORMAP: &str = "llvm.nvvm.prefetch.tensormap";
+pub(crate) const WGMMA_FENCE: &str = "llvm.nvvm.wgmma.fence.sync.aligned";
+pub(crate) const WGMMA_COMMIT: &str = "llvm.nvvm.wgmma.commit_group.sync.aligned";
+/// `wgmma.wait_group.sync.aligned N` (`i64` immediate).
+pub(crate) const WGMMA_WAIT: &str = "llvm.nvvm.wgmma.wait_group.sync.aligned";
+pub(crate) const SETMAXNREG_INC: &str = "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32";
+pub(crate) const SETMAXNREG_DEC: &str = "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32";
 pub(crate) const BULK_COMMIT_GROUP: &str = "llvm.nvvm.cp.async.bulk.commit.group";
 pub(crate) const BULK_WAIT_GROUP: &str = "llvm.nvvm.cp.async.bulk.wait.group";
 pub(crate) const BULK_WAIT_GROUP_READ: &str = "llvm.nvvm.cp.async.bulk.wait.group.read";

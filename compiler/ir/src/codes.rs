@@ -27,6 +27,9 @@ pub const UNBOUNDED_ACCESS: &str = "E0308";
 pub const TMA_NOT_A_BOX: &str = "E0309";
 /// An mbarrier operand that is not an element of a `u64` tensor in shared memory.
 pub const NOT_AN_MBARRIER: &str = "E0310";
+/// An operand of `gemm` that a wgmma cannot take (not in shared memory, a layout the hardware does not read,
+/// an accumulator that is not a whole fragment).
+pub const WGMMA_OPERAND: &str = "E0311";
 /// Unrolling a loop would make more statements than the budget (`passes::unroll::MAX_STMTS`).
 pub const UNROLL_TOO_LARGE: &str = "E0320";
 /// A kernel has more statements after inlining and unrolling than the budget.
@@ -140,6 +143,17 @@ make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (128, 64)));\n    tma_load(
 `mbarrier_wait`, and `tma_load`'s `bar =`) take an mbarrier: an element of a `u64` tensor in shared memory, \
 written as an index expression, such as `bars[s]`.\n\n    let bars = make_tensor<u64, smem>(STAGES);\n    \
 mbarrier_init(bars[0], 1);\n",
+    },
+    CodeInfo {
+        code: WGMMA_OPERAND,
+        title: "an operand a wgmma cannot take",
+        explanation: "`gemm(mma, a, b, acc)` becomes one `wgmma.mma_async` per k-step of 16 elements. `a` (64 x BK) \
+and `b` (N x BK) must be `bf16` or `f16` tensors in shared memory laid out as the hardware reads them: tiles of \
+CuTe's wgmma atoms (`SW128_K<bf16>`, `SW64_K`, `SW32_K`, their `_MN` forms), which the compiler recognises by \
+matching the layout element by element, and from which it derives the matrix descriptors. Their start must be \
+aligned to the swizzle's period (1024 bytes for 128-byte swizzles; the allocation is aligned for you, a slice \
+must start at a multiple). `acc` must be the whole accumulator made by `mma.fragment_c((64, N))`.\n\n    let sa = \
+make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n",
     },
     CodeInfo {
         code: UNROLL_TOO_LARGE,

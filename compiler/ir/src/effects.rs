@@ -247,6 +247,8 @@ pub fn op(kernel: &Kernel, op: &Op) -> Effects {
                 | Effects::COLLECTIVE
         }
         Op::WgmmaCommit => Effects::ASYNC | Effects::COLLECTIVE,
+        // Warpgroup-collective, and it changes what every later instruction may use.
+        Op::Setmaxnreg { .. } => Effects::BARRIER | Effects::COLLECTIVE,
         Op::WgmmaWait { .. } => Effects::WAIT | Effects::BARRIER | Effects::COLLECTIVE,
     }
 }

@@ -122,7 +122,7 @@ pub use effects::Effects;
 pub use expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
 pub use lower::{lower, lower_all};
 pub use module::{Alloc, Kernel, MAX_SHARED_BYTES, MAX_STATIC_SHARED_BYTES, Module, Param, Var};
-pub use op::{Op, WgmmaShape};
+pub use op::{GmmaDesc, GmmaSwizzle, Op, WgmmaShape};
 pub use parse::{ParseError, parse};
 pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, run_pipeline};
 pub use print::{print, print_kernel};

@@ -34,6 +34,54 @@ pub struct WgmmaShape {
     pub input: Scalar,
 }
 
+/// The swizzle of a wgmma operand in shared memory (the descriptor's layout type).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum GmmaSwizzle {
+    None,
+    B32,
+    B64,
+    B128,
+}
+
+impl GmmaSwizzle {
+    /// The descriptor's bits 62-63 (PTX ISA, "Matrix Descriptor Format").
+    pub fn layout_type(self) -> u64 {
+        match self {
+            GmmaSwizzle::None => 0,
+            GmmaSwizzle::B128 => 1,
+            GmmaSwizzle::B64 => 2,
+            GmmaSwizzle::B32 => 3,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            GmmaSwizzle::None => "none",
+            GmmaSwizzle::B32 => "sw32",
+            GmmaSwizzle::B64 => "sw64",
+            GmmaSwizzle::B128 => "sw128",
+        }
+    }
+}
+
+/// What a wgmma shared-memory matrix descriptor says besides the start address (which is the operand's pointer):
+/// the leading and stride byte offsets, the swizzle, and whether the operand is MN-major (the instruction's
+/// transpose immediate). The lowering derives them from the operand's layout.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct GmmaDesc {
+    pub lbo: u32,
+    pub sbo: u32,
+    pub swizzle: GmmaSwizzle,
+    pub mn_major: bool,
+}
+
+impl GmmaDesc {
+    /// The descriptor's bits other than the start address (bits 0-13, `address >> 4`).
+    pub fn fixed_bits(&self) -> u64 {
+        let field = |bytes: u32| (u64::from(bytes) >> 4) & 0x3fff;
+        (field(self.lbo) << 16) | (field(self.sbo) << 32) | (self.swizzle.layout_type() << 62)
+    }
+}
+
 /// An operation with effects (see the module documentation).
 #[derive(Clone, PartialEq, Debug)]
 pub enum Op {
@@ -76,10 +124,21 @@ pub enum Op {
     FenceProxyAsync,
     /// `wgmma.fence.sync.aligned`: before the first `wgmma.mma_async` of a group.
     WgmmaFence,
-    /// `wgmma.mma_async.sync.aligned`: `acc (+)= A * B` over the warpgroup, with A and B in shared memory
-    /// described by the 64-bit descriptors `a` and `b`; `scale_d` false means `acc = A * B`. `acc` points to the
-    /// register array holding this thread's part of the accumulator.
-    Wgmma { shape: WgmmaShape, acc: Handle<Expr>, a: Handle<Expr>, b: Handle<Expr>, scale_d: Handle<Expr> },
+    /// `wgmma.mma_async.sync.aligned`: `acc (+)= A * B` over the warpgroup, with A and B in shared memory at
+    /// `a` and `b`, read as their descriptors say; `scale_d` false means `acc = A * B`. `acc` points to the
+    /// register array holding this thread's part of the accumulator (`n / 2` values of `f32`).
+    Wgmma {
+        shape: WgmmaShape,
+        acc: Handle<Expr>,
+        a: Handle<Expr>,
+        a_desc: GmmaDesc,
+        b: Handle<Expr>,
+        b_desc: GmmaDesc,
+        scale_d: Handle<Expr>,
+    },
+    /// `setmaxnreg.inc` (`inc`) or `.dec.sync.aligned.u32 regs`: sets the calling warpgroup's registers per
+    /// thread.
+    Setmaxnreg { regs: u32, inc: bool },
     /// `wgmma.commit_group.sync.aligned`: the `wgmma.mma_async`s not yet committed form one group.
     WgmmaCommit,
     /// `wgmma.wait_group.sync.aligned N`: waits until at most `pending` groups are in flight.
@@ -114,6 +173,8 @@ impl Op {
             Op::Wgmma { .. } => "wgmma.mma_async",
             Op::WgmmaCommit => "wgmma.commit_group",
             Op::WgmmaWait { .. } => "wgmma.wait_group",
+            Op::Setmaxnreg { inc: true, .. } => "setmaxnreg.inc",
+            Op::Setmaxnreg { inc: false, .. } => "setmaxnreg.dec",
         }
     }
 
@@ -143,6 +204,7 @@ impl Op {
             | Op::WgmmaFence
             | Op::Wgmma { .. }
             | Op::WgmmaCommit
+            | Op::Setmaxnreg { .. }
             | Op::WgmmaWait { .. } => None,
         }
     }
@@ -184,6 +246,7 @@ impl Op {
             | Op::WgmmaFence
             | Op::WgmmaCommit
             | Op::WgmmaWait { .. }
+            | Op::Setmaxnreg { .. }
             | Op::BulkCommit
             | Op::BulkWait { .. }
             | Op::FenceMbarrierInit
@@ -228,6 +291,7 @@ impl Op {
             | Op::WgmmaFence
             | Op::WgmmaCommit
             | Op::WgmmaWait { .. }
+            | Op::Setmaxnreg { .. }
             | Op::BulkCommit
             | Op::BulkWait { .. }
             | Op::FenceMbarrierInit

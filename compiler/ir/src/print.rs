@@ -261,6 +261,12 @@ impl Printer<'_> {
     }
 }
 
+/// A wgmma descriptor's fields, as the parser reads them back.
+fn desc(d: &crate::GmmaDesc) -> String {
+    let major = if d.mn_major { "mn" } else { "k" };
+    format!("desc({}, lbo {}, sbo {}, {major})", d.swizzle.name(), d.lbo, d.sbo)
+}
+
 impl Printer<'_> {
     /// An operation: its mnemonic and operands.
     fn op(&self, op: &Op) -> String {
@@ -284,17 +290,20 @@ impl Printer<'_> {
             }
             Op::PrefetchTensorMap { map } => format!("{name} {}", o(map)),
             Op::BulkWait { pending, .. } => format!("{name} {pending}"),
-            Op::Wgmma { shape, acc, a, b, scale_d } => format!(
-                "{name} m{}n{}k{}.{} {}, {}, {}, scale_d {}",
+            Op::Wgmma { shape, acc, a, a_desc, b, b_desc, scale_d } => format!(
+                "{name} m{}n{}k{}.{} {}, {} {}, {} {}, scale_d {}",
                 shape.m,
                 shape.n,
                 shape.k,
                 shape.input,
                 o(acc),
                 o(a),
+                desc(&a_desc),
                 o(b),
+                desc(&b_desc),
                 o(scale_d)
             ),
+            Op::Setmaxnreg { regs, .. } => format!("{name} {regs}"),
             Op::WgmmaWait { pending } => format!("{name} {pending}"),
             Op::FenceProxyAsync
             | Op::WgmmaFence

@@ -96,6 +96,7 @@ pub enum Builtin {
     TmaStore,
     TmaStoreWait,
     Gemm,
+    WgmmaWait,
     // Expert escape hatches.
     FenceProxyAsync,
     ElectOne,
@@ -650,8 +651,19 @@ pub static BUILTINS: &[BuiltinInfo] = &[
         "gemm",
         &[p("mma", K::TiledMma), p("a", K::Tensor), p("b", K::Tensor), p("acc", K::Tensor)],
         "()",
-        "acc += a * b^T with the tiled MMA (both operands K-major).",
+        "acc += a * b^T with the tiled MMA (operands in shared memory): one asynchronous group of wgmmas; \
+         `wgmma_wait` says when it is done.",
     ),
+    BuiltinInfo {
+        generics: &[G::Int],
+        ..func(
+            B::WgmmaWait,
+            "wgmma_wait",
+            &[],
+            "()",
+            "Waits until at most N of this warpgroup's `gemm` groups are still running.",
+        )
+    },
     func(B::FenceProxyAsync, "fence_proxy_async", &[], "()", "Orders generic-proxy writes before async-proxy reads."),
     func(B::ElectOne, "elect_one", &[], "bool", "True in exactly one lane of the calling warp."),
     BuiltinInfo {

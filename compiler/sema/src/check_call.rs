@@ -444,11 +444,11 @@ impl Fcx<'_, '_> {
             | B::MbarrierArriveExpectTx
             | B::MbarrierWait
             | B::StaticAssert => Type::Unit,
-            B::TmaStoreWait => {
+            B::TmaStoreWait | B::WgmmaWait => {
                 if let (Some(v), Some(g)) = (gens.first().and_then(|g| g.int()), generics.first())
                     && !(0..=63).contains(&v)
                 {
-                    let problem = format!("`tma_store_wait` takes a number of pending stores in 0..=63, found {v}");
+                    let problem = format!("`{}` takes a number of pending groups in 0..=63, found {v}", name.name);
                     self.error(SemaError::BadAtom { span: g.span, problem, help: None });
                 }
                 Type::Unit

@@ -157,7 +157,7 @@ impl BuiltinGroup {
             | B::Upcast
             | B::Downcast => G::Algebra,
             B::Swizzle | B::Sw128K | B::Sw64K | B::Sw32K | B::Sw128Mn | B::Sw64Mn | B::Sw32Mn => G::Swizzles,
-            B::Wgmma | B::TiledMma | B::TmaLoad | B::TmaStore | B::TmaStoreWait | B::Gemm => G::Hopper,
+            B::Wgmma | B::TiledMma | B::TmaLoad | B::TmaStore | B::TmaStoreWait | B::Gemm | B::WgmmaWait => G::Hopper,
             B::FenceProxyAsync
             | B::ElectOne
             | B::Setmaxnreg
@@ -341,6 +341,7 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
              pipelined(stages = 4) {\n        gemm(mma, tma_load(ga[_, _, k], sa), tma_load(gb[_, _, k], sb), \
              acc);\n    }\n    store(acc, local_tile(c, (128, 128), (block_idx.x, block_idx.y)));\n",
         ),
+        B::WgmmaWait => (HEADER, "    wgmma_wait<0>();\n"),
         B::FenceProxyAsync => (HEADER, "    fence_proxy_async();\n"),
         B::ElectOne => (HEADER, "    if elect_one() {\n        x[0, warp_idx] = 1.0;\n    }\n"),
         B::Setmaxnreg => (HEADER, "    setmaxnreg<240>();\n"),

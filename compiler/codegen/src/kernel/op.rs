@@ -111,11 +111,83 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 self.call_void(nv::FENCE_PROXY_ASYNC_SHARED_CTA, &[], &[])?;
                 return Ok(None);
             }
-            // wgmma comes with the accumulator fragments.
-            Op::WgmmaFence | Op::Wgmma { .. } | Op::WgmmaCommit | Op::WgmmaWait { .. } => {
-                return Err(CodegenError::Unsupported { what: format!("`{}`", op.name()) });
+            Op::WgmmaFence => {
+                self.call_void(nv::WGMMA_FENCE, &[], &[])?;
+                return Ok(None);
+            }
+            Op::WgmmaCommit => {
+                self.call_void(nv::WGMMA_COMMIT, &[], &[])?;
+                return Ok(None);
+            }
+            Op::WgmmaWait { pending } => {
+                let n = self.context.i64_type().const_int(u64::from(pending), false);
+                self.call_void(nv::WGMMA_WAIT, &[], &[n.into()])?;
+                return Ok(None);
+            }
+            Op::Setmaxnreg { regs, inc } => {
+                let n = self.context.i32_type().const_int(u64::from(regs), false);
+                self.call_void(if inc { nv::SETMAXNREG_INC } else { nv::SETMAXNREG_DEC }, &[], &[n.into()])?;
+                return Ok(None);
+            }
+            Op::Wgmma { shape, acc, a, a_desc, b, b_desc, scale_d } => {
+                self.wgmma(shape, acc, (a, a_desc), (b, b_desc), scale_d)?;
+                return Ok(None);
             }
         }))
+    }
+
+    /// One `wgmma.mma_async`: the accumulator's `n / 2` values are loaded from its register array, passed through
+    /// the asm statement tied to its results, and stored back; SROA turns the array into SSA values, so the
+    /// accumulator stays in the same registers from one wgmma to the next (no copies between them).
+    fn wgmma(
+        &mut self,
+        shape: cutec_ir::WgmmaShape,
+        acc: Handle<Expr>,
+        (a, a_desc): (Handle<Expr>, cutec_ir::GmmaDesc),
+        (b, b_desc): (Handle<Expr>, cutec_ir::GmmaDesc),
+        scale_d: Handle<Expr>,
+    ) -> Result<(), CodegenError> {
+        let regs = shape.n / 2;
+        let (f32t, i32t, i64t) = (self.context.f32_type(), self.context.i32_type(), self.context.i64_type());
+        let acc = self.value(acc)?.into_pointer_value();
+        let mut args: Vec<inkwell::values::BasicMetadataValueEnum<'ctx>> = Vec::with_capacity(regs as usize + 3);
+        let mut slots = Vec::with_capacity(regs as usize);
+        for i in 0..regs {
+            let at = i64t.const_int(u64::from(i), false);
+            // SAFETY: the validator checked the accumulator holds `n / 2` values.
+            let slot = ll(unsafe { self.builder.build_in_bounds_gep(f32t, acc, &[at], "acc") })?;
+            args.push(ll(self.builder.build_load(f32t, slot, ""))?.into());
+            slots.push(slot);
+        }
+        for (ptr, desc) in [(a, a_desc), (b, b_desc)] {
+            args.push(self.descriptor(ptr, desc)?.into());
+        }
+        let scale = ll(self.builder.build_int_z_extend(self.value(scale_d)?.into_int_value(), i32t, "scale_d"))?;
+        args.push(scale.into());
+        let input = shape.input.name();
+        let (ty, callee) =
+            crate::inline_ptx::wgmma(self.context, shape.n, shape.k, input, a_desc.mn_major, b_desc.mn_major);
+        let out = ll(self.builder.build_indirect_call(ty, callee, &args, "wgmma"))?;
+        let out = out.try_as_basic_value().basic().ok_or_else(|| CodegenError::llvm("wgmma", "no result"))?;
+        for (i, slot) in slots.into_iter().enumerate() {
+            let v = ll(self.builder.build_extract_value(out.into_struct_value(), i as u32, ""))?;
+            ll(self.builder.build_store(slot, v))?;
+        }
+        Ok(())
+    }
+
+    /// The 64-bit matrix descriptor of a shared-memory operand at `ptr`: its fixed fields, and the start address
+    /// (the shared-memory address, bits 4-17, in bits 0-13).
+    fn descriptor(
+        &mut self,
+        ptr: Handle<Expr>,
+        desc: cutec_ir::GmmaDesc,
+    ) -> Result<inkwell::values::IntValue<'ctx>, CodegenError> {
+        let i64t = self.context.i64_type();
+        let addr = ll(self.builder.build_ptr_to_int(self.value(ptr)?.into_pointer_value(), i64t, "smem.addr"))?;
+        let start = ll(self.builder.build_and(addr, i64t.const_int(0x3ffff, false), ""))?;
+        let start = ll(self.builder.build_right_shift(start, i64t.const_int(4, false), false, ""))?;
+        ll(self.builder.build_or(start, i64t.const_int(desc.fixed_bits(), false), "desc"))
     }
 
     /// `mbarrier.try_wait.parity` until it succeeds: a loop of its own blocks.

@@ -154,6 +154,8 @@ impl Lower<'_> {
                 let layout = self.layout_of(&arg(0)?, arg_span(0))?;
                 self.allocate(elem, space, layout, span).map(Value::Tensor)
             }
+            // The tiled MMA's shape is in its type; the value carries nothing.
+            Builtin::TiledMma => Ok(Value::Mma),
             Builtin::Copy => match (arg(0)?, arg(1)?) {
                 (Value::Tensor(s), Value::Tensor(d)) => self.copy(&s, &d, span).map(|()| Value::Unit),
                 _ => self.unsupported(span, "`copy` of these values"),
@@ -280,7 +282,7 @@ impl Lower<'_> {
     }
 
     /// A new register or shared-memory tensor: a static allocation of `cosize(layout)` elements.
-    fn allocate(&mut self, elem: Scalar, space: Space, layout: Layout, span: Span) -> LResult<TensorView> {
+    pub(super) fn allocate(&mut self, elem: Scalar, space: Space, layout: Layout, span: Span) -> LResult<TensorView> {
         // `u64` tensors in shared memory hold mbarriers, which only the mbarrier operations touch: storage
         // without arithmetic (the IR has no unsigned 64-bit operations).
         let ir_elem = match elem {

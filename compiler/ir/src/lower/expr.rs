@@ -123,7 +123,7 @@ impl Lower<'_> {
                 self.at(e.span);
                 Ok(Value::Scalar(self.scalar(&v, to, e.span)?, to))
             }
-            ExprKind::MethodCall { method, .. } => self.unsupported(e.span, format!("the method `.{}`", method.name)),
+            ExprKind::MethodCall { receiver, args, .. } => self.method_call(e, receiver, args),
             ExprKind::Str(_) => self.unsupported(e.span, "a string"),
             ExprKind::Error => Err(Reported),
         }
@@ -199,6 +199,7 @@ impl Lower<'_> {
                 Ok(Value::Scalar(self.b.binary(op, tid, k), Scalar::Int))
             }
             Builtin::Inf => Ok(Value::Scalar(self.b.f32(f32::INFINITY), Scalar::F32)),
+            Builtin::Wgmma => Ok(Value::Mma),
             _ => self.unsupported(span, format!("the builtin `{b:?}` as a value")),
         }
     }

@@ -26,6 +26,7 @@ mod copy;
 mod expr;
 mod interface;
 mod layout;
+mod mma;
 mod prove;
 mod stmt;
 mod tma;

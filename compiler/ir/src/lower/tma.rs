@@ -67,6 +67,10 @@ impl Lower<'_> {
                     None => self.error(codes::INTERNAL, e.span, "`elect.sync` gave no value"),
                 }
             }
+            Builtin::Gemm => self.gemm_call(e, args),
+            Builtin::WgmmaWait => self.wgmma_wait_call(e),
+            Builtin::Setmaxnreg => self.setmaxnreg_call(e),
+            Builtin::Store => self.store_args(e, args),
             Builtin::FenceProxyAsync => {
                 self.at(e.span);
                 self.b.op(Op::FenceProxyAsync);
@@ -74,6 +78,20 @@ impl Lower<'_> {
             }
             _ => return None,
         })
+    }
+
+    /// `store(src, dst)`.
+    fn store_args(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
+        let (Some(src), Some(dst)) = (args.first(), args.get(1)) else {
+            return self.error(codes::INTERNAL, e.span, "`store` without its tensors");
+        };
+        let (s, d) = (self.expr(&src.value)?, self.expr(&dst.value)?);
+        let (Value::Tensor(s), Value::Tensor(d)) = (s, d) else {
+            return self.unsupported(e.span, "`store` of values that are not tensors");
+        };
+        self.at(e.span);
+        self.store_call(&s, &d, e.span)?;
+        Ok(Value::Unit)
     }
 
     /// `mbarrier_init(bar, count)` (with the fence that makes it visible to TMA and, after a barrier, to the
@@ -417,7 +435,7 @@ impl Lower<'_> {
     }
 
     /// Raises the alignment of the shared-memory allocation `base` points to.
-    fn align_allocation(&mut self, base: Handle<Expr>, align: u32) {
+    pub(super) fn align_allocation(&mut self, base: Handle<Expr>, align: u32) {
         let kernel = self.b.kernel_mut();
         if let Some(Expr::AllocPtr(a)) = kernel.exprs.get(base).cloned()
             && let Some(alloc) = kernel.allocs.get_mut(a)

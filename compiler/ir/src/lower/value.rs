@@ -21,6 +21,8 @@ pub(crate) enum Value {
     /// A swizzled layout `Sw o offset o L`.
     Composed(ComposedLayout),
     Tensor(TensorView),
+    /// A wgmma atom or tiled MMA: what it is lives in its checker type.
+    Mma,
     /// `thread_idx`, `block_idx`, `block_dim`, `grid_dim` before their `.x`.
     Dim3(Builtin),
     Unit,

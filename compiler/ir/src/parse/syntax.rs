@@ -664,13 +664,50 @@ impl Parser {
                 let Some(shape) = wgmma_shape(&shape_text) else {
                     return self.error(format!("`{shape_text}` is not a wgmma shape like `m64n128k16.bf16`"));
                 };
-                let v = self.operands(3)?;
+                let acc = self.operand()?;
+                self.punct(',')?;
+                let a = self.operand()?;
+                let a_desc = self.gmma_desc()?;
+                self.punct(',')?;
+                let b = self.operand()?;
+                let b_desc = self.gmma_desc()?;
                 self.punct(',')?;
                 self.keyword("scale_d")?;
-                Op::Wgmma { shape, acc: v[0], a: v[1], b: v[2], scale_d: self.operand()? }
+                Op::Wgmma { shape, acc, a, a_desc, b, b_desc, scale_d: self.operand()? }
             }
+            "setmaxnreg.inc" => Op::Setmaxnreg { regs: self.integer()?, inc: true },
+            "setmaxnreg.dec" => Op::Setmaxnreg { regs: self.integer()?, inc: false },
             _ => return Ok(None),
         }))
+    }
+
+    /// A wgmma descriptor's fields: `desc(sw128, lbo 16, sbo 1024, k)` (`k` or `mn` major).
+    fn gmma_desc(&mut self) -> PResult<crate::GmmaDesc> {
+        self.keyword("desc")?;
+        self.punct('(')?;
+        let sw = self.word()?;
+        let swizzle = match sw.as_str() {
+            "none" => crate::GmmaSwizzle::None,
+            "sw32" => crate::GmmaSwizzle::B32,
+            "sw64" => crate::GmmaSwizzle::B64,
+            "sw128" => crate::GmmaSwizzle::B128,
+            _ => return self.error(format!("`{sw}` is not a wgmma swizzle (none, sw32, sw64, sw128)")),
+        };
+        self.punct(',')?;
+        self.keyword("lbo")?;
+        let lbo = self.integer()?;
+        self.punct(',')?;
+        self.keyword("sbo")?;
+        let sbo = self.integer()?;
+        self.punct(',')?;
+        let major = self.word()?;
+        let mn_major = match major.as_str() {
+            "k" => false,
+            "mn" => true,
+            _ => return self.error(format!("`{major}` is not a major-ness (k, mn)")),
+        };
+        self.punct(')')?;
+        Ok(crate::GmmaDesc { lbo, sbo, swizzle, mn_major })
     }
 
     /// The expression named `m` with its operands.

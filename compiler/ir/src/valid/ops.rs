@@ -75,7 +75,11 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             Err(E::BadOp { op: "bulk.wait_group", why: "the number of pending groups is 0 to 63" })
         }
         Op::BulkCommit | Op::BulkWait { .. } | Op::FenceMbarrierInit => Ok(None),
-        Op::Wgmma { shape, acc, a, b, scale_d } => {
+        Op::Setmaxnreg { regs, .. } if !(24..=256).contains(&regs) || regs % 8 != 0 => {
+            Err(E::BadOp { op: "setmaxnreg", why: "the register count is a multiple of 8 in 24..=256" })
+        }
+        Op::Setmaxnreg { .. } => Ok(None),
+        Op::Wgmma { shape, acc, a, b, scale_d, .. } => {
             let k = match shape.input {
                 Scalar::F16 | Scalar::BF16 => 16,
                 _ => return Err(E::BadOp { op: "wgmma.mma_async", why: "inputs are f16 or bf16" }),
@@ -87,8 +91,8 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
                 });
             }
             expect(acc, &|t| t == Type::Ptr(AddrSpace::Local), "a register array (ptr<local>)")?;
-            expect(a, &|t| t == Type::I64, "an i64 descriptor")?;
-            expect(b, &|t| t == Type::I64, "an i64 descriptor")?;
+            expect(a, &shared, "a shared-memory operand")?;
+            expect(b, &shared, "a shared-memory operand")?;
             expect(scale_d, &|t| t == Type::I1, "i1")?;
             Ok(None)
         }

@@ -1,0 +1,246 @@
+//! Warpgroup MMAs written by hand: `tiled_mma(wgmma<64, N, 16, bf16, bf16, f32>, (1, 1, 1))`, its accumulator
+//! `mma.fragment_c((64, N))`, the thread's part of a C tile `mma.partition_c(t)`, `gemm(mma, a, b, acc)` (one
+//! asynchronous group of `wgmma.mma_async`, one per k-step of the tiles), `wgmma_wait<N>()`, `setmaxnreg<N>()`,
+//! and `store(acc, t)` (converts and writes, predicated like any access).
+//!
+//! **The accumulator** of an m64nNk16 wgmma is `N / 2` `f32` per thread of the warpgroup, in CuTe's C layout
+//! `((4, 8, 4), (2, 2, N/8)) : ((128, 1, 16), (64, 8, 512))` from (thread, value) to the column-major index of
+//! the 64 x N tile (PTX ISA, "Matrix fragments for wgmma .m64nNk16", accumulator D): warp `w` holds rows
+//! `16w..16w+15`, lane `l` rows `16w + l/4` and `+8`, columns `8j + 2(l%4)` and `+1`. `fragment_c` is a
+//! register array of those values (compact, so `fill`, element-wise math and `store` work on it), and
+//! `partition_c(t)` is `composition(t, C)[thread % 128, _]`: the same values' places in `t`.
+//!
+//! **Descriptors are derived, never written**: the shared-memory layout of each operand (its swizzle included)
+//! is matched against the layouts the hardware reads (`cutec_layout::gmma`), which gives the descriptor's fixed
+//! fields and each k-step's start; the start address is the operand's pointer.
+
+use super::value::{TensorView, Value};
+use super::{LResult, Lower};
+use crate::{AddrSpace, Expr, GmmaDesc, GmmaSwizzle, Handle, Op, WgmmaShape, codes};
+use cutec_diagnostics::Span;
+use cutec_grammar::ast;
+use cutec_layout::{Int, IntTuple, Layout};
+use cutec_sema::{Method, Scalar, SymInt, Type};
+
+/// The registers per thread at the start of a kernel of `threads` threads that asks for one CTA per SM
+/// (`.minnctapersm 1`): the register file's 64 Ki shared evenly, in ptxas's steps of 8, at most 255.
+fn entry_registers(threads: u32) -> u32 {
+    ((65536 / threads.max(1)) / 8 * 8).min(248)
+}
+
+impl Lower<'_> {
+    /// The wgmma shape of a tiled MMA the lowering supports: one m64nNk16 atom of `bf16` or `f16` with `f32`
+    /// accumulators, on one warpgroup (`(1, 1, 1)`).
+    fn mma_shape(&mut self, id: ast::NodeId, span: Span) -> LResult<WgmmaShape> {
+        let Type::TiledMma(t) = self.type_of(id).clone() else {
+            return self.error(codes::INTERNAL, span, "a tiled MMA expected");
+        };
+        let atom = t.atom;
+        let input = match (atom.a, atom.b) {
+            (Scalar::BF16, Scalar::BF16) => crate::Scalar::BF16,
+            (Scalar::F16, Scalar::F16) => crate::Scalar::F16,
+            _ => return self.unsupported(span, format!("a wgmma of `{}` x `{}`", atom.a, atom.b)),
+        };
+        if atom.c != Scalar::F32 {
+            return self.unsupported(span, format!("a wgmma accumulating in `{}`", atom.c));
+        }
+        if t.tiling.iter().any(|&x| x != Some(1)) {
+            return self.unsupported(span, "a tiled MMA over several warpgroups (tile by hand: one per warpgroup)");
+        }
+        match (atom.m, atom.n, atom.k) {
+            (Some(64), Some(n), Some(16)) if n % 8 == 0 && (8..=256).contains(&n) => {
+                Ok(WgmmaShape { m: 64, n: n as u32, k: 16, input })
+            }
+            _ => self.unsupported(span, "a wgmma shape other than m64nNk16 with N a multiple of 8 up to 256"),
+        }
+    }
+
+    /// CuTe's C layout of an m64nNk16 wgmma: (thread, value) to the column-major index of the 64 x N tile.
+    fn c_layout(&mut self, n: u32, span: Span) -> LResult<Layout> {
+        let t = |v: &[i64]| IntTuple::Tuple(v.iter().map(|&x| IntTuple::Int(Int::Static(x))).collect());
+        let shape = IntTuple::Tuple(vec![t(&[4, 8, 4]), t(&[2, 2, i64::from(n / 8)])]);
+        let stride = IntTuple::Tuple(vec![t(&[128, 1, 16]), t(&[64, 8, 512])]);
+        self.layout_result(Layout::new(shape, stride), span)
+    }
+
+    /// `mma.fragment_c(shape)` and `mma.partition_c(t)`.
+    pub(super) fn method_call(
+        &mut self,
+        e: &ast::Expr,
+        receiver: &ast::Expr,
+        args: &[ast::Arg],
+    ) -> LResult<Value> {
+        let method = match self.resolution(e.id) {
+            Some(cutec_sema::Resolution::Method(m)) => *m,
+            _ => return self.unsupported(e.span, "this method"),
+        };
+        let shape = self.mma_shape(receiver.id, receiver.span)?;
+        let Some(arg) = args.first() else { return self.error(codes::INTERNAL, e.span, "a method without argument") };
+        let v = self.expr(&arg.value)?;
+        self.at(e.span);
+        match method {
+            Method::FragmentC => {
+                let ok = match &v {
+                    Value::Tuple(items) => matches!(items.as_slice(), [Value::Const(64), Value::Const(n)] if *n == i64::from(shape.n)),
+                    _ => false,
+                };
+                if !ok {
+                    return self.unsupported(arg.span, format!("an accumulator of another shape than (64, {})", shape.n));
+                }
+                let values = Layout::compact(IntTuple::Tuple(vec![
+                    IntTuple::Int(Int::Static(2)),
+                    IntTuple::Int(Int::Static(2)),
+                    IntTuple::Int(Int::Static(i64::from(shape.n / 8))),
+                ]));
+                let values = self.layout_result(values, e.span)?;
+                let t = self.allocate(Scalar::F32, cutec_sema::Space::Rmem, values, e.span)?;
+                Ok(Value::Tensor(t))
+            }
+            Method::PartitionC => {
+                let Value::Tensor(t) = v else { return self.error(codes::INTERNAL, arg.span, "a tensor expected") };
+                let size = t.layout.size().ok().and_then(|s| s.static_value());
+                let rows = t.layout.mode(0).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
+                if size != Some(64 * i64::from(shape.n)) || rows != Some(64) {
+                    return self.unsupported(arg.span, format!("partitioning a C tile of another shape than (64, {})", shape.n));
+                }
+                let c = self.c_layout(shape.n, e.span)?;
+                let composed = self.builtin(e, cutec_sema::Builtin::Composition, &[Value::Tensor(t), Value::Layout(c)], &[arg.span, e.span])?;
+                let tid = self.b.thread_idx_x();
+                let k = self.b.i32(127);
+                let lane = self.b.binary(crate::BinaryOp::And, tid, k);
+                self.index(composed, Value::Tuple(vec![Value::Scalar(lane, Scalar::Int), Value::Wildcard]), e.span)
+            }
+            _ => self.unsupported(e.span, "this tiled MMA method"),
+        }
+    }
+
+    /// `gemm(mma, a, b, acc)`: `wgmma.fence`, one `wgmma.mma_async` per k-step of the (64, BK) tile `a` and the
+    /// (N, BK) tile `b` in shared memory, `wgmma.commit_group`.
+    pub(super) fn gemm_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
+        let [mma, a, b, acc] = args else { return self.error(codes::INTERNAL, e.span, "`gemm` takes four arguments") };
+        let shape = self.mma_shape(mma.value.id, mma.span)?;
+        let (va, vb, vacc) = (self.expr(&a.value)?, self.expr(&b.value)?, self.expr(&acc.value)?);
+        let (Value::Tensor(ta), Value::Tensor(tb), Value::Tensor(tacc)) = (va, vb, vacc) else {
+            return self.error(codes::INTERNAL, e.span, "`gemm` of values that are not tensors");
+        };
+        self.at(e.span);
+        let elem = if shape.input == crate::Scalar::BF16 { Scalar::BF16 } else { Scalar::F16 };
+        for (t, span, what) in [(&ta, a.span, "A"), (&tb, b.span, "B")] {
+            if t.space != AddrSpace::Shared || t.elem != elem {
+                let msg = format!("the {what} operand of this wgmma must be a `{elem}` tensor in shared memory");
+                return self.error(codes::WGMMA_OPERAND, span, msg);
+            }
+        }
+        let accumulator = tacc.space == AddrSpace::Local
+            && tacc.elem == Scalar::F32
+            && tacc.offset == SymInt::Const(0)
+            && tacc.layout.size().ok().and_then(|s| s.static_value()) == Some(i64::from(shape.n / 2));
+        if !accumulator {
+            let msg = format!("the accumulator must be a whole `mma.fragment_c((64, {}))`", shape.n);
+            return self.error(codes::WGMMA_OPERAND, acc.span, msg);
+        }
+        let (desc_a, steps_a) = self.operand_descriptor(&ta, 64, a.span)?;
+        let (desc_b, steps_b) = self.operand_descriptor(&tb, i64::from(shape.n), b.span)?;
+        if steps_a.len() != steps_b.len() {
+            let msg = format!("A has {} k-steps of 16 and B {}", steps_a.len(), steps_b.len());
+            return self.error(codes::WGMMA_OPERAND, e.span, msg);
+        }
+        let one = self.b.bool(true);
+        self.b.op(Op::WgmmaFence);
+        for (sa, sb) in steps_a.iter().zip(&steps_b) {
+            let pa = self.operand_ptr(&ta, *sa, e.span)?;
+            let pb = self.operand_ptr(&tb, *sb, e.span)?;
+            self.b.op(Op::Wgmma { shape, acc: tacc.base, a: pa, a_desc: desc_a, b: pb, b_desc: desc_b, scale_d: one });
+        }
+        self.b.op(Op::WgmmaCommit);
+        Ok(Value::Unit)
+    }
+
+    /// The address of k-step `step` (bytes from the tile's first element, before any swizzle) of an operand
+    /// whose offset is a multiple of its swizzle's period.
+    fn operand_ptr(&mut self, t: &TensorView, step: i64, span: Span) -> LResult<Handle<Expr>> {
+        let bytes = i64::from(if t.elem == Scalar::F32 { 4u32 } else { 2 });
+        let idx = SymInt::op(cutec_sema::SymOp::Add, t.offset.clone(), SymInt::Const(step / bytes));
+        let i = self.materialize(&idx, span)?;
+        let elem = self.ir_scalar(t.elem, span)?;
+        Ok(self.b.offset(t.base, i, crate::Type::Scalar(elem)))
+    }
+
+    /// The descriptor of an (mn, K) operand tile and the start of each k-step in bytes from the tile's first
+    /// element, derived from its layout; the tile's buffer is aligned to the swizzle's period.
+    fn operand_descriptor(&mut self, t: &TensorView, mn: i64, span: Span) -> LResult<(GmmaDesc, Vec<i64>)> {
+        let bytes = 2i64;
+        let derived = cutec_layout::gmma::operand_descriptor(&t.layout, t.swizzle.as_ref(), bytes, mn, 16);
+        let d = match derived {
+            Ok(d) => d,
+            Err(why) => return self.error(codes::WGMMA_OPERAND, span, format!("this operand cannot feed a wgmma: {why}")),
+        };
+        let period = d.base_alignment as i64;
+        let div = self.divisor(&t.offset);
+        if div != i64::MAX && (div.saturating_mul(bytes)) % period != 0 {
+            let msg = format!(
+                "the operand starts at element {} of its buffer, which is not known to be a multiple of {} elements \
+                 ({period} bytes), as its swizzle needs",
+                t.offset,
+                period / bytes
+            );
+            return self.error(codes::WGMMA_OPERAND, span, msg);
+        }
+        self.align_allocation(t.base, period as u32);
+        self.check_shared_limit(AddrSpace::Shared, span)?;
+        let swizzle = match d.swizzle {
+            cutec_layout::gmma::GmmaSwizzle::None => GmmaSwizzle::None,
+            cutec_layout::gmma::GmmaSwizzle::B32 => GmmaSwizzle::B32,
+            cutec_layout::gmma::GmmaSwizzle::B64 => GmmaSwizzle::B64,
+            cutec_layout::gmma::GmmaSwizzle::B128 => GmmaSwizzle::B128,
+        };
+        let desc = GmmaDesc {
+            lbo: d.lbo_bytes as u32,
+            sbo: d.sbo_bytes as u32,
+            swizzle,
+            mn_major: d.major == cutec_layout::gmma::Major::MN,
+        };
+        Ok((desc, d.k_step_offsets))
+    }
+
+    /// `setmaxnreg<N>()`: `.inc` when N is over the registers a thread has at entry, `.dec` otherwise.
+    pub(super) fn setmaxnreg_call(&mut self, e: &ast::Expr) -> LResult<Value> {
+        let n = self.generic_ints(e)?.first().copied().unwrap_or(0);
+        let Some([x, y, z]) = self.b.kernel().block_size else {
+            return self.unsupported(e.span, "`setmaxnreg` in a kernel whose block size is not a constant");
+        };
+        let threads = x * y * z;
+        if threads % 128 != 0 {
+            return self.unsupported(e.span, "`setmaxnreg` in a kernel whose threads are not whole warpgroups");
+        }
+        let Ok(regs) = u32::try_from(n) else { return self.error(codes::INTERNAL, e.span, "a negative count") };
+        self.at(e.span);
+        self.b.op(Op::Setmaxnreg { regs, inc: regs > entry_registers(threads) });
+        Ok(Value::Unit)
+    }
+
+    /// `wgmma_wait<N>()`.
+    pub(super) fn wgmma_wait_call(&mut self, e: &ast::Expr) -> LResult<Value> {
+        let n = self.generic_ints(e)?.first().copied().unwrap_or(0).clamp(0, 63) as u32;
+        self.at(e.span);
+        self.b.op(Op::WgmmaWait { pending: n });
+        Ok(Value::Unit)
+    }
+
+    /// `store(src, dst)`: every element of `src` converted to `dst`'s element type and stored (predicated where
+    /// `dst` may leave its tensor).
+    pub(super) fn store_call(&mut self, src: &TensorView, dst: &TensorView, span: Span) -> LResult<()> {
+        let n = src.layout.size().ok().and_then(|s| s.static_value());
+        let m = dst.layout.size().ok().and_then(|s| s.static_value());
+        let (Some(n), Some(m)) = (n, m) else { return self.unsupported(span, "`store` of tensors of dynamic size") };
+        if n != m {
+            let msg = format!("`store` from {n} elements to {m}");
+            return self.error(codes::COPY_SIZE_MISMATCH, span, msg);
+        }
+        for i in 0..n {
+            let v = self.index(Value::Tensor(src.clone()), Value::Const(i), span)?;
+            self.store_element(dst, &super::value::CoordV::Int(SymInt::Const(i)), &v, span)?;
+        }
+        Ok(())
+    }
+}
