@@ -16,6 +16,7 @@
 //! | [`divide`] | `logical/zipped/tiled/flat_divide`, `local_tile`, `local_partition` |
 //! | [`product`] | `logical/zipped/tiled/flat/blocked/raked_product`, `tile_to_shape`, `make_ordered_layout`, `make_layout_tv` |
 //! | [`swizzle`] | `Swizzle<B,M,S>`, swizzled layouts `Sw o offset o L` |
+//! | [`gmma`] | Hopper `wgmma`: smem matrix descriptors derived from a layout and checked element by element, the accumulator layout |
 //! | [`parse`], `Display` | CuTe's notation: `((2,2),3):((24,2),8)`, `Sw<3,4,3> o 0 o (8,64):(64,1)` |
 //! | [`eval`](mod@eval) | the expression evaluator and [`eval::apply`], the one table of operations |
 //! | [`picture`], [`svg`] | `print_layout`, `svg_layout`, `svg_tv` |
@@ -94,6 +95,7 @@ pub mod divide;
 pub mod doc;
 pub mod error;
 pub mod eval;
+pub mod gmma;
 pub mod int_tuple;
 pub mod layout;
 pub mod parse;
@@ -111,6 +113,10 @@ pub use divide::{flat_divide, local_partition, local_tile, logical_divide, tiled
 pub use doc::{book_pictures, check_doc_block, doc_blocks};
 pub use error::{LayoutError, Result};
 pub use eval::{EvalError, LayoutOp, OPS, OpInfo, Value, apply, apply_named, eval, eval_lines, is_layout_op, op_info};
+pub use gmma::{
+    GmmaError, GmmaSwizzle, Major, OperandDescriptors, SmemDescriptor, descriptor_address, operand_descriptor,
+    wgmma_accumulator_layout,
+};
 pub use int_tuple::{Coord, Int, IntTuple};
 pub use layout::Layout;
 pub use parse::{ParseError, parse_composed, parse_int_tuple, parse_layout, parse_swizzle};

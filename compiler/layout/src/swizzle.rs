@@ -41,6 +41,11 @@ impl Swizzle {
         Ok(Swizzle { bits: bits as i32, base: base as i32, shift: shift as i32 })
     }
 
+    /// `Swizzle<0,4,3>`: the identity, as CuTe's unswizzled (`INTERLEAVE`) GMMA atoms write it.
+    pub const fn identity() -> Swizzle {
+        Swizzle { bits: 0, base: 4, shift: 3 }
+    }
+
     pub fn bits(&self) -> i64 {
         self.bits as i64
     }

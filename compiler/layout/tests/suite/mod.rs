@@ -3,6 +3,7 @@ mod cpp;
 mod divergences;
 mod eval_tests;
 mod examples;
+mod gmma;
 mod print_parse;
 mod properties;
 mod pycute;
