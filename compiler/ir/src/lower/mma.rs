@@ -170,12 +170,19 @@ impl Lower<'_> {
     /// element, derived from its layout; the tile's buffer is aligned to the swizzle's period.
     fn operand_descriptor(&mut self, t: &TensorView, mn: i64, span: Span) -> LResult<(GmmaDesc, Vec<i64>)> {
         let bytes = 2i64;
-        let derived = cutec_layout::gmma::operand_descriptor(&t.layout, t.swizzle.as_ref(), bytes, mn, 16);
-        let d = match derived {
+        let tile = match &t.swizzle {
+            Some(sw) => cutec_layout::ComposedLayout::new(*sw, t.layout.clone()),
+            None => cutec_layout::gmma::unswizzled(t.layout.clone()),
+        };
+        let d = match cutec_layout::gmma::operand_descriptor(&tile, bytes, mn, 16) {
             Ok(d) => d,
             Err(why) => return self.error(codes::WGMMA_OPERAND, span, format!("this operand cannot feed a wgmma: {why}")),
         };
-        let period = d.base_alignment as i64;
+        if d.starts.len() != 1 {
+            let msg = format!("the operand has {} blocks of {mn} rows; a wgmma takes one", d.starts.len());
+            return self.error(codes::WGMMA_OPERAND, span, msg);
+        }
+        let period = d.alignment;
         let div = self.divisor(&t.offset);
         if div != i64::MAX && (div.saturating_mul(bytes)) % period != 0 {
             let msg = format!(
@@ -188,19 +195,19 @@ impl Lower<'_> {
         }
         self.align_allocation(t.base, period as u32);
         self.check_shared_limit(AddrSpace::Shared, span)?;
-        let swizzle = match d.swizzle {
+        let swizzle = match d.desc.swizzle {
             cutec_layout::gmma::GmmaSwizzle::None => GmmaSwizzle::None,
             cutec_layout::gmma::GmmaSwizzle::B32 => GmmaSwizzle::B32,
             cutec_layout::gmma::GmmaSwizzle::B64 => GmmaSwizzle::B64,
             cutec_layout::gmma::GmmaSwizzle::B128 => GmmaSwizzle::B128,
         };
         let desc = GmmaDesc {
-            lbo: d.lbo_bytes as u32,
-            sbo: d.sbo_bytes as u32,
+            lbo: d.desc.lbo_bytes as u32,
+            sbo: d.desc.sbo_bytes as u32,
             swizzle,
             mn_major: d.major == cutec_layout::gmma::Major::MN,
         };
-        Ok((desc, d.k_step_offsets))
+        Ok((desc, d.k_step_offsets(0).to_vec()))
     }
 
     /// `setmaxnreg<N>()`: `.inc` when N is over the registers a thread has at entry, `.dec` otherwise.
