@@ -93,6 +93,7 @@ impl Lower<'_> {
             dims,
             launch: mf::Launch { grid, block, cluster: None, smem_bytes, static_smem_bytes: 0 },
             const_params,
+            tensor_maps: Vec::new(),
             requires: info
                 .requires
                 .iter()
