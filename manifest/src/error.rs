@@ -67,10 +67,10 @@ pub enum ManifestError {
     #[error("kernel `{kernel}`: tensor map `{map}` lists mode {mode} of `{tensor}` twice")]
     TensorMapRepeatedMode { kernel: String, map: String, tensor: String, mode: usize },
     #[error(
-        "kernel `{kernel}`: tensor map `{map}`: mode {mode} of `{tensor}` is the nested mode {shape}:{stride}; each \
-         map dimension is one leaf mode"
+        "kernel `{kernel}`: tensor map `{map}`: mode {mode} of `{tensor}` is the nested mode {layout}; each map \
+         dimension is one leaf mode"
     )]
-    TensorMapNestedMode { kernel: String, map: String, tensor: String, mode: usize, shape: IntTuple, stride: IntTuple },
+    TensorMapNestedMode { kernel: String, map: String, tensor: String, mode: usize, layout: String },
     #[error(
         "kernel `{kernel}`: tensor map `{map}`: its innermost dimension is mode {mode} of `{tensor}`, whose stride \
          is {stride}; TMA reads the innermost dimension contiguously (stride 1)"

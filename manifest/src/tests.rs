@@ -288,7 +288,9 @@ fn tensor_map_validation_errors_name_the_map_and_the_rule() {
         (map(|m| m["modes"] = serde_json::json!([1])), "has 1 modes and 2 box extents"),
         (map(|m| (m["modes"], m["box"]) = (serde_json::json!([]), serde_json::json!([]))), "has 0 modes and 0 box"),
         (
-            map(|m| (m["modes"], m["box"]) = (serde_json::json!([1, 0, 0, 0, 0, 0]), serde_json::json!([4, 4, 4, 4, 4, 4]))),
+            map(|m| {
+                (m["modes"], m["box"]) = (serde_json::json!([1, 0, 0, 0, 0, 0]), serde_json::json!([4, 4, 4, 4, 4, 4]))
+            }),
             "has 6 modes and 6 box extents; a tensor map has 1 to 5 dimensions",
         ),
         (map(|m| m["modes"] = serde_json::json!([1, 2])), "dimension 1 is mode 2 of `x`, which has rank 2"),

@@ -224,8 +224,7 @@ fn tensor_map(k: &Kernel, m: &TensorMapParam) -> Result<(), ManifestError> {
                 map: map(),
                 tensor: tensor(),
                 mode,
-                shape: shape.clone(),
-                stride: stride.clone(),
+                layout: format!("{shape}:{stride}"),
             });
         }
         if dim == 0 && *stride != IntTuple::Int(1) {
