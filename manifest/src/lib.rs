@@ -25,7 +25,9 @@
 //!         "smem_bytes": { "int": 0 },
 //!         "static_smem_bytes": 512
 //!       },
-//!       "const_params": { "N": 4096, "ROWS_PER_BLOCK": 4 }
+//!       "const_params": { "N": 4096, "ROWS_PER_BLOCK": 4 },
+//!       "tensor_maps": [ { "name": "x_tma0", "tensor": "x", "modes": [1, 0], "box": [32, 4],
+//!                          "swizzle": "128B", "l2_promotion": "128B", "oob_fill": "zero" } ]
 //!     }
 //!   ]
 //! }
@@ -53,19 +55,36 @@
 //!   integer or string is accepted as shorthand.
 //! * `const_params`: the compile-time (const generic) values the kernel was specialized with: integers, booleans
 //!   or strings; informational.
+//! * `requires` (optional): divisibility the kernel's code relies on: `dim` must be a multiple of `multiple_of`
+//!   (positive), with the `message` of the `static_assert` it comes from.
+//! * `tensor_maps` (optional, omitted when empty): the TMA tensor maps the kernel reads, each encoded by the
+//!   runtime at launch from a tensor argument ([`TensorMapParam`]). `name` is the PTX parameter's name (one
+//!   namespace with the parameters and dimensions); `tensor` the tensor parameter it describes. Map dimension `d`
+//!   (0 innermost, as the driver counts) is the tensor's top-level mode `modes[d]`: its extent is that mode's bound
+//!   shape, its byte stride (for `d >= 1`) that mode's stride times the element size. `box` is the box moved by one
+//!   instruction, in elements per map dimension. `swizzle` (`none`, `32B`, `64B`, `128B`), `l2_promotion` (`none`,
+//!   `64B`, `128B`, `256B`) and `oob_fill` (`zero`, or `nan` for f16, bf16, f32 and f64) are the driver's options
+//!   of the same names. The element type is the tensor's dtype (1-byte types move as bytes); element strides are
+//!   1 and there is no interleave. Modes of the tensor not listed are not part of the map. Rules: 1 to 5 modes, as
+//!   many as box entries, distinct and below the tensor's rank, each a leaf (not a nested mode); the stride of
+//!   `modes[0]` is the static integer 1; each box entry is 1 to 256; `box[0]` times the element size is a multiple
+//!   of 16 bytes, and at most the swizzle's span (32, 64 or 128 bytes) with a swizzle; the tensor's `align_bytes`
+//!   is at least 16. What depends on the arguments (extents of 1 to 2^32, strides that are multiples of 16 bytes
+//!   below 2^40) is checked at launch.
 //!
 //! # PTX parameter ABI (v1)
 //!
 //! The kernel's PTX parameters are, in order ([`Kernel::ptx_params`]): for each entry of `params`, a tensor's base
 //! pointer (`.u64`, a generic address of global memory) or a scalar's value (its dtype's size; `bool` is one byte),
-//! then each entry of `dims` as an `.s32`/`.s64` value. Tensors carry no other PTX parameters in v1 (no TMA
-//! descriptors yet).
+//! then each entry of `dims` as an `.s32`/`.s64` value, then each entry of `tensor_maps` as the 128 bytes of its
+//! encoded `CUtensorMap` (`.param .align 64 .b8 NAME[128]`, a `__grid_constant__` parameter).
 //!
 //! Unknown fields are rejected everywhere (a misspelled field is an error, not a silently ignored default).
 
 mod dtype;
 mod error;
 mod layout;
+mod tma;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -80,6 +99,10 @@ pub use error::ManifestError;
 /// A launch expression: a [`SymInt`] over the kernel's dynamic dimensions (the only leaves it may have).
 pub type Expr = SymInt;
 pub use layout::{IntTuple, Layout};
+pub use tma::{
+    TENSOR_MAP_ALIGN, TENSOR_MAP_BYTES, TENSOR_MAP_MAX_RANK, TMA_ALIGN, TMA_MAX_BOX, TensorMapParam, TmaL2Promotion,
+    TmaOobFill, TmaSwizzle,
+};
 
 /// The manifest format version this crate reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -110,59 +133,9 @@ pub struct Kernel {
     /// refuses a launch that breaks one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<Requirement>,
-    /// The TMA tensor maps the kernel reads or writes through, each passed as a 128-byte parameter after the
-    /// dims.
+    /// The TMA tensor maps the runtime encodes at launch, passed after the dims.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tensor_maps: Vec<TensorMapParam>,
-}
-
-/// A TMA tensor map over the tensor parameter `tensor`: TMA dimension `d` (0 innermost) is top-level mode
-/// `modes[d]`, the box is `box_dims` elements.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TensorMapParam {
-    pub name: String,
-    pub tensor: String,
-    pub modes: Vec<usize>,
-    #[serde(rename = "box")]
-    pub box_dims: Vec<u32>,
-    pub swizzle: TmaSwizzle,
-    pub l2_promotion: TmaL2Promotion,
-    pub oob_fill: TmaOobFill,
-}
-
-/// The swizzle TMA applies to the shared-memory side of the box.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum TmaSwizzle {
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "32B")]
-    B32,
-    #[serde(rename = "64B")]
-    B64,
-    #[serde(rename = "128B")]
-    B128,
-}
-
-/// How far TMA loads promote into L2.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum TmaL2Promotion {
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "64B")]
-    B64,
-    #[serde(rename = "128B")]
-    B128,
-    #[serde(rename = "256B")]
-    B256,
-}
-
-/// What TMA loads give for box elements outside the tensor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TmaOobFill {
-    Zero,
-    Nan,
 }
 
 /// `dim` must be a multiple of `multiple_of` (positive).
@@ -298,6 +271,8 @@ pub enum PtxParam<'a> {
     Scalar(&'a ScalarParam),
     /// A dynamic dimension (`.s32` or `.s64`).
     Dim(&'a Dim),
+    /// An encoded TMA tensor map (`.param .align 64 .b8 NAME[128]`).
+    TensorMap(&'a TensorMapParam),
 }
 
 impl PtxParam<'_> {
@@ -307,6 +282,15 @@ impl PtxParam<'_> {
             PtxParam::Pointer(_) => 8,
             PtxParam::Scalar(s) => s.dtype.size_bytes(),
             PtxParam::Dim(d) => d.ty.size_bytes(),
+            PtxParam::TensorMap(_) => TENSOR_MAP_BYTES,
+        }
+    }
+
+    /// Alignment in bytes of the PTX parameter.
+    pub fn align_bytes(&self) -> u32 {
+        match self {
+            PtxParam::TensorMap(_) => TENSOR_MAP_ALIGN,
+            other => other.size_bytes(),
         }
     }
 }
@@ -354,7 +338,12 @@ impl Kernel {
         })
     }
 
-    /// The PTX parameters in ABI order: the params (pointer or value), then the dims.
+    /// The tensor map called `name`.
+    pub fn tensor_map(&self, name: &str) -> Option<&TensorMapParam> {
+        self.tensor_maps.iter().find(|m| m.name == name)
+    }
+
+    /// The PTX parameters in ABI order: the params (pointer or value), then the dims, then the tensor maps.
     pub fn ptx_params(&self) -> impl Iterator<Item = PtxParam<'_>> {
         self.params
             .iter()
@@ -363,6 +352,7 @@ impl Kernel {
                 Param::Scalar(s) => PtxParam::Scalar(s),
             })
             .chain(self.dims.iter().map(PtxParam::Dim))
+            .chain(self.tensor_maps.iter().map(PtxParam::TensorMap))
     }
 }
 

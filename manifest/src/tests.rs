@@ -23,7 +23,9 @@ pub(crate) const SOFTMAX: &str = r#"{
         "smem_bytes": { "int": 0 },
         "static_smem_bytes": 512
       },
-      "const_params": { "N": 4096, "ROWS_PER_BLOCK": 4, "FAST": true }
+      "const_params": { "N": 4096, "ROWS_PER_BLOCK": 4, "FAST": true },
+      "tensor_maps": [ { "name": "x_tma0", "tensor": "x", "modes": [1, 0], "box": [32, 4],
+                         "swizzle": "128B", "l2_promotion": "128B", "oob_fill": "zero" } ]
     }
   ]
 }"#;
@@ -58,9 +60,16 @@ fn parses_the_documented_example() {
             PtxParam::Pointer(t) => format!("ptr {} ({})", t.name, p.size_bytes()),
             PtxParam::Scalar(s) => format!("scalar {} ({})", s.name, p.size_bytes()),
             PtxParam::Dim(d) => format!("dim {} ({})", d.name, p.size_bytes()),
+            PtxParam::TensorMap(m) => format!("map {} ({}, align {})", m.name, p.size_bytes(), p.align_bytes()),
         })
         .collect();
-    assert_eq!(abi, ["ptr x (8)", "ptr y (8)", "scalar scale (4)", "dim M (4)"]);
+    assert_eq!(abi, ["ptr x (8)", "ptr y (8)", "scalar scale (4)", "dim M (4)", "map x_tma0 (128, align 64)"]);
+    let map = k.tensor_map("x_tma0").unwrap();
+    assert_eq!((map.tensor.as_str(), &map.modes[..], &map.box_shape[..]), ("x", &[1, 0][..], &[32, 4][..]));
+    assert_eq!(
+        (map.swizzle, map.l2_promotion, map.oob_fill),
+        (TmaSwizzle::B128, TmaL2Promotion::B128, TmaOobFill::Zero)
+    );
 }
 
 #[test]
@@ -69,6 +78,7 @@ fn pretty_json_round_trips() {
     let text = m.to_json_pretty();
     assert!(text.ends_with("}\n"));
     assert!(text.contains(r#""op": "ceil_div""#));
+    assert!(text.contains(r#""box": ["#) && text.contains(r#""swizzle": "128B""#), "{text}");
     assert_eq!(Manifest::from_json(&text).unwrap(), m);
 }
 
@@ -179,6 +189,7 @@ fn dims_from_strides_and_nested_layouts_validate() {
             { "name": "K", "type": "i32", "from": { "param": "y", "mode": 1 } }
         ]);
         k["params"][1]["layout"] = serde_json::json!({ "shape": ["M", "K"], "stride": ["K", 1] });
+        k.as_object_mut().unwrap().remove("tensor_maps");
     })
     .unwrap();
     assert_eq!(m.kernels[0].dims.len(), 3);
@@ -208,4 +219,118 @@ fn requirements_round_trip_and_must_name_a_dimension_and_a_positive_divisor() {
         let e = Manifest::from_json(&with(bad)).expect_err("invalid");
         assert!(e.to_string().contains("needs a declared dimension and a positive divisor"), "{e}");
     }
+}
+
+#[test]
+fn tensor_maps_round_trip_in_every_spelling_and_are_omitted_when_empty() {
+    let spellings = [
+        ("none", TmaSwizzle::None, "none", TmaL2Promotion::None, "zero", TmaOobFill::Zero),
+        ("32B", TmaSwizzle::B32, "64B", TmaL2Promotion::B64, "nan", TmaOobFill::Nan),
+        ("64B", TmaSwizzle::B64, "128B", TmaL2Promotion::B128, "zero", TmaOobFill::Zero),
+        ("128B", TmaSwizzle::B128, "256B", TmaL2Promotion::B256, "nan", TmaOobFill::Nan),
+    ];
+    for (sw, swizzle, l2, l2_promotion, fill, oob_fill) in spellings {
+        let m = with(|v| {
+            let map = &mut kernel0(v)["tensor_maps"][0];
+            (map["swizzle"], map["l2_promotion"], map["oob_fill"]) = (sw.into(), l2.into(), fill.into());
+            map["box"] = serde_json::json!([4, 2]);
+        })
+        .unwrap();
+        let map = &m.kernels[0].tensor_maps[0];
+        assert_eq!((map.swizzle, map.l2_promotion, map.oob_fill), (swizzle, l2_promotion, oob_fill));
+        assert_eq!(map.box_shape, [4, 2]);
+        let text = m.to_json_pretty();
+        assert!(text.contains(&format!(r#""swizzle": "{sw}""#)), "{text}");
+        assert_eq!(Manifest::from_json(&text).unwrap(), m);
+    }
+    let m = with(|v| {
+        kernel0(v).as_object_mut().unwrap().remove("tensor_maps");
+    })
+    .unwrap();
+    assert!(m.kernels[0].tensor_maps.is_empty());
+    assert!(!m.to_json_pretty().contains("tensor_maps"));
+    for (field, value, says) in [
+        ("swizzle", "16B", "unknown variant `16B`"),
+        ("oob_fill", "NaN", "unknown variant `NaN`"),
+        ("boxx", "1", "unknown field `boxx`"),
+    ] {
+        let e = with(|v| kernel0(v)["tensor_maps"][0][field] = value.into()).unwrap_err();
+        assert!(e.to_string().contains(says), "{e}");
+    }
+    let e = with(|v| {
+        kernel0(v)["tensor_maps"][0].as_object_mut().unwrap().remove("swizzle");
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("missing field `swizzle`"), "{e}");
+}
+
+#[test]
+fn tensor_map_validation_errors_name_the_map_and_the_rule() {
+    type Edit = Box<dyn FnOnce(&mut serde_json::Value)>;
+    let map = |edit: fn(&mut serde_json::Value)| -> Edit { Box::new(move |v| edit(&mut kernel0(v)["tensor_maps"][0])) };
+    let nested = |v: &mut serde_json::Value| {
+        let k = kernel0(v);
+        k["params"][0]["layout"] = serde_json::json!({ "shape": ["M", [2, 2048]], "stride": [4096, [2048, 1]] });
+    };
+    let cases: Vec<(Edit, &str)> = vec![
+        (map(|m| m["tensor"] = "z".into()), "tensor map `x_tma0` describes `z`, which is not a parameter"),
+        (map(|m| m["tensor"] = "scale".into()), "describes `scale`, which is a scalar"),
+        (map(|m| m["name"] = "y".into()), "the name `y` is used twice"),
+        (map(|m| m["name"] = "M".into()), "the name `M` is used twice"),
+        (map(|m| m["name"] = "x tma".into()), "`x tma` is not a valid tensor map name"),
+        (
+            Box::new(|v| {
+                let m = kernel0(v)["tensor_maps"][0].clone();
+                kernel0(v)["tensor_maps"].as_array_mut().unwrap().push(m);
+            }),
+            "the name `x_tma0` is used twice",
+        ),
+        (map(|m| m["modes"] = serde_json::json!([1])), "has 1 modes and 2 box extents"),
+        (map(|m| (m["modes"], m["box"]) = (serde_json::json!([]), serde_json::json!([]))), "has 0 modes and 0 box"),
+        (
+            map(|m| {
+                (m["modes"], m["box"]) = (serde_json::json!([1, 0, 0, 0, 0, 0]), serde_json::json!([4, 4, 4, 4, 4, 4]))
+            }),
+            "has 6 modes and 6 box extents; a tensor map has 1 to 5 dimensions",
+        ),
+        (map(|m| m["modes"] = serde_json::json!([1, 2])), "dimension 1 is mode 2 of `x`, which has rank 2"),
+        (map(|m| m["modes"] = serde_json::json!([1, 1])), "lists mode 1 of `x` twice"),
+        (map(|m| m["modes"] = serde_json::json!([0, 1])), "innermost dimension is mode 0 of `x`, whose stride is 4096"),
+        (
+            Box::new(move |v| {
+                nested(v);
+                kernel0(v)["tensor_maps"][0]["modes"] = serde_json::json!([1, 0]);
+            }),
+            "mode 1 of `x` is the nested mode (2, 2048):(2048, 1); each map dimension is one leaf mode",
+        ),
+        (map(|m| m["box"] = serde_json::json!([32, 0])), "box[1] is 0; TMA takes 1 to 256"),
+        (map(|m| m["box"] = serde_json::json!([32, 257])), "box[1] is 257"),
+        (map(|m| m["box"] = serde_json::json!([2, 4])), "inner row (box[0] = 2 f32) is 8 bytes; TMA moves rows of a"),
+        (map(|m| m["box"] = serde_json::json!([64, 4])), "inner row is 256 bytes, more than the 128-byte span"),
+        (map(|m| m["swizzle"] = "32B".into()), "inner row is 128 bytes, more than the 32-byte span"),
+        (Box::new(|v| kernel0(v)["params"][0]["align_bytes"] = 8.into()), "whose align_bytes is 8; TMA needs a 16"),
+        (
+            Box::new(|v| {
+                kernel0(v)["params"][0]["dtype"] = "i32".into();
+                kernel0(v)["tensor_maps"][0]["oob_fill"] = "nan".into();
+            }),
+            "NaN fill needs an f16, bf16, f32 or f64 tensor, and `x` is i32",
+        ),
+    ];
+    for (edit, expected) in cases {
+        let e = with(edit).unwrap_err();
+        assert!(e.to_string().contains(expected), "expected {expected:?} in {:?}", e.to_string());
+        assert!(e.to_string().starts_with("kernel `softmax`"), "{e}");
+    }
+    // A map of some of a tensor's modes, of every box shape the rules allow, is valid.
+    let m = with(|v| {
+        let k = kernel0(v);
+        k["params"][0]["layout"] = serde_json::json!({ "shape": ["M", 4, 1024], "stride": [4096, 1024, 1] });
+        k["params"][0]["dtype"] = "bf16".into();
+        let map = &mut k["tensor_maps"][0];
+        (map["modes"], map["box"], map["swizzle"]) =
+            (serde_json::json!([2, 0]), serde_json::json!([64, 256]), "128B".into());
+    })
+    .unwrap();
+    assert_eq!(m.kernels[0].tensor_maps[0].modes, [2, 0]);
 }

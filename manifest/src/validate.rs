@@ -2,7 +2,10 @@
 
 use std::collections::HashSet;
 
-use crate::{DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param};
+use crate::{
+    DType, DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param, TENSOR_MAP_MAX_RANK, TMA_ALIGN, TMA_MAX_BOX,
+    TensorMapParam, TmaOobFill,
+};
 
 pub(crate) fn manifest(m: &Manifest) -> Result<(), ManifestError> {
     if m.format_version != crate::FORMAT_VERSION {
@@ -45,10 +48,14 @@ fn kernel(k: &Kernel) -> Result<(), ManifestError> {
         return Err(ManifestError::BadName { kernel: kname(), what: "kernel", name: k.name.clone() });
     }
 
-    // One namespace for parameters and dimensions.
+    // One namespace for parameters, dimensions and tensor maps: each is a PTX parameter.
     let mut names = HashSet::new();
-    let all_names =
-        k.params.iter().map(|p| (p.name(), "parameter")).chain(k.dims.iter().map(|d| (d.name.as_str(), "dimension")));
+    let all_names = k
+        .params
+        .iter()
+        .map(|p| (p.name(), "parameter"))
+        .chain(k.dims.iter().map(|d| (d.name.as_str(), "dimension")))
+        .chain(k.tensor_maps.iter().map(|m| (m.name.as_str(), "tensor map")));
     for (name, what) in all_names {
         if !is_plain_identifier(name) {
             return Err(ManifestError::BadName { kernel: kname(), what, name: name.to_owned() });
@@ -165,7 +172,102 @@ fn kernel(k: &Kernel) -> Result<(), ManifestError> {
             expr(k, &format!("{what}[{i}]"), e, &declared)?;
         }
     }
-    expr(k, "smem_bytes", &launch.smem_bytes, &declared)
+    expr(k, "smem_bytes", &launch.smem_bytes, &declared)?;
+    k.tensor_maps.iter().try_for_each(|m| tensor_map(k, m))
+}
+
+/// The rules of a tensor map that do not depend on the arguments (those are checked at launch).
+fn tensor_map(k: &Kernel, m: &TensorMapParam) -> Result<(), ManifestError> {
+    let (kernel, map) = (|| k.name.clone(), || m.name.clone());
+    let t = match k.param(&m.tensor) {
+        Some(Param::Tensor(t)) => t,
+        Some(Param::Scalar(_)) => {
+            return Err(ManifestError::TensorMapNotTensor { kernel: kernel(), map: map(), tensor: m.tensor.clone() });
+        }
+        None => {
+            return Err(ManifestError::TensorMapUnknownTensor {
+                kernel: kernel(),
+                map: map(),
+                tensor: m.tensor.clone(),
+            });
+        }
+    };
+    let tensor = || t.name.clone();
+    let rank = m.modes.len();
+    if rank != m.box_shape.len() || !(1..=TENSOR_MAP_MAX_RANK).contains(&rank) {
+        return Err(ManifestError::TensorMapRank {
+            kernel: kernel(),
+            map: map(),
+            modes: rank,
+            boxes: m.box_shape.len(),
+        });
+    }
+    let (shapes, strides) = (t.layout.shape.modes(), t.layout.stride.modes());
+    for (dim, &mode) in m.modes.iter().enumerate() {
+        let (Some(shape), Some(stride)) = (shapes.get(mode), strides.get(mode)) else {
+            let rank = t.layout.rank();
+            return Err(ManifestError::TensorMapMode {
+                kernel: kernel(),
+                map: map(),
+                dim,
+                tensor: tensor(),
+                mode,
+                rank,
+            });
+        };
+        if m.modes[..dim].contains(&mode) {
+            return Err(ManifestError::TensorMapRepeatedMode { kernel: kernel(), map: map(), tensor: tensor(), mode });
+        }
+        if !shape.is_leaf() || !stride.is_leaf() {
+            return Err(ManifestError::TensorMapNestedMode {
+                kernel: kernel(),
+                map: map(),
+                tensor: tensor(),
+                mode,
+                layout: format!("{shape}:{stride}"),
+            });
+        }
+        if dim == 0 && *stride != IntTuple::Int(1) {
+            return Err(ManifestError::TensorMapInnerStride {
+                kernel: kernel(),
+                map: map(),
+                tensor: tensor(),
+                mode,
+                stride: stride.clone(),
+            });
+        }
+    }
+    if let Some((dim, &size)) = m.box_shape.iter().enumerate().find(|(_, s)| !(1..=TMA_MAX_BOX).contains(s)) {
+        return Err(ManifestError::TensorMapBoxSize { kernel: kernel(), map: map(), dim, size });
+    }
+    let row = u64::from(m.box_shape[0]) * u64::from(t.dtype.size_bytes());
+    if !row.is_multiple_of(u64::from(TMA_ALIGN)) {
+        return Err(ManifestError::TensorMapBoxRow {
+            kernel: kernel(),
+            map: map(),
+            elements: m.box_shape[0],
+            dtype: t.dtype,
+            bytes: row,
+        });
+    }
+    if let Some(span) = m.swizzle.span()
+        && row > span
+    {
+        return Err(ManifestError::TensorMapSwizzleSpan { kernel: kernel(), map: map(), bytes: row, span });
+    }
+    if t.align_bytes < TMA_ALIGN {
+        return Err(ManifestError::TensorMapAlignment {
+            kernel: kernel(),
+            map: map(),
+            tensor: tensor(),
+            align: t.align_bytes,
+        });
+    }
+    // The 1-byte types move as bytes: only TMA's float types have a NaN.
+    if m.oob_fill == TmaOobFill::Nan && !matches!(t.dtype, DType::F16 | DType::Bf16 | DType::F32 | DType::F64) {
+        return Err(ManifestError::TensorMapNanFill { kernel: kernel(), map: map(), tensor: tensor(), dtype: t.dtype });
+    }
+    Ok(())
 }
 
 fn expr(k: &Kernel, what: &str, e: &crate::Expr, declared: &dyn Fn(&str) -> bool) -> Result<(), ManifestError> {

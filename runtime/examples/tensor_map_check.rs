@@ -4,7 +4,7 @@
 //! first disagreements are printed. Exits 1 if `check` refuses a map the driver accepts.
 
 use cutec_manifest::DType;
-use cutec_runtime::tensor_map::{L2Promotion, OobFill, TensorMapDesc, TmaSwizzle};
+use cutec_runtime::tensor_map::{TensorMapDesc, TmaL2Promotion, TmaOobFill, TmaSwizzle};
 
 struct Rng(u64);
 
@@ -37,8 +37,8 @@ fn random(r: &mut Rng) -> (TensorMapDesc, u64) {
         box_dims: boxes,
         element_strides: elem,
         swizzle: r.pick(&[TmaSwizzle::None, TmaSwizzle::B32, TmaSwizzle::B64, TmaSwizzle::B128]),
-        l2_promotion: r.pick(&[L2Promotion::None, L2Promotion::B64, L2Promotion::B128, L2Promotion::B256]),
-        oob_fill: r.pick(&[OobFill::Zero, OobFill::Zero, OobFill::NanRequestZeroFma]),
+        l2_promotion: r.pick(&[TmaL2Promotion::None, TmaL2Promotion::B64, TmaL2Promotion::B128, TmaL2Promotion::B256]),
+        oob_fill: r.pick(&[TmaOobFill::Zero, TmaOobFill::Zero, TmaOobFill::Nan]),
     };
     let address = r.pick(&[0x7f00_0000_0000u64, 0x7f00_0000_0010, 0x7f00_0000_0008, 0x7f00_0000_0004]);
     (desc, address)
@@ -103,8 +103,8 @@ fn main() {
         box_dims: vec![64, 128],
         element_strides: vec![1, 1],
         swizzle: TmaSwizzle::B128,
-        l2_promotion: L2Promotion::B128,
-        oob_fill: OobFill::Zero,
+        l2_promotion: TmaL2Promotion::B128,
+        oob_fill: TmaOobFill::Zero,
     };
     match operand.encode(0x7f00_0000_0000) {
         Ok(map) => println!("encoded a bf16 1000x777 operand map (box 128x64, SW128): {:?}", map),

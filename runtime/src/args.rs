@@ -7,6 +7,9 @@ use cutec_manifest::{DType, DimComponent, Expr, ExprError, IntTuple, IntType, Ke
 
 use crate::ScalarValue;
 
+mod tma;
+pub use tma::{PlannedTensorMap, TensorMapRefusal, tensor_map_desc};
+
 /// What the checker needs to know of a tensor argument. Invariant expected of callers (checked):
 /// `shape.len() == strides.len()`, extents non-negative.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +101,8 @@ pub struct LaunchPlan {
     pub smem_bytes: u32,
     pub params: Vec<ParamValue>,
     pub dims: Vec<BoundDim>,
+    /// The tensor maps, checked, in manifest order: the PTX parameters after `params`, encoded at launch.
+    pub tensor_maps: Vec<PlannedTensorMap>,
 }
 
 /// Why arguments do not fit a kernel. Every variant names the parameter (or dimension) and the values involved.
@@ -158,6 +163,8 @@ pub enum ArgError {
         message.as_deref().map(|m| format!(": {m}")).unwrap_or_default()
     )]
     NotMultiple { dim: String, value: i64, origin: String, multiple_of: i64, message: Option<String> },
+    #[error("tensor map `{map}` of `{tensor}`: {refusal}")]
+    TensorMap { map: String, tensor: String, refusal: TensorMapRefusal },
     #[error("inconsistent manifest: {reason}")]
     BadManifest { reason: String },
 }
@@ -175,7 +182,8 @@ fn origin(param: &str, of: DimComponent, mode: usize) -> String {
 ///
 /// Order of checks: arity; per argument kind, dtype, device, rank, alignment; dimension binding (each from its
 /// source, in `dims` order) and range; every shape and stride mode against static values and bound dimensions;
-/// buffer bounds; launch configuration.
+/// buffer bounds; requirements; tensor maps (the driver's rules on extents, strides and address); launch
+/// configuration.
 pub fn check_launch(kernel: &Kernel, device: usize, args: &[ArgDesc]) -> Result<LaunchPlan, ArgError> {
     if args.len() != kernel.params.len() {
         let signature = kernel
@@ -224,6 +232,8 @@ pub fn check_launch(kernel: &Kernel, device: usize, args: &[ArgDesc]) -> Result<
         }
     }
 
+    let tensor_maps = tma::plan_tensor_maps(kernel, args)?;
+
     let env = |name: &str| dims.iter().find(|b| b.name == name).map(|b| b.value);
     let launch = &kernel.launch;
     let grid = eval3("grid", &launch.grid, &env, [i64::from(i32::MAX), 65535, 65535])?;
@@ -258,7 +268,7 @@ pub fn check_launch(kernel: &Kernel, device: usize, args: &[ArgDesc]) -> Result<
         })
         .chain(kernel.dims.iter().zip(&dims).map(|(d, b)| ParamValue::Dim { ty: d.ty, value: b.value }))
         .collect();
-    Ok(LaunchPlan { grid, block, cluster, smem_bytes: smem_bytes as u32, params, dims })
+    Ok(LaunchPlan { grid, block, cluster, smem_bytes: smem_bytes as u32, params, dims, tensor_maps })
 }
 
 fn check_tensor_basics(p: &TensorParam, t: &TensorDesc, device: usize) -> Result<(), ArgError> {

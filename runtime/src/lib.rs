@@ -46,7 +46,10 @@ pub mod npy;
 mod scalar;
 pub mod tensor_map;
 
-pub use args::{ArgDesc, ArgError, BoundDim, LaunchPlan, ParamValue, TensorDesc, check_launch};
+pub use args::{
+    ArgDesc, ArgError, BoundDim, LaunchPlan, ParamValue, PlannedTensorMap, TensorDesc, TensorMapRefusal, check_launch,
+    tensor_map_desc,
+};
 pub use device::{Context, DeviceTensor, TRANSFER_CHUNK, check_fits};
 pub use error::{CudaError, RuntimeError, TensorBytes, format_bytes};
 pub use module::{

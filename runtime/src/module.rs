@@ -11,9 +11,10 @@ use cudarc::driver::{CudaContext, CudaStream, result};
 use cutec_manifest::Manifest;
 
 use crate::ScalarValue;
-use crate::args::{ArgDesc, LaunchPlan, check_launch};
+use crate::args::{ArgDesc, LaunchPlan, ParamValue, check_launch};
 use crate::device::{Context, DeviceTensor};
 use crate::error::{CudaError, RuntimeError, cuda};
+use crate::tensor_map::TensorMap;
 
 /// A loaded `CUmodule`, unloaded on drop.
 #[derive(Debug)]
@@ -207,7 +208,7 @@ pub struct Kernel {
     non_portable_cluster: AtomicBool,
     /// The last argument set [`Kernel::launch`] checked and its plan: launching again with the same arguments (the
     /// same buffers, shapes and scalar values) skips the check, which is most of a launch's host time.
-    last_checked: Mutex<Option<(Vec<ArgDesc>, LaunchPlan)>>,
+    last_checked: Mutex<Option<(Vec<ArgDesc>, ReadyLaunch)>>,
 }
 
 // SAFETY: `CUfunction` is a driver handle usable from any thread once the context is bound (done before each use);
@@ -219,6 +220,40 @@ unsafe impl Sync for Kernel {}
 /// One 8-byte, 8-aligned slot holding a PTX parameter's bytes.
 #[repr(C, align(8))]
 struct Slot([u8; 8]);
+
+/// A checked plan with its tensor maps encoded: everything a launch passes to the driver.
+#[derive(Debug, Clone)]
+struct ReadyLaunch {
+    plan: LaunchPlan,
+    /// The bytes of `plan.tensor_maps`, in order; each 64-byte aligned.
+    maps: Vec<TensorMap>,
+}
+
+impl ReadyLaunch {
+    fn new(plan: LaunchPlan) -> Result<ReadyLaunch, RuntimeError> {
+        let maps = plan.tensor_maps.iter().map(|m| m.desc.encode(m.address)).collect::<Result<_, _>>()?;
+        Ok(ReadyLaunch { plan, maps })
+    }
+
+    fn param_count(&self) -> usize {
+        self.plan.params.len() + self.maps.len()
+    }
+}
+
+/// Fills `ptrs` (one entry per PTX parameter, in ABI order) with pointers to each parameter's bytes, as
+/// `cuLaunchKernel`'s `kernelParams` takes them: the values of `params` are written into `slots` (one each), the
+/// tensor maps are pointed at where they are. The pointers are valid while `slots` and `maps` are.
+fn point_at_params(params: &[ParamValue], maps: &[TensorMap], slots: &mut [Slot], ptrs: &mut [*mut c_void]) {
+    for (slot, p) in slots.iter_mut().zip(params) {
+        slot.0 = p.to_le_bytes();
+    }
+    let values = slots.iter_mut().take(params.len()).map(|s| s.0.as_mut_ptr().cast());
+    // The driver only reads through these pointers.
+    let maps = maps.iter().map(|m| m.bytes.as_ptr().cast_mut().cast());
+    for (ptr, p) in ptrs.iter_mut().zip(values.chain(maps)) {
+        *ptr = p;
+    }
+}
 
 impl Kernel {
     pub fn name(&self) -> &str {
@@ -236,9 +271,10 @@ impl Kernel {
             .map_err(|source| RuntimeError::Argument { kernel: self.manifest.name.clone(), source: Box::new(source) })
     }
 
-    /// Checks the arguments once for any number of launches; the tensors stay borrowed meanwhile.
+    /// Checks the arguments and encodes the tensor maps once for any number of launches; the tensors stay
+    /// borrowed meanwhile.
     pub fn prepare<'a>(&'a self, args: &[KernelArg<'a>]) -> Result<PreparedLaunch<'a>, RuntimeError> {
-        Ok(PreparedLaunch { kernel: self, plan: self.plan(args)?, _tensors: PhantomData })
+        Ok(PreparedLaunch { kernel: self, ready: ReadyLaunch::new(self.plan(args)?)?, _tensors: PhantomData })
     }
 
     /// Checks the arguments and launches (asynchronously: a fault inside the kernel is reported by the next
@@ -246,20 +282,21 @@ impl Kernel {
     pub fn launch(&self, args: &[KernelArg<'_>]) -> Result<(), RuntimeError> {
         // A poisoned lock only means another thread panicked mid-launch: the cache is then simply not trusted.
         if let Ok(cache) = self.last_checked.lock()
-            && let Some((descs, plan)) = cache.as_ref()
+            && let Some((descs, ready)) = cache.as_ref()
             && descs.len() == args.len()
             && args.iter().zip(descs).all(|(a, d)| a.matches(d))
         {
-            return self.launch_plan(plan);
+            return self.launch_ready(ready);
         }
         let descs: Vec<ArgDesc> = args.iter().map(KernelArg::desc).collect();
         let plan = check_launch(&self.manifest, self.ordinal, &descs).map_err(|source| RuntimeError::Argument {
             kernel: self.manifest.name.clone(),
             source: Box::new(source),
         })?;
-        self.launch_plan(&plan)?;
+        let ready = ReadyLaunch::new(plan)?;
+        self.launch_ready(&ready)?;
         if let Ok(mut cache) = self.last_checked.lock() {
-            *cache = Some((descs, plan));
+            *cache = Some((descs, ready));
         }
         Ok(())
     }
@@ -288,7 +325,8 @@ impl Kernel {
         unsafe { sys::cuFuncSetAttribute(self.func, attr, value) }.result().map_err(|e| CudaError::new(call, e))
     }
 
-    fn launch_plan(&self, plan: &LaunchPlan) -> Result<(), RuntimeError> {
+    fn launch_ready(&self, ready: &ReadyLaunch) -> Result<(), RuntimeError> {
+        let plan = &ready.plan;
         self.ctx.bind_to_thread().map_err(cuda("cuCtxSetCurrent"))?;
         if plan.smem_bytes > self.smem_allowed.load(Ordering::Relaxed) {
             let bytes = i32::try_from(plan.smem_bytes).unwrap_or(i32::MAX);
@@ -304,26 +342,23 @@ impl Kernel {
         let mut inline_ptrs = [std::ptr::null_mut::<c_void>(); MAX_INLINE_PARAMS];
         let mut heap_slots: Vec<Slot>;
         let mut heap_ptrs: Vec<*mut c_void>;
-        let n = plan.params.len();
+        let n = ready.param_count();
         let ptrs: &mut [*mut c_void] = if n <= MAX_INLINE_PARAMS {
-            for (slot, p) in inline_slots.iter_mut().zip(&plan.params) {
-                slot.0 = p.to_le_bytes();
-            }
-            for (ptr, slot) in inline_ptrs.iter_mut().zip(inline_slots.iter_mut()).take(n) {
-                *ptr = slot.0.as_mut_ptr().cast();
-            }
+            point_at_params(&plan.params, &ready.maps, &mut inline_slots, &mut inline_ptrs);
             &mut inline_ptrs[..n]
         } else {
-            heap_slots = plan.params.iter().map(|p| Slot(p.to_le_bytes())).collect();
-            heap_ptrs = heap_slots.iter_mut().map(|s| s.0.as_mut_ptr().cast()).collect();
+            heap_slots = plan.params.iter().map(|_| Slot([0; 8])).collect();
+            heap_ptrs = vec![std::ptr::null_mut(); n];
+            point_at_params(&plan.params, &ready.maps, &mut heap_slots, &mut heap_ptrs);
             &mut heap_ptrs
         };
         let stream = self.stream.cu_stream();
         let [gx, gy, gz] = plan.grid;
         let [bx, by, bz] = plan.block;
         let Some([cx, cy, cz]) = plan.cluster else {
-            // SAFETY: the arguments were checked against the manifest: one pointer per slot, each slot holding
-            // the parameter's bytes; every pointer argument addresses a live allocation borrowed by the caller.
+            // SAFETY: the arguments were checked against the manifest: one pointer per PTX parameter, each at the
+            // parameter's bytes (a slot, or a tensor map of `ready`, both alive until the call returns); every
+            // pointer argument and tensor map addresses a live allocation borrowed by the caller.
             return unsafe {
                 result::launch_kernel(self.func, (gx, gy, gz), (bx, by, bz), plan.smem_bytes, stream, ptrs)
             }
@@ -357,22 +392,23 @@ impl Kernel {
     }
 }
 
-/// A checked launch, ready to be issued any number of times; borrows the argument tensors.
+/// A checked launch with its tensor maps encoded, ready to be issued any number of times; borrows the argument
+/// tensors.
 #[derive(Debug)]
 pub struct PreparedLaunch<'a> {
     kernel: &'a Kernel,
-    plan: LaunchPlan,
+    ready: ReadyLaunch,
     _tensors: PhantomData<&'a DeviceTensor>,
 }
 
 impl PreparedLaunch<'_> {
     pub fn plan(&self) -> &LaunchPlan {
-        &self.plan
+        &self.ready.plan
     }
 
     /// Issues the launch (asynchronously).
     pub fn launch(&self) -> Result<(), RuntimeError> {
-        self.kernel.launch_plan(&self.plan)
+        self.kernel.launch_ready(&self.ready)
     }
 }
 
@@ -423,16 +459,18 @@ pub fn measure_launch_overhead(
     per_round: usize,
 ) -> Result<LaunchOverhead, RuntimeError> {
     let prepared = kernel.prepare(args)?;
-    let plan = prepared.plan().clone();
+    let ReadyLaunch { plan, maps } = prepared.ready.clone();
     if plan.cluster.is_some() {
         return Err(RuntimeError::Unsupported("measuring the launch overhead of a cluster launch".into()));
     }
-    let mut slots: Vec<Slot> = plan.params.iter().map(|p| Slot(p.to_le_bytes())).collect();
-    let mut ptrs: Vec<*mut c_void> = slots.iter_mut().map(|s| s.0.as_mut_ptr().cast()).collect();
+    let mut slots: Vec<Slot> = plan.params.iter().map(|_| Slot([0; 8])).collect();
+    let mut ptrs: Vec<*mut c_void> = vec![std::ptr::null_mut(); plan.params.len() + maps.len()];
+    point_at_params(&plan.params, &maps, &mut slots, &mut ptrs);
     let stream = kernel.stream.cu_stream();
     let ([gx, gy, gz], [bx, by, bz]) = (plan.grid, plan.block);
     let mut bare = || {
-        // SAFETY: the same checked parameters and live allocations as `prepared`, which borrows the tensors.
+        // SAFETY: the same checked parameters, tensor maps and live allocations as `prepared`, which borrows the
+        // tensors; `slots` and `maps` outlive every launch.
         unsafe { result::launch_kernel(kernel.func, (gx, gy, gz), (bx, by, bz), plan.smem_bytes, stream, &mut ptrs) }
             .map_err(cuda("cuLaunchKernel"))
     };

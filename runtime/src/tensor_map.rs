@@ -10,43 +10,7 @@
 use crate::error::{CudaError, RuntimeError};
 use cutec_manifest::DType;
 
-/// The swizzle of the shared-memory box (`CU_TENSOR_MAP_SWIZZLE_*`): the span in bytes of one swizzle row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TmaSwizzle {
-    None,
-    B32,
-    B64,
-    B128,
-}
-
-impl TmaSwizzle {
-    /// The span in bytes, the largest inner box row the swizzle takes (`None`: unlimited).
-    pub fn span(self) -> Option<u64> {
-        match self {
-            TmaSwizzle::None => None,
-            TmaSwizzle::B32 => Some(32),
-            TmaSwizzle::B64 => Some(64),
-            TmaSwizzle::B128 => Some(128),
-        }
-    }
-}
-
-/// How far L2 fetches around each access (`CU_TENSOR_MAP_L2_PROMOTION_*`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum L2Promotion {
-    None,
-    B64,
-    B128,
-    B256,
-}
-
-/// What a box element outside the tensor reads as (`CU_TENSOR_MAP_FLOAT_OOB_FILL_*`): zero, or for float types a
-/// NaN that makes the tensor cores' FMA skip the element.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OobFill {
-    Zero,
-    NanRequestZeroFma,
-}
+pub use cutec_manifest::{TmaL2Promotion, TmaOobFill, TmaSwizzle};
 
 /// One tiled tensor map. Index 0 is the innermost (contiguous) dimension.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,8 +25,8 @@ pub struct TensorMapDesc {
     /// The step between elements taken, per dimension (1 takes every element).
     pub element_strides: Vec<u32>,
     pub swizzle: TmaSwizzle,
-    pub l2_promotion: L2Promotion,
-    pub oob_fill: OobFill,
+    pub l2_promotion: TmaL2Promotion,
+    pub oob_fill: TmaOobFill,
 }
 
 /// A rule of `cuTensorMapEncodeTiled` a description breaks.
@@ -147,8 +111,7 @@ impl TensorMapDesc {
             return Err(TensorMapError::SwizzleSpan { bytes: row, span });
         }
         // The 8-bit floats move as bytes: NaN fill needs a TMA float type.
-        if self.oob_fill == OobFill::NanRequestZeroFma
-            && !matches!(self.dtype, DType::F16 | DType::Bf16 | DType::F32 | DType::F64)
+        if self.oob_fill == TmaOobFill::Nan && !matches!(self.dtype, DType::F16 | DType::Bf16 | DType::F32 | DType::F64)
         {
             return Err(TensorMapError::NanFill { dtype: self.dtype });
         }
@@ -207,16 +170,14 @@ impl TensorMapDesc {
             TmaSwizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
         };
         let l2 = match self.l2_promotion {
-            L2Promotion::None => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_NONE,
-            L2Promotion::B64 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
-            L2Promotion::B128 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-            L2Promotion::B256 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            TmaL2Promotion::None => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            TmaL2Promotion::B64 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+            TmaL2Promotion::B128 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            TmaL2Promotion::B256 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         };
         let fill = match self.oob_fill {
-            OobFill::Zero => sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
-            OobFill::NanRequestZeroFma => {
-                sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
-            }
+            TmaOobFill::Zero => sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            TmaOobFill::Nan => sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA,
         };
         // Safety: every array has the `rank` entries (`rank - 1` for the strides) the driver reads, and `map` is
         // 128 writable bytes; the driver does not dereference `address`.
@@ -240,8 +201,10 @@ impl TensorMapDesc {
 }
 
 /// An encoded map: the bytes a kernel receives as its `__grid_constant__` parameter (128 bytes, 64-byte aligned
-/// in the parameter space).
+/// in the parameter space). Aligned to 64 bytes here too, so that the bytes a launch points at are laid out as the
+/// parameter is.
 #[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(64))]
 pub struct TensorMap {
     pub bytes: [u8; 128],
 }
@@ -283,8 +246,8 @@ mod tests {
             box_dims: vec![64, 128],
             element_strides: vec![1, 1],
             swizzle: TmaSwizzle::B128,
-            l2_promotion: L2Promotion::B128,
-            oob_fill: OobFill::Zero,
+            l2_promotion: TmaL2Promotion::B128,
+            oob_fill: TmaOobFill::Zero,
         }
     }
 
@@ -315,7 +278,7 @@ mod tests {
                 &|d| {
                     d.dtype = DType::I32;
                     d.box_dims[0] = 16;
-                    d.oob_fill = OobFill::NanRequestZeroFma;
+                    d.oob_fill = TmaOobFill::Nan;
                 },
                 "NaN fill needs a 16-, 32- or 64-bit floating-point tensor",
             ),
@@ -325,5 +288,29 @@ mod tests {
             assert!(e.contains(says), "expected `{says}` in `{e}`");
         }
         assert!(operand().check(0x7f00_0000_0008).expect_err("misaligned").to_string().contains("16-byte aligned"));
+    }
+
+    #[test]
+    fn each_dtype_has_its_tma_element_type_and_the_1_byte_types_move_as_bytes() {
+        use cudarc::driver::sys::CUtensorMapDataType as T;
+        let want = |d| match d {
+            DType::F32 => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            DType::F16 => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+            DType::Bf16 => T::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+            DType::F64 => T::CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+            DType::I32 => T::CU_TENSOR_MAP_DATA_TYPE_INT32,
+            DType::U32 => T::CU_TENSOR_MAP_DATA_TYPE_UINT32,
+            DType::I64 => T::CU_TENSOR_MAP_DATA_TYPE_INT64,
+            DType::I8 | DType::U8 | DType::E4m3 | DType::E5m2 | DType::Bool => T::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        };
+        for d in DType::ALL {
+            assert_eq!(data_type(d), Some(want(d)), "{d}");
+        }
+    }
+
+    #[test]
+    fn an_encoded_map_is_64_byte_aligned_as_its_parameter() {
+        assert_eq!(std::mem::align_of::<TensorMap>(), 64);
+        assert_eq!(std::mem::size_of::<TensorMap>(), 128);
     }
 }

@@ -42,7 +42,9 @@ done
 ls -l "$GPU_DIR"
 # The runtime's GPU smoke tests: its launch-argument cache, and its random fill against the host reference (run by
 # first_light.sh).
-cargo build --release --locked -q -p cutec-runtime --example launch_check --example fill_check --example tensor_map_check
+cargo build --release --locked -q -p cutec-runtime --example launch_check --example fill_check --example tensor_map_check \
+    --example tensor_map_param
 cp target/release/examples/launch_check "$GPU_DIR/launch_check"
 cp target/release/examples/fill_check "$GPU_DIR/fill_check"
 cp target/release/examples/tensor_map_check "$GPU_DIR/tensor_map_check"
+cp target/release/examples/tensor_map_param "$GPU_DIR/tensor_map_param"

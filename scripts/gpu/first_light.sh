@@ -30,6 +30,8 @@ echo "== gemm_simt (SIMT f32 GEMM) against float64 and torch.matmul"
 GPU_DIR="$GPU_DIR" python3 scripts/gpu/gemm_check.py || status=$?
 echo "== TMA tensor maps: the runtime's rules against cuTensorMapEncodeTiled"
 "$GPU_DIR/tensor_map_check" 400000 | tail -3 || status=$?
+echo "== TMA tensor maps as kernel parameters: the bytes a kernel receives against the encoded map"
+"$GPU_DIR/tensor_map_param" || status=$?
 echo "== bounds: ragged gemm_simt against float64, predication cost on full tiles, required divisibility refused"
 GPU_DIR="$GPU_DIR" python3 scripts/gpu/bounds_check.py || status=$?
 echo "== transpose (swizzled shared-memory tile) against torch, ragged shapes, and without the swizzle"

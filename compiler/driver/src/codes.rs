@@ -192,7 +192,11 @@ shared through dynamic dimensions, alignment, the launch configuration. One did 
 parameter. Nothing was launched. Give an input of the shape and dtype the manifest says (`cutec build` prints \
 it). Two checks come from the kernel's code: a dimension must be a multiple of what the kernel requires (its \
 `static_assert(M % 128 == 0)`, the manifest's `requires`), and no extent or offset may pass 2^31 - 2^24 \
-elements, since kernels index with 32-bit integers.\n",
+elements, since kernels index with 32-bit integers. A kernel that reads a tensor through a TMA tensor map (the \
+manifest's `tensor_maps`) also needs what the hardware needs of it: every stride but the innermost a multiple of \
+16 bytes (a row of 1001 f32 elements is 4004 bytes: pad the rows to a multiple of 4 elements) and below 2^40 \
+bytes, every extent of the map's modes 1 to 2^32, and a 16-byte-aligned address; the message names the map, the \
+tensor and its mode.\n",
     ),
     code(
         GPU_ERROR,

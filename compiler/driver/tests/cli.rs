@@ -398,6 +398,44 @@ fn run_names_the_missing_module_and_the_unknown_kernel_with_codes() {
 }
 
 #[test]
+fn run_refuses_a_tensor_its_tma_map_cannot_describe_before_any_gpu_work() {
+    // A hand-written module: `rows(x, N, x_tma)` reads the f32 tensor x: (4, N):(N, 1) through a tensor map of
+    // boxes of 32 x 4. Its PTX never reaches a GPU here.
+    let dir = temp_dir("tma-refuse");
+    let ptx = dir.join("rows.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 8.0\n.target sm_90a\n.address_size 64\n\n.visible .entry rows(\n\t.param .u64 x,\n\t.param .s32 N,\n\
+         \t.param .align 64 .b8 x_tma[128]\n)\n{\n\tret;\n}\n",
+    )
+    .expect("write");
+    let manifest = serde_json::json!({
+        "format_version": 1, "target": "sm_90a", "module": "rows.ptx",
+        "kernels": [{ "name": "rows",
+            "params": [{ "kind": "tensor", "name": "x", "dtype": "f32", "space": "gmem",
+                         "layout": { "shape": [4, "N"], "stride": ["N", 1] }, "align_bytes": 16, "access": "read" }],
+            "dims": [{ "name": "N", "type": "i32", "from": { "param": "x", "mode": 1 } }],
+            "launch": { "grid": [1], "block": [32] },
+            "tensor_maps": [{ "name": "x_tma", "tensor": "x", "modes": [1, 0], "box": [32, 4],
+                              "swizzle": "128B", "l2_promotion": "128B", "oob_fill": "zero" }] }]
+    });
+    std::fs::write(dir.join("rows.json"), manifest.to_string()).expect("write");
+    let ptx = ptx.to_str().expect("utf-8 path");
+    // Rows of 1001 f32 are 4004 bytes apart: not a stride TMA can take.
+    let d = one_error(&["run", ptx, "--kernel", "rows", "--dim", "N=1001"], 1);
+    assert_eq!(d["code"], "E0424", "{d}");
+    assert_eq!(
+        d["message"],
+        "kernel `rows`: tensor map `x_tma` of `x`: the stride of mode 0 is 4004 bytes; TMA needs a multiple of 16 bytes"
+    );
+    // Rows of 1004 pass the check: what follows is the GPU's business (no driver here: E0425; with one, a run).
+    let o = cutec(&["run", ptx, "--kernel", "rows", "--dim", "N=1004", "--color=never"]);
+    let err = stderr(&o);
+    assert!(code(&o) == 0 || err.starts_with("error[E0425]"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn a_copy_of_different_static_sizes_is_found_by_check() {
     let dir = temp_dir("copy-size");
     let src = dir.join("k.cute");

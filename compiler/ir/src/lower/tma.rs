@@ -425,7 +425,7 @@ impl Lower<'_> {
             name: String::new(),
             tensor: c.param.clone(),
             modes: order.clone(),
-            box_dims: order.iter().map(|&m| boxd[m] as u32).collect(),
+            box_shape: order.iter().map(|&m| boxd[m] as u32).collect(),
             swizzle,
             // CUTLASS's defaults for tiles read once per CTA.
             l2_promotion: mf::TmaL2Promotion::B128,
