@@ -74,3 +74,18 @@ pub fn wgmma<'ctx>(
     constraints.extend(["l".to_string(), "l".to_string(), "r".to_string()]);
     (ty, asm(context, ty, &template, &constraints.join(","), true))
 }
+
+/// An empty asm statement that takes `n` `f32` registers and gives them back in the same registers (CUTLASS's
+/// `warpgroup_fence_operand`): it emits no instruction, but LLVM can neither move the accumulator's reads and
+/// writes across it nor it across the side-effecting wgmma operations, so values read after a
+/// `wgmma.wait_group` are the ones the asynchronous MMAs wrote.
+pub fn fence_operands<'ctx>(context: &'ctx Context, n: u32) -> (FunctionType<'ctx>, PointerValue<'ctx>) {
+    let f32t = context.f32_type();
+    let fields: Vec<BasicTypeEnum<'ctx>> = (0..n).map(|_| f32t.into()).collect();
+    let params: Vec<BasicMetadataTypeEnum<'ctx>> = (0..n).map(|_| f32t.into()).collect();
+    let ty = context.struct_type(&fields, false).fn_type(&params, false);
+    let mut constraints: Vec<String> = (0..n).map(|_| "=f".to_string()).collect();
+    constraints.extend((0..n).map(|i| i.to_string()));
+    constraints.push("~{memory}".to_string());
+    (ty, asm(context, ty, "", &constraints.join(","), true))
+}

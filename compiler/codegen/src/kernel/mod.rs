@@ -137,11 +137,24 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
             }
         }
         if let Some([x, y, z]) = self.kernel.block_size {
-            // `.reqntid`: ptxas may then budget registers for exactly this many threads.
-            let attr = self.context.create_string_attribute("nvvm.reqntid", &format!("{x},{y},{z}"));
-            function.add_attribute(AttributeLoc::Function, attr);
+            let dims = format!("{x},{y},{z}");
+            if self.uses_setmaxnreg() {
+                // `setmaxnreg` is silently dropped by ptxas (C7508) unless the registers at entry are known:
+                // `.maxntid` and `.minnctapersm 1` say so (ptxas refuses `.reqntid` beside `.maxntid`).
+                function.add_attribute(AttributeLoc::Function, self.context.create_string_attribute("nvvm.maxntid", &dims));
+                function.add_attribute(AttributeLoc::Function, self.context.create_string_attribute("nvvm.minctasm", "1"));
+            } else {
+                // `.reqntid`: ptxas may then budget registers for exactly this many threads.
+                function.add_attribute(AttributeLoc::Function, self.context.create_string_attribute("nvvm.reqntid", &dims));
+            }
         }
         Ok(function)
+    }
+
+    fn uses_setmaxnreg(&self) -> bool {
+        let mut found = false;
+        self.kernel.body.visit(&mut |s| found |= matches!(s, cutec_ir::Stmt::Op { op: cutec_ir::Op::Setmaxnreg { .. }, .. }));
+        found
     }
 
     fn enum_attr(&self, name: &str, value: u64) -> Attribute {

@@ -122,6 +122,10 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             Op::WgmmaWait { pending } => {
                 let n = self.context.i64_type().const_int(u64::from(pending), false);
                 self.call_void(nv::WGMMA_WAIT, &[], &[n.into()])?;
+                // The accumulators the retired groups wrote are read after the wait, not before.
+                for (acc, regs) in self.wgmma_accumulators() {
+                    self.fence_operands(acc, regs)?;
+                }
                 return Ok(None);
             }
             Op::Setmaxnreg { regs, inc } => {
@@ -169,6 +173,42 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             crate::inline_ptx::wgmma(self.context, shape.n, shape.k, input, a_desc.mn_major, b_desc.mn_major);
         let out = ll(self.builder.build_indirect_call(ty, callee, &args, "wgmma"))?;
         let out = out.try_as_basic_value().basic().ok_or_else(|| CodegenError::llvm("wgmma", "no result"))?;
+        for (i, slot) in slots.into_iter().enumerate() {
+            let v = ll(self.builder.build_extract_value(out.into_struct_value(), i as u32, ""))?;
+            ll(self.builder.build_store(slot, v))?;
+        }
+        Ok(())
+    }
+
+    /// The register arrays `wgmma.mma_async` accumulates into, with their sizes.
+    fn wgmma_accumulators(&self) -> Vec<(Handle<Expr>, u32)> {
+        let mut accs: Vec<(Handle<Expr>, u32)> = Vec::new();
+        self.kernel.body.visit(&mut |s| {
+            if let cutec_ir::Stmt::Op { op: Op::Wgmma { acc, shape, .. }, .. } = s
+                && !accs.iter().any(|(a, _)| a == acc)
+            {
+                accs.push((*acc, shape.n / 2));
+            }
+        });
+        accs
+    }
+
+    /// Passes the `regs` values of the register array `acc` through [`crate::inline_ptx::fence_operands`].
+    fn fence_operands(&mut self, acc: Handle<Expr>, regs: u32) -> Result<(), CodegenError> {
+        let f32t = self.context.f32_type();
+        let i64t = self.context.i64_type();
+        let base = self.value(acc)?.into_pointer_value();
+        let mut args: Vec<inkwell::values::BasicMetadataValueEnum<'ctx>> = Vec::with_capacity(regs as usize);
+        let mut slots = Vec::with_capacity(regs as usize);
+        for i in 0..regs {
+            // SAFETY: the validator checked the accumulator holds `n / 2` values.
+            let slot = ll(unsafe { self.builder.build_in_bounds_gep(f32t, base, &[i64t.const_int(u64::from(i), false)], "acc") })?;
+            args.push(ll(self.builder.build_load(f32t, slot, ""))?.into());
+            slots.push(slot);
+        }
+        let (ty, callee) = crate::inline_ptx::fence_operands(self.context, regs);
+        let out = ll(self.builder.build_indirect_call(ty, callee, &args, "fenced"))?;
+        let out = out.try_as_basic_value().basic().ok_or_else(|| CodegenError::llvm("fence", "no result"))?;
         for (i, slot) in slots.into_iter().enumerate() {
             let v = ll(self.builder.build_extract_value(out.into_struct_value(), i as u32, ""))?;
             ll(self.builder.build_store(slot, v))?;

@@ -93,13 +93,13 @@ impl Lower<'_> {
             dims,
             launch: mf::Launch { grid, block, cluster: None, smem_bytes, static_smem_bytes: 0 },
             const_params,
+            // Added by the TMA copies as the body is lowered.
             tensor_maps: Vec::new(),
             requires: info
                 .requires
                 .iter()
                 .map(|r| mf::Requirement { dim: r.dim.clone(), multiple_of: r.multiple_of, message: r.message.clone() })
                 .collect(),
-            // Added by the TMA copies as the body is lowered.
         })
     }
 
