@@ -25,6 +25,9 @@ variant gemm_simt_div examples/gemm_simt.cute "    let sa = make_tensor" \
     '    static_assert(M % BM == 0 && N % BN == 0 && K % BK == 0, "whole tiles");'
 variant copy_div examples/copy.cute "    let gx = local_tile" '    static_assert(N % (THREADS * VEC) == 0, "whole tiles");'
 "$c" build examples/transpose.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+# Hopper by hand: TMA copies and the warp-specialized wgmma GEMM (scripts/gpu/hopper_check.py).
+"$c" build examples/tma_copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_sm90_manual.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # The same transpose with a plain row-major shared-memory tile: the swizzle's effect, measured in the same run.
 sed 's/composition(Swizzle<5, 0, 5>, (TILE, TILE):(TILE, 1))/(TILE, TILE):(TILE, 1)/' examples/transpose.cute \
     > "$GPU_DIR/transpose_noswizzle.cute"

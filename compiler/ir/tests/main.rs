@@ -1,6 +1,7 @@
 //! The integration tests of cutec-ir.
 
 mod bounds;
+mod hopper;
 mod lower;
 mod passes;
 mod printer;

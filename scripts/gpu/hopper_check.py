@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""The Hopper examples on the GPU: tma_copy against torch's copy, gemm_sm90_manual against a float32 reference,
+cuBLAS (torch.matmul in bf16) and Triton, timed in the same run.
+
+Run from the repository root on the GPU machine after scripts/gpu/build.sh filled .gpu/.
+Inputs are `cutec run`'s seeded random data (filled on the device, a fresh seed per case), read back with
+--save-input; outputs are poisoned by `cutec run` before the launch. Timings: medians of CUDA events.
+Exit status: 0 when every case is correct (or refused where it must be), 1 otherwise.
+  --only copy|gemm   one part
+  --quick            correctness only (no large shapes)
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+from cuda_timing import median_ms
+
+GPU = os.environ.get("GPU_DIR", ".gpu")
+CUTEC = os.path.join(GPU, "cutec")
+SEED = [100]
+
+
+def run(module, kernel, dims, saves=(), outputs=(), bench=False, iters=20):
+    """`cutec run` with seeded inputs; gives (returncode, stdout+stderr, bench dict)."""
+    SEED[0] += 1
+    cmd = [CUTEC, "run", os.path.join(GPU, module), "--kernel", kernel, "--seed", str(SEED[0])]
+    for k, v in dims.items():
+        cmd += ["--dim", f"{k}={v}"]
+    for name, path in saves:
+        cmd += ["--save-input", f"{name}={path}"]
+    for name, path in outputs:
+        cmd += ["--output", f"{name}={path}"]
+    if bench:
+        cmd += ["--bench", "--warmup", "5", "--iters", str(iters)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return 124, f"timed out after 120 s (a hang): {' '.join(cmd)}", {}
+    lines = [l for l in p.stdout.splitlines() if l.startswith("bench ")]
+    b = dict(re.findall(r"(\w+)=(\S+)", lines[0])) if lines else {}
+    return p.returncode, p.stdout + p.stderr, b
+
+
+def load(path):
+    return torch.from_numpy(np.load(path)).to("cuda")
+
+
+def copy_part(work, quick):
+    ok_all = True
+    print("== tma_copy: y = x through shared memory with TMA (f32, tiles of 32 x 256)")
+    print(f"{'M x N':>14} {'status':>7} {'cutec ms':>9} {'GB/s':>7} {'torch ms':>9} {'GB/s':>7} {'cutec/torch':>11}")
+    shapes = [(1, 4), (33, 260), (1000, 1004), (4096, 4096)] + ([] if quick else [(16384, 16384), (8192, 32768)])
+    for m, n in shapes:
+        px, py = os.path.join(work, "x.npy"), os.path.join(work, "y.npy")
+        big = m * n >= 1 << 26
+        rc, out, b = run("tma_copy.ptx", "tma_copy", {"M": m, "N": n}, saves=[("x", px)], outputs=[("y", py)],
+                         bench=big)
+        if rc != 0:
+            print(f"{f'{m}x{n}':>14} {'FAIL':>7} cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        x, y = load(px), load(py)
+        ok = bool(torch.equal(x, y))
+        ok_all &= ok
+        if big:
+            ms = float(b["median_ms"])
+            xt, yt = torch.empty(m, n, device="cuda"), torch.empty(m, n, device="cuda")
+            tms = median_ms(lambda: yt.copy_(xt))
+            gb = 2 * 4 * m * n / 1e6
+            print(f"{f'{m}x{n}':>14} {'PASS' if ok else 'FAIL':>7} {ms:>9.4f} {gb / ms:>7.0f} {tms:>9.4f} {gb / tms:>7.0f} "
+                  f"{tms / ms:>11.3f}")
+            del xt, yt
+        else:
+            print(f"{f'{m}x{n}':>14} {'PASS' if ok else 'FAIL':>7}")
+        os.remove(px)
+        os.remove(py)
+    # A row stride that is not a multiple of 16 bytes: TMA cannot describe the tensor; the runtime refuses.
+    rc, out, _ = run("tma_copy.ptx", "tma_copy", {"M": 1000, "N": 777})
+    refused = rc == 1 and "E0424" in out and "multiple of 16" in out
+    ok_all &= refused
+    print(f"{'1000x777':>14} {'REFUSED' if refused else 'FAIL':>7} {out.strip().splitlines()[0] if out.strip() else ''}")
+    return ok_all
+
+
+def triton_matmul():
+    """Triton's tutorial matmul (bf16 in, f32 accumulate) as a second anchor; None if Triton is missing."""
+    try:
+        import triton
+        import triton.language as tl
+    except ImportError:
+        return None
+
+    @triton.jit
+    def kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+               GROUP: tl.constexpr):
+        pid = tl.program_id(0)
+        num_m = tl.cdiv(M, BM)
+        num_n = tl.cdiv(N, BN)
+        group = GROUP * num_n
+        first_m = (pid // group) * GROUP
+        size_m = min(num_m - first_m, GROUP)
+        pid_m = first_m + (pid % group) % size_m
+        pid_n = (pid % group) // size_m
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        a = a_ptr + rm[:, None] * K + rk[None, :]
+        b = b_ptr + rn[:, None] * K + rk[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            ka = tl.load(a, mask=(rm[:, None] < M) & (rk[None, :] < K - k * BK), other=0.0)
+            kb = tl.load(b, mask=(rn[:, None] < N) & (rk[None, :] < K - k * BK), other=0.0)
+            acc = tl.dot(ka, tl.trans(kb), acc)
+            a += BK
+            b += BK
+        c = c_ptr + rm[:, None] * N + rn[None, :]
+        tl.store(c, acc.to(tl.bfloat16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+    def mm(a, b, c):
+        m, k = a.shape
+        n = b.shape[0]
+        grid = (triton.cdiv(m, 128) * triton.cdiv(n, 256),)
+        kernel[grid](a, b, c, m, n, k, BM=128, BN=256, BK=64, GROUP=8, num_warps=8, num_stages=3)
+
+    return mm
+
+
+def gemm_part(work, quick):
+    ok_all = True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    print("== gemm_sm90_manual: C = A * B^T, bf16 in, f32 accumulation, bf16 out (tile 128 x 256 x 64, 4 stages)")
+    print("   correctness: relative error (Frobenius) against float32 A * B^T of the same bf16 inputs; <= 1e-2")
+    correct = [(128, 256, 64), (256, 512, 128), (1000, 777, 336), (129, 257, 72), (64, 8, 8), (1, 1, 8),
+               (2048, 2048, 2048)]
+    for m, n, k in correct:
+        pa, pb, pc = (os.path.join(work, f) for f in ("a.npy", "b.npy", "c.npy"))
+        rc, out, _ = run("gemm_sm90_manual.ptx", "gemm_sm90_manual", {"M": m, "N": n, "K": k},
+                         saves=[("a", pa), ("b", pb)], outputs=[("c", pc)])
+        if rc != 0:
+            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        a, b, c = load(pa).float(), load(pb).float(), load(pc).float()
+        ref = a @ b.T
+        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
+        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
+        ok_all &= ok
+        print(f"{f'{m}x{n}x{k}':>18} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+        for f in (pa, pb, pc):
+            os.remove(f)
+    # K = 333: A's row stride is 666 bytes, which TMA cannot describe (a multiple of 16 bytes); refused at launch.
+    rc, out, _ = run("gemm_sm90_manual.ptx", "gemm_sm90_manual", {"M": 1000, "N": 777, "K": 333})
+    refused = rc == 1 and "E0424" in out
+    ok_all &= refused
+    print(f"{'1000x777x333':>18} {'REFUSED' if refused else 'FAIL'} {out.strip().splitlines()[0] if out.strip() else ''}")
+    if quick:
+        return ok_all
+    tri = triton_matmul()
+    print(f"{'M x N x K':>18} {'cutec ms':>9} {'TFLOP/s':>8} {'cuBLAS':>8} {'Triton':>8} {'/cuBLAS':>8} {'/Triton':>8}")
+    for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048), (128, 8192, 8192),
+                    (256, 8192, 8192), (1024, 8192, 8192)]:
+        rc, out, bench = run("gemm_sm90_manual.ptx", "gemm_sm90_manual", {"M": m, "N": n, "K": k}, bench=True,
+                             iters=20)
+        if rc != 0:
+            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        ms = float(bench["median_ms"])
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        flop = 2.0 * m * n * k
+        cms = median_ms(lambda: torch.matmul(a, b.T, out=c))
+        tms = median_ms(lambda: tri(a, b, c)) if tri else float("nan")
+        tf = lambda t: flop / t / 1e9
+        print(f"{f'{m}x{n}x{k}':>18} {ms:>9.4f} {tf(ms):>8.1f} {tf(cms):>8.1f} {tf(tms):>8.1f} {cms / ms:>8.3f} "
+              f"{tms / ms:>8.3f}")
+        del a, b, c
+    print("(TFLOP/s; medians of 20 launches with CUDA events; cuBLAS = torch.matmul bf16, Triton = its tutorial "
+          "matmul at 128x256x64, both in the same run)")
+    return ok_all
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", choices=["copy", "gemm"])
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="cutec-hopper-", dir=GPU)
+    ok = True
+    if args.only in (None, "copy"):
+        ok &= copy_part(work, args.quick)
+    if args.only in (None, "gemm"):
+        ok &= gemm_part(work, args.quick)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
