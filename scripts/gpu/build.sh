@@ -28,6 +28,18 @@ variant copy_div examples/copy.cute "    let gx = local_tile" '    static_assert
 # Hopper by hand: TMA copies and the warp-specialized wgmma GEMM (scripts/gpu/hopper_check.py).
 "$c" build examples/tma_copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_sm90_manual.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const parameters, as NAME.{ptx,json,cubin}
+    local name=$1 k=$2
+    shift 2
+    "$c" build "examples/$k.cute" "$@" --emit ptx,manifest,cubin -o "$GPU_DIR/$name"
+    for ext in ptx json cubin; do mv "$GPU_DIR/$name/$k.$ext" "$GPU_DIR/$name.$ext"; done
+    sed -i "s/\"$k.ptx\"/\"$name.ptx\"/" "$GPU_DIR/$name.json"
+    rmdir "$GPU_DIR/$name"
+}
+# Variants timed in the same run: the epilogue from registers (any N; the ring then has room for 4 stages), and
+# the tiles in plain row order (no grouping for L2).
+defined gemm_sm90_manual_regs gemm_sm90_manual -D TMA_STORE=false -D STAGES=4
+defined gemm_sm90_manual_rows gemm_sm90_manual -D GROUP_M=1
 # The same transpose with a plain row-major shared-memory tile: the swizzle's effect, measured in the same run.
 sed 's/composition(Swizzle<5, 0, 5>, (TILE, TILE):(TILE, 1))/(TILE, TILE):(TILE, 1)/' examples/transpose.cute \
     > "$GPU_DIR/transpose_noswizzle.cute"

@@ -44,6 +44,8 @@ pub(crate) const FENCE_PROXY_ASYNC_SHARED_CTA: &str = "llvm.nvvm.fence.proxy.asy
 /// `prefetch.tensormap [map]` on a generic address (LLVM 22 also emits a `prefetch.param.tensormap` of the
 /// parameter itself: harmless).
 pub(crate) const PREFETCH_TENSORMAP: &str = "llvm.nvvm.prefetch.tensormap";
+/// `bar.sync id, count` (`barrier.cta.sync.aligned` with a thread count).
+pub(crate) const BARRIER_CTA_COUNT: &str = "llvm.nvvm.barrier.cta.sync.aligned.count";
 pub(crate) const WGMMA_FENCE: &str = "llvm.nvvm.wgmma.fence.sync.aligned";
 pub(crate) const WGMMA_COMMIT: &str = "llvm.nvvm.wgmma.commit_group.sync.aligned";
 /// `wgmma.wait_group.sync.aligned N` (`i64` immediate).

@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use cutec::build::BuildOptions;
 use cutec::codes;
 use cutec::command_line::{command_line_error, path_error};
-use cutec::{Checked, check_source, code_tables, parse_define};
+use cutec::{Checked, check_source, code_tables, parse_const_define, parse_define};
 use cutec_codegen::OptLevel;
 use cutec_diagnostics::{ColorMode, Diagnostic, ErrorFormat, SourceMap, explain, render_json, render_text};
 use std::ffi::OsString;
@@ -48,7 +48,7 @@ pub(crate) enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Set a const generic parameter: -D N=4096.
-        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_const_define)]
         defines: Vec<(String, i64)>,
     },
     /// Compile a file and write what each requested stage produced.
@@ -66,7 +66,7 @@ pub(crate) enum Command {
         #[arg(long, value_enum, value_delimiter = ',', default_value = "ptx,manifest")]
         emit: Vec<Emit>,
         /// Set a const generic parameter: -D N=4096.
-        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+        #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_const_define)]
         defines: Vec<(String, i64)>,
         /// LLVM optimisation level, 0 to 3.
         /// LLVM optimisation level, 0 to 3 (default 3).
@@ -119,7 +119,7 @@ pub(crate) struct RunArgs {
     /// MODULE with extension .json unless --manifest says otherwise).
     pub module: PathBuf,
     /// With a `.cute` file: set a const generic parameter, -D N=4096.
-    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_const_define)]
     pub defines: Vec<(String, i64)>,
     /// The manifest, if not next to the module.
     #[arg(long)]

@@ -67,7 +67,19 @@ pub fn emit_ast(source: &str) -> String {
     cutec_grammar::print_ast(&module)
 }
 
-/// Parses `NAME=VALUE` of `-D` and `--dim`.
+/// Parses `NAME=VALUE` of `-D`: an integer, or `true`/`false` for a `bool` const generic (1 and 0, which the
+/// checker gives a `bool` parameter).
+pub fn parse_const_define(s: &str) -> Result<(String, i64), String> {
+    match s.split_once('=').map(|(n, v)| (n, v.trim())) {
+        Some((name, "true" | "false")) => {
+            let (name, _) = parse_define(&format!("{name}=0"))?;
+            Ok((name, i64::from(s.trim_end().ends_with("true"))))
+        }
+        _ => parse_define(s),
+    }
+}
+
+/// Parses `NAME=VALUE` of `--dim` (and, through [`parse_const_define`], of `-D`).
 pub fn parse_define(s: &str) -> Result<(String, i64), String> {
     let (name, value) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;
     let name = name.trim();
@@ -112,6 +124,10 @@ mod tests {
         assert_eq!(parse_define("N=-9223372036854775808"), Ok(("N".into(), i64::MIN)));
         assert_eq!(parse_define("N=0x-5"), Err("`0x-5` is not an integer".into()));
         assert_eq!(parse_define("N=0x+5"), Err("`0x+5` is not an integer".into()));
+        assert_eq!(parse_const_define("TMA_STORE=false"), Ok(("TMA_STORE".into(), 0)));
+        assert_eq!(parse_const_define("TMA_STORE = true"), Ok(("TMA_STORE".into(), 1)));
+        assert_eq!(parse_const_define("N=8"), Ok(("N".into(), 8)));
+        assert!(parse_define("N=true").is_err(), "a dimension is an integer");
     }
 
     #[test]

@@ -238,6 +238,7 @@ pub fn op(kernel: &Kernel, op: &Op) -> Effects {
         // Each lane's result depends on which lanes are active: it must not move across control flow.
         Op::ElectOne => Effects::COLLECTIVE,
         Op::FenceProxyAsync => Effects::BARRIER,
+        Op::NamedBarrier { .. } => Effects::BARRIER | Effects::COLLECTIVE,
         Op::WgmmaFence => Effects::BARRIER | Effects::COLLECTIVE,
         Op::Wgmma { acc, .. } => {
             Effects::reads(AddrSpace::Shared)

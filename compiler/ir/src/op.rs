@@ -120,6 +120,8 @@ pub enum Op {
     FenceMbarrierInit,
     /// `elect.sync` over the full warp: `true` in exactly one lane (the lowest active), `false` in the others.
     ElectOne,
+    /// `bar.sync id, threads`: a named barrier over `threads` threads (a multiple of 32).
+    NamedBarrier { id: Handle<Expr>, threads: Handle<Expr> },
     /// `fence.proxy.async.shared::cta`.
     FenceProxyAsync,
     /// `wgmma.fence.sync.aligned`: before the first `wgmma.mma_async` of a group.
@@ -168,6 +170,7 @@ impl Op {
             Op::PrefetchTensorMap { .. } => "prefetch.tensormap",
             Op::FenceMbarrierInit => "fence.mbarrier_init",
             Op::ElectOne => "elect.sync",
+            Op::NamedBarrier { .. } => "bar.sync",
             Op::FenceProxyAsync => "fence.proxy.async",
             Op::WgmmaFence => "wgmma.fence",
             Op::Wgmma { .. } => "wgmma.mma_async",
@@ -195,6 +198,7 @@ impl Op {
             | Op::BulkWait { .. }
             | Op::PrefetchTensorMap { .. }
             | Op::FenceMbarrierInit
+            | Op::NamedBarrier { .. }
             | Op::MbarrierInit { .. }
             | Op::MbarrierArriveExpectTx { .. }
             | Op::MbarrierArrive { .. }
@@ -219,7 +223,8 @@ impl Op {
             }
             Op::MbarrierInit { bar, count: x }
             | Op::MbarrierArriveExpectTx { bar, bytes: x }
-            | Op::MbarrierWait { bar, parity: x } => {
+            | Op::MbarrierWait { bar, parity: x }
+            | Op::NamedBarrier { id: bar, threads: x } => {
                 f(bar);
                 f(x);
             }
@@ -264,7 +269,8 @@ impl Op {
             }
             Op::MbarrierInit { bar, count: x }
             | Op::MbarrierArriveExpectTx { bar, bytes: x }
-            | Op::MbarrierWait { bar, parity: x } => {
+            | Op::MbarrierWait { bar, parity: x }
+            | Op::NamedBarrier { id: bar, threads: x } => {
                 *bar = f(*bar);
                 *x = f(*x);
             }

@@ -289,6 +289,7 @@ impl Printer<'_> {
                 format!("{name} {}[{}], {}", o(map), coords.join(", "), o(src))
             }
             Op::PrefetchTensorMap { map } => format!("{name} {}", o(map)),
+            Op::NamedBarrier { id, threads } => format!("{name} {}, {}", o(id), o(threads)),
             Op::BulkWait { pending, .. } => format!("{name} {pending}"),
             Op::Wgmma { shape, acc, a, a_desc, b, b_desc, scale_d } => format!(
                 "{name} m{}n{}k{}.{} {}, {} {}, {} {}, scale_d {}",

@@ -38,6 +38,7 @@ pub enum Builtin {
     ShflIdx,
     // Synchronisation.
     SyncThreads,
+    BarrierSync,
     SyncWarp,
     ClusterSync,
     // Integers.
@@ -419,6 +420,14 @@ pub static BUILTINS: &[BuiltinInfo] = &[
     ),
     func(B::ShflIdx, "shfl_idx", &[p("v", K::Numeric), p("lane", K::Int)], "number", "`v` of lane `lane`."),
     func(B::SyncThreads, "sync_threads", &[], "()", "Barrier over the CTA (`__syncthreads`)."),
+    func(
+        B::BarrierSync,
+        "barrier_sync",
+        &[p("id", K::Int), p("threads", K::Int)],
+        "()",
+        "Named barrier `id` (1..=15; 0 is `sync_threads`) over `threads` threads, a multiple of 32: every warp of a \
+         warpgroup waits for the others.",
+    ),
     func(B::SyncWarp, "sync_warp", &[], "()", "Barrier over the warp (`__syncwarp`)."),
     func(B::ClusterSync, "cluster_sync", &[], "()", "Barrier over all threads of the cluster."),
     func(B::CeilDiv, "ceil_div", &[p("a", K::Int), p("b", K::Int)], "int", "a / b rounded up."),

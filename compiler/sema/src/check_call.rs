@@ -436,6 +436,7 @@ impl Fcx<'_, '_> {
             B::CeilDiv => self.promote_args(&name.name, pos, types, &[0, 1]),
             B::ElectOne => Type::BOOL,
             B::SyncThreads
+            | B::BarrierSync
             | B::SyncWarp
             | B::ClusterSync
             | B::FenceProxyAsync

@@ -123,7 +123,7 @@ impl BuiltinGroup {
             | B::Select
             | B::CeilDiv => G::Math,
             B::ShflXor | B::ShflDown | B::ShflIdx => G::Warp,
-            B::SyncThreads | B::SyncWarp | B::ClusterSync => G::Sync,
+            B::SyncThreads | B::BarrierSync | B::SyncWarp | B::ClusterSync => G::Sync,
             B::LocalTile
             | B::LocalPartition
             | B::MakeFragmentLike
@@ -225,6 +225,7 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
         B::ShflDown => (HEADER, "    let v = shfl_down(x[0, thread_idx.x % 32], 1);\n"),
         B::ShflIdx => (HEADER, "    let v = shfl_idx(x[0, thread_idx.x % 32], 0);\n"),
         B::SyncThreads => (HEADER, "    sync_threads();\n"),
+        B::BarrierSync => (HEADER, "    barrier_sync(1, 128);\n"),
         B::SyncWarp => (HEADER, "    sync_warp();\n"),
         B::ClusterSync => (CLUSTER, "    cluster_sync();\n"),
         B::LocalTile => (

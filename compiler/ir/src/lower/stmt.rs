@@ -49,6 +49,24 @@ impl Lower<'_> {
             StmtKind::Expr(e) => self.expr(e).map(drop),
             StmtKind::If { cond, then_block, else_block } => {
                 let c = self.expr(cond)?;
+                // A condition known at compile time (const generics) keeps only its branch, as C++'s
+                // `if constexpr`: the other is not lowered at all (no tensor map, no allocation for it).
+                let known = match &c {
+                    Value::Const(v) => Some(*v != 0),
+                    Value::Scalar(h, _) => match self.b.kernel().exprs.get(*h) {
+                        Some(crate::Expr::Literal(crate::Literal::Bool(v))) => Some(*v),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(taken) = known {
+                    self.at(s.span);
+                    return match (taken, else_block) {
+                        (true, _) => self.block(then_block),
+                        (false, Some(b)) => self.block(b),
+                        (false, None) => Ok(()),
+                    };
+                }
                 let c = self.scalar(&c, Scalar::Bool, cond.span)?;
                 self.at(s.span);
                 self.b.open_block();

@@ -68,6 +68,7 @@ impl Lower<'_> {
                 }
             }
             Builtin::Gemm => self.gemm_call(e, args),
+            Builtin::BarrierSync => self.barrier_sync_call(e, args),
             Builtin::WgmmaWait => self.wgmma_wait_call(e),
             Builtin::Setmaxnreg => self.setmaxnreg_call(e),
             Builtin::Store => self.store_args(e, args),
@@ -78,6 +79,30 @@ impl Lower<'_> {
             }
             _ => return None,
         })
+    }
+
+    /// `barrier_sync(id, threads)`: a named barrier; a constant id must be 1..=15 (0 is `sync_threads`'s) and a
+    /// constant count a positive multiple of 32.
+    fn barrier_sync_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
+        let (Some(id), Some(threads)) = (args.first(), args.get(1)) else {
+            return self.error(codes::INTERNAL, e.span, "`barrier_sync` without its operands");
+        };
+        let (vi, vt) = (self.expr(&id.value)?, self.expr(&threads.value)?);
+        if let Value::Const(i) = vi
+            && !(1..=15).contains(&i)
+        {
+            return self.unsupported(id.span, format!("the named barrier {i} (they are 1 to 15; 0 is `sync_threads`'s)"));
+        }
+        if let Value::Const(n) = vt
+            && (n <= 0 || n % 32 != 0 || n > 1024)
+        {
+            return self.unsupported(threads.span, format!("a named barrier over {n} threads (a multiple of 32 up to 1024)"));
+        }
+        let id = self.scalar(&vi, Scalar::Int, id.span)?;
+        let threads = self.scalar(&vt, Scalar::Int, threads.span)?;
+        self.at(e.span);
+        self.b.op(Op::NamedBarrier { id, threads });
+        Ok(Value::Unit)
     }
 
     /// `store(src, dst)`.

@@ -655,6 +655,10 @@ impl Parser {
             "prefetch.tensormap" => Op::PrefetchTensorMap { map: self.operand()? },
             "fence.mbarrier_init" => Op::FenceMbarrierInit,
             "elect.sync" => Op::ElectOne,
+            "bar.sync" => {
+                let v = self.operands(2)?;
+                Op::NamedBarrier { id: v[0], threads: v[1] }
+            }
             "fence.proxy.async" => Op::FenceProxyAsync,
             "wgmma.fence" => Op::WgmmaFence,
             "wgmma.commit_group" => Op::WgmmaCommit,

@@ -71,6 +71,11 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             Ok(None)
         }
         Op::ElectOne => Ok(Some(Type::I1)),
+        Op::NamedBarrier { id, threads } => {
+            expect(id, &i32_, "an i32 barrier id")?;
+            expect(threads, &i32_, "an i32 thread count")?;
+            Ok(None)
+        }
         Op::BulkWait { pending, .. } if pending > 63 => {
             Err(E::BadOp { op: "bulk.wait_group", why: "the number of pending groups is 0 to 63" })
         }
