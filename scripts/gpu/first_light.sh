@@ -33,7 +33,7 @@ echo "== TMA tensor maps: the runtime's rules against cuTensorMapEncodeTiled"
 echo "== TMA tensor maps as kernel parameters: the bytes a kernel receives against the encoded map"
 "$GPU_DIR/tensor_map_param" || status=$?
 echo "== Hopper by hand: tma_copy and gemm_sm90_manual against torch, cuBLAS and Triton"
-GPU_DIR="$GPU_DIR" python3 scripts/gpu/hopper_check.py || status=$?
+GPU_DIR="$GPU_DIR" python3 scripts/gpu/hopper_check.py --sanitize || status=$?
 echo "== bounds: ragged gemm_simt against float64, predication cost on full tiles, required divisibility refused"
 GPU_DIR="$GPU_DIR" python3 scripts/gpu/bounds_check.py || status=$?
 echo "== transpose (swizzled shared-memory tile) against torch, ragged shapes, and without the swizzle"
