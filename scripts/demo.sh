@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: build cutec, check every example, compile the flagship (softmax) to PTX, a cubin and its
+# The main job: build cutec, check every example, compile the flagship (gemm_sm90_manual) to PTX, a cubin and its
 # manifest, and show what came out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,13 +16,16 @@ for f in examples/*.cute; do
 done
 echo "  $ok examples check, $bad fail"
 echo
-echo "== cutec build examples/softmax.cute -D N=4096 --emit ptx,cubin,manifest -o $out"
-"$bin" build examples/softmax.cute -D N=4096 --emit ptx,cubin,manifest -o "$out"
+echo "== cutec build examples/gemm_sm90_manual.cute --emit ptx,cubin,manifest -o $out (the flagship: a Hopper GEMM by hand)"
+"$bin" build examples/gemm_sm90_manual.cute --emit ptx,cubin,manifest -o "$out"
 echo
-echo "== what is in the PTX ($out/softmax.ptx): the entry, and how many of each instruction that matters"
-grep -E "^\.visible \.entry|^\.reqntid" "$out/softmax.ptx"
-grep -oE "ld\.global\.v4\.[a-z0-9]+|st\.global\.v4\.[a-z0-9]+|shfl\.sync\.bfly\.b32|bar\.sync|ex2\.approx\.[a-z0-9.]+" \
-    "$out/softmax.ptx" | sort | uniq -c
+echo "== what is in the PTX ($out/gemm_sm90_manual.ptx): the entry, its parameters, and the Hopper instructions"
+grep -E "^\.visible \.entry|^\s+\.param|^\.maxntid|^\.minnctapersm" "$out/gemm_sm90_manual.ptx"
+grep -oE "wgmma\.[a-z_]+(\.sync\.aligned\.m64n[0-9]+k16\.f32\.bf16\.bf16)?|cp\.async\.bulk\.tensor\.[0-9]d\.[a-z:_]+|mbarrier\.[a-z_.]+|setmaxnreg\.[a-z]+|bar\.sync|fence\.proxy\.async[a-z:_.]*" \
+    "$out/gemm_sm90_manual.ptx" | sort | uniq -c
 echo
-echo "Run it on a GPU: $bin run $out/softmax.ptx --kernel softmax --dim M=32768 --bench"
+echo "== the tensor maps the runtime encodes at launch (from $out/gemm_sm90_manual.json)"
+grep -A0 -E '"(name|tensor|swizzle)": "[a-z0-9_]+(_tma[0-9]+)?"|"[0-9]+B"' "$out/gemm_sm90_manual.json" | grep -E "tma|tensor\"|swizzle" | tr -s ' '
+echo
+echo "Run it on a GPU: $bin run $out/gemm_sm90_manual.ptx --kernel gemm_sm90_manual --dim M=8192 --dim N=8192 --dim K=8192 --bench"
 [ "$bad" = 0 ]

@@ -36,6 +36,9 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
     sed -i "s/\"$k.ptx\"/\"$name.ptx\"/" "$GPU_DIR/$name.json"
     rmdir "$GPU_DIR/$name"
 }
+# The book's steps towards it (book/src/hopper.md), timed in the same run.
+"$c" build book/listings/hopper_1_one_wgmma.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build book/listings/hopper_2_ring.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # Variants timed in the same run: the epilogue from registers (any N; the ring then has room for 4 stages), and
 # the tiles in plain row order (no grouping for L2).
 defined gemm_sm90_manual_regs gemm_sm90_manual -D TMA_STORE=false -D STAGES=4

@@ -1,7 +1,9 @@
 //! Every ```cute block in the book is compiled. A block whose info string says `fail` (```` ```cute,fail ````)
 //! must be rejected, and a code in its info string (```` ```cute,fail,E0112 ````) must be among the errors; every
-//! other block must check without diagnostics. Every ```cute-layout block (`>>> EXPR`
-//! lines, each followed by its expected output) is evaluated by the layout algebra.
+//! other block must check without diagnostics, and one that says `build` (```` ```cute,build ````) must also
+//! build to PTX. mdBook's `{{#include PATH}}` lines are expanded first, from the page's folder, as mdBook does.
+//! Every ```cute-layout block (`>>> EXPR` lines, each followed by its expected output) is evaluated by the layout
+//! algebra.
 
 mod reference;
 mod support;
@@ -25,6 +27,25 @@ fn fenced_blocks(text: &str) -> Vec<(String, usize, String)> {
         }
     }
     blocks
+}
+
+/// `code` with each `{{#include PATH}}` line replaced by the file PATH, relative to `page`'s folder.
+fn expand_includes(page: &std::path::Path, code: &str) -> String {
+    let mut out = String::new();
+    for line in code.lines() {
+        match line.trim().strip_prefix("{{#include ").and_then(|r| r.strip_suffix("}}")) {
+            Some(path) => {
+                let file = page.parent().expect("a page has a folder").join(path.trim());
+                let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+                out.push_str(&text);
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }
 
 fn book_pages() -> Vec<std::path::PathBuf> {
@@ -69,6 +90,7 @@ fn book_cute_blocks_compile() {
             let expected_codes =
                 words.iter().filter(|w| w.starts_with('E') && w[1..].bytes().all(|c| c.is_ascii_digit()));
             let name = format!("{}:{line}", repo_relative(&page));
+            let code = expand_includes(&page, &code);
             let checked = cutec::check_source(&name, &code, &[]);
             let rendered = cutec_diagnostics::render_plain(&checked.map, checked.diagnostics());
             if must_fail {
@@ -79,6 +101,12 @@ fn book_cute_blocks_compile() {
                 }
             } else {
                 assert!(checked.diagnostics().is_empty(), "{name}: block does not check:\n{rendered}");
+            }
+            if words.contains(&"build") {
+                let options = cutec::build::BuildOptions::default();
+                if let Err(f) = cutec::build::build_source(&name, &code, &options) {
+                    panic!("{name}: block marked `build` does not build:\n{}", cutec_diagnostics::render_plain(&f.map, &f.diagnostics));
+                }
             }
             checked_blocks += 1;
         }

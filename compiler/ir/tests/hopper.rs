@@ -64,7 +64,12 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
     let boxes: Vec<_> = maps.iter().map(|m| (m.tensor.as_str(), m.modes.clone(), m.box_shape.clone(), m.swizzle)).collect();
     assert_eq!(
         boxes,
-        [("a", vec![1, 0], vec![64, 128], TmaSwizzle::B128), ("b", vec![1, 0], vec![64, 256], TmaSwizzle::B128)]
+        [
+            ("a", vec![1, 0], vec![64, 128], TmaSwizzle::B128),
+            ("b", vec![1, 0], vec![64, 256], TmaSwizzle::B128),
+            // The epilogue stores C 64 columns (one 128-byte swizzle row) at a time.
+            ("c", vec![1, 0], vec![64, 64], TmaSwizzle::B128),
+        ]
     );
     // The swizzled tiles are aligned to the swizzle's period; 196 KiB of shared memory is dynamic.
     let aligns: Vec<_> = k.allocs.iter().filter(|(_, a)| a.space == AddrSpace::Shared).map(|(_, a)| (a.name.as_str(), a.align)).collect();
@@ -92,7 +97,7 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
 
 #[test]
 fn a_batched_argument_gets_a_box_of_one_along_its_batch_mode() {
-    let src = "kernel k(x: Tensor<bf16, (B, M, K):(M * K, K, 1), gmem>) launch(grid = (1), block = (32)) {
+    let src = "kernel k(x: Tensor<bf16, (B, M, K):(BS, K, 1), gmem>) launch(grid = (1), block = (32)) {
     let s = make_tensor<bf16, smem>(tile_to_shape(SW64_K<bf16>, (16, 32)));
     let bar = make_tensor<u64, smem>(1);
     if elect_one() && thread_idx.x < 32 {

@@ -915,7 +915,7 @@ mod tests {
         assert_eq!(lookup("ceil_div").map(BuiltinInfo::signature), Some("ceil_div(a: int, b: int) -> int".into()));
         assert_eq!(
             lookup("tma_load").map(BuiltinInfo::signature),
-            Some("tma_load(src: Tensor, dst: Layout | Tensor, multicast = int) -> Tensor".into())
+            Some("tma_load(src: Tensor, dst: Layout | Tensor, bar = u64, multicast = int) -> Tensor".into())
         );
         assert_eq!(
             lookup("make_tensor").map(BuiltinInfo::signature).as_deref().map(|s| &s[..22]),
