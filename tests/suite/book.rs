@@ -105,7 +105,10 @@ fn book_cute_blocks_compile() {
             if words.contains(&"build") {
                 let options = cutec::build::BuildOptions::default();
                 if let Err(f) = cutec::build::build_source(&name, &code, &options) {
-                    panic!("{name}: block marked `build` does not build:\n{}", cutec_diagnostics::render_plain(&f.map, &f.diagnostics));
+                    panic!(
+                        "{name}: block marked `build` does not build:\n{}",
+                        cutec_diagnostics::render_plain(&f.map, &f.diagnostics)
+                    );
                 }
             }
             checked_blocks += 1;

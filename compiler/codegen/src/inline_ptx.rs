@@ -58,7 +58,11 @@ pub fn wgmma<'ctx>(
     let fields: Vec<BasicTypeEnum<'ctx>> = (0..regs).map(|_| f32t.into()).collect();
     let ret = context.struct_type(&fields, false);
     let mut params: Vec<BasicMetadataTypeEnum<'ctx>> = (0..regs).map(|_| f32t.into()).collect();
-    params.extend::<[BasicMetadataTypeEnum<'ctx>; 3]>([context.i64_type().into(), context.i64_type().into(), context.i32_type().into()]);
+    params.extend::<[BasicMetadataTypeEnum<'ctx>; 3]>([
+        context.i64_type().into(),
+        context.i64_type().into(),
+        context.i32_type().into(),
+    ]);
     let ty = ret.fn_type(&params, false);
     let outputs: Vec<String> = (0..regs).map(|i| format!("${i}")).collect();
     let (desc_a, desc_b, scale) = (2 * regs, 2 * regs + 1, 2 * regs + 2);

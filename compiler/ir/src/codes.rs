@@ -30,6 +30,9 @@ pub const NOT_AN_MBARRIER: &str = "E0310";
 /// An operand of `gemm` that a wgmma cannot take (not in shared memory, a layout the hardware does not read,
 /// an accumulator that is not a whole fragment).
 pub const WGMMA_OPERAND: &str = "E0311";
+/// A warpgroup-collective operation (`gemm`, `wgmma_wait`, `setmaxnreg`) under a condition that may split a
+/// warpgroup.
+pub const WARPGROUP_DIVERGENT: &str = "E0312";
 /// Unrolling a loop would make more statements than the budget (`passes::unroll::MAX_STMTS`).
 pub const UNROLL_TOO_LARGE: &str = "E0320";
 /// A kernel has more statements after inlining and unrolling than the budget.
@@ -156,6 +159,17 @@ matching the layout element by element, and from which it derives the matrix des
 aligned to the swizzle's period (1024 bytes for 128-byte swizzles; the allocation is aligned for you, a slice \
 must start at a multiple). `acc` must be the whole accumulator made by `mma.fragment_c((64, N))`.\n\n    let sa = \
 make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n",
+    },
+    CodeInfo {
+        code: WARPGROUP_DIVERGENT,
+        title: "a warpgroup operation some of its threads may skip",
+        explanation: "`gemm` (its `wgmma.mma_async` and fences), `wgmma_wait` and `setmaxnreg` are executed by all \
+128 threads of a warpgroup together (`.sync.aligned`); if some threads of a warpgroup skip one, the kernel hangs \
+or computes garbage. The compiler checks each enclosing `if` and `while`: a condition on `thread_idx.x` is fine \
+when it only looks at `thread_idx.x / 128` (or a multiple of 128, or a shift by 7 or more), which is the same in \
+a whole warpgroup; a condition on `thread_idx.x % 128`, `lane_idx`, `warp_idx` or `elect_one()` is not. The \
+secondary label shows the condition.\n\n    let wg = thread_idx.x / 128;\n    if wg == 1 { gemm(mma, sa, sb, acc); }          // fine\n    \
+if thread_idx.x == 0 { gemm(mma, sa, sb, acc); }  // error\n",
     },
     CodeInfo {
         code: UNROLL_TOO_LARGE,

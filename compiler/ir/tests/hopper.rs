@@ -3,7 +3,7 @@
 
 use crate::lower::{example, lowered_and_optimized};
 use cutec_ir::{AddrSpace, GmmaSwizzle, Op, Stmt, Type};
-use cutec_manifest::{TmaSwizzle, TensorMapParam};
+use cutec_manifest::{TensorMapParam, TmaSwizzle};
 
 fn ops(k: &cutec_ir::Kernel) -> Vec<Op> {
     let mut v = Vec::new();
@@ -61,7 +61,8 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
     let (module, _) = lowered_and_optimized(&example("gemm_sm90_manual.cute"), "gemm_sm90_manual", &[]);
     let k = &module.kernels[0];
     let maps = maps(k);
-    let boxes: Vec<_> = maps.iter().map(|m| (m.tensor.as_str(), m.modes.clone(), m.box_shape.clone(), m.swizzle)).collect();
+    let boxes: Vec<_> =
+        maps.iter().map(|m| (m.tensor.as_str(), m.modes.clone(), m.box_shape.clone(), m.swizzle)).collect();
     assert_eq!(
         boxes,
         [
@@ -72,7 +73,12 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
         ]
     );
     // The swizzled tiles are aligned to the swizzle's period; 196 KiB of shared memory is dynamic.
-    let aligns: Vec<_> = k.allocs.iter().filter(|(_, a)| a.space == AddrSpace::Shared).map(|(_, a)| (a.name.as_str(), a.align)).collect();
+    let aligns: Vec<_> = k
+        .allocs
+        .iter()
+        .filter(|(_, a)| a.space == AddrSpace::Shared)
+        .map(|(_, a)| (a.name.as_str(), a.align))
+        .collect();
     assert_eq!(aligns[..2], [("sa", 1024), ("sb", 1024)]);
     assert!(k.shared_is_dynamic());
     // Four k-steps of m64n256k16 per stage, K-major with a 128-byte swizzle: SBO is 8 rows of 128 bytes.
@@ -109,7 +115,11 @@ fn a_batched_argument_gets_a_box_of_one_along_its_batch_mode() {
 }";
     let (module, text) = lowered_and_optimized(src, "k", &[]);
     let m = &maps(&module.kernels[0])[0];
-    assert_eq!((m.modes.clone(), m.box_shape.clone(), m.swizzle), (vec![2, 1, 0], vec![32, 16, 1], TmaSwizzle::B64), "{text}");
+    assert_eq!(
+        (m.modes.clone(), m.box_shape.clone(), m.swizzle),
+        (vec![2, 1, 0], vec![32, 16, 1], TmaSwizzle::B64),
+        "{text}"
+    );
     let coords = ops(&module.kernels[0]).into_iter().find_map(|o| match o {
         Op::TmaLoad { coords, .. } => Some(coords.len()),
         _ => None,

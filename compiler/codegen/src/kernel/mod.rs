@@ -141,11 +141,14 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
             if self.uses_setmaxnreg() {
                 // `setmaxnreg` is silently dropped by ptxas (C7508) unless the registers at entry are known:
                 // `.maxntid` and `.minnctapersm 1` say so (ptxas refuses `.reqntid` beside `.maxntid`).
-                function.add_attribute(AttributeLoc::Function, self.context.create_string_attribute("nvvm.maxntid", &dims));
-                function.add_attribute(AttributeLoc::Function, self.context.create_string_attribute("nvvm.minctasm", "1"));
+                function
+                    .add_attribute(AttributeLoc::Function, self.context.create_string_attribute("nvvm.maxntid", &dims));
+                function
+                    .add_attribute(AttributeLoc::Function, self.context.create_string_attribute("nvvm.minctasm", "1"));
             } else {
                 // `.reqntid`: ptxas may then budget registers for exactly this many threads.
-                function.add_attribute(AttributeLoc::Function, self.context.create_string_attribute("nvvm.reqntid", &dims));
+                function
+                    .add_attribute(AttributeLoc::Function, self.context.create_string_attribute("nvvm.reqntid", &dims));
             }
         }
         Ok(function)
@@ -153,7 +156,9 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
 
     fn uses_setmaxnreg(&self) -> bool {
         let mut found = false;
-        self.kernel.body.visit(&mut |s| found |= matches!(s, cutec_ir::Stmt::Op { op: cutec_ir::Op::Setmaxnreg { .. }, .. }));
+        self.kernel
+            .body
+            .visit(&mut |s| found |= matches!(s, cutec_ir::Stmt::Op { op: cutec_ir::Op::Setmaxnreg { .. }, .. }));
         found
     }
 

@@ -206,7 +206,9 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         let mut slots = Vec::with_capacity(regs as usize);
         for i in 0..regs {
             // SAFETY: the validator checked the accumulator holds `n / 2` values.
-            let slot = ll(unsafe { self.builder.build_in_bounds_gep(f32t, base, &[i64t.const_int(u64::from(i), false)], "acc") })?;
+            let slot = ll(unsafe {
+                self.builder.build_in_bounds_gep(f32t, base, &[i64t.const_int(u64::from(i), false)], "acc")
+            })?;
             args.push(ll(self.builder.build_load(f32t, slot, ""))?.into());
             slots.push(slot);
         }

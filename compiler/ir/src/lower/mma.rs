@@ -29,6 +29,57 @@ fn entry_registers(threads: u32) -> u32 {
 }
 
 impl Lower<'_> {
+    /// Whether the value `h` is the same in every thread of a warpgroup (of a one-dimensional CTA): it depends on
+    /// the thread only through `thread_idx.x / (128 k)` or `thread_idx.x >> (7 + k)`. Variables and loads count
+    /// as uniform (a lint, not a proof); `elect_one()`, lanes and other thread indices do not.
+    pub(super) fn warpgroup_uniform(&self, h: Handle<Expr>, depth: u32) -> bool {
+        use crate::{BinaryOp, SpecialReg};
+        let k = self.b.kernel();
+        let Some(e) = k.exprs.get(h) else { return false };
+        if depth > 64 {
+            return false;
+        }
+        let literal = |x: Handle<Expr>| match k.exprs.get(x) {
+            Some(Expr::Literal(crate::Literal::Int { value, .. })) => Some(*value),
+            _ => None,
+        };
+        let is_tid =
+            |x: Handle<Expr>| matches!(k.exprs.get(x), Some(Expr::Special(SpecialReg::ThreadIdx(crate::Dim::X))));
+        match *e {
+            Expr::Special(SpecialReg::ThreadIdx(_) | SpecialReg::LaneId) => false,
+            Expr::Special(_) | Expr::Literal(_) | Expr::Param(_) | Expr::AllocPtr(_) | Expr::ReadVar(_) => true,
+            // An operation's result: `elect.sync` differs by lane; a load is taken as uniform.
+            Expr::OpResult(ty) => ty != crate::Type::I1,
+            Expr::Binary { op: BinaryOp::Div, lhs, rhs } if is_tid(lhs) => {
+                literal(rhs).is_some_and(|c| c > 0 && c % 128 == 0)
+            }
+            Expr::Binary { op: BinaryOp::Shr, lhs, rhs } if is_tid(lhs) => {
+                literal(rhs).is_some_and(|c| (7..32).contains(&c))
+            }
+            _ => {
+                let mut all = true;
+                e.for_each_operand(|x| all &= self.warpgroup_uniform(x, depth + 1));
+                all
+            }
+        }
+    }
+
+    /// E0312 at `span` when an enclosing condition may split a warpgroup.
+    fn require_whole_warpgroup(&mut self, span: Span, what: &str) -> LResult<()> {
+        let Some(&cond) = self.divergent.last() else { return Ok(()) };
+        let file = self.file();
+        let d = cutec_diagnostics::Diagnostic::error(
+            codes::WARPGROUP_DIVERGENT,
+            format!("{what} needs all 128 threads of the warpgroup, but a condition around it may split it"),
+            file,
+            span,
+        )
+        .with_label(file, cond, "this condition may differ between the threads of a warpgroup")
+        .with_help("test `thread_idx.x / 128` (the warpgroup), not a thread or a lane, around warpgroup operations");
+        self.diagnostics.push(d);
+        Err(super::Reported)
+    }
+
     /// The wgmma shape of a tiled MMA the lowering supports: one m64nNk16 atom of `bf16` or `f16` with `f32`
     /// accumulators, on one warpgroup (`(1, 1, 1)`).
     fn mma_shape(&mut self, id: ast::NodeId, span: Span) -> LResult<WgmmaShape> {
@@ -64,12 +115,7 @@ impl Lower<'_> {
     }
 
     /// `mma.fragment_c(shape)` and `mma.partition_c(t)`.
-    pub(super) fn method_call(
-        &mut self,
-        e: &ast::Expr,
-        receiver: &ast::Expr,
-        args: &[ast::Arg],
-    ) -> LResult<Value> {
+    pub(super) fn method_call(&mut self, e: &ast::Expr, receiver: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let method = match self.resolution(e.id) {
             Some(cutec_sema::Resolution::Method(m)) => *m,
             _ => return self.unsupported(e.span, "this method"),
@@ -81,11 +127,14 @@ impl Lower<'_> {
         match method {
             Method::FragmentC => {
                 let ok = match &v {
-                    Value::Tuple(items) => matches!(items.as_slice(), [Value::Const(64), Value::Const(n)] if *n == i64::from(shape.n)),
+                    Value::Tuple(items) => {
+                        matches!(items.as_slice(), [Value::Const(64), Value::Const(n)] if *n == i64::from(shape.n))
+                    }
                     _ => false,
                 };
                 if !ok {
-                    return self.unsupported(arg.span, format!("an accumulator of another shape than (64, {})", shape.n));
+                    return self
+                        .unsupported(arg.span, format!("an accumulator of another shape than (64, {})", shape.n));
                 }
                 let values = Layout::compact(IntTuple::Tuple(vec![
                     IntTuple::Int(Int::Static(2)),
@@ -101,10 +150,18 @@ impl Lower<'_> {
                 let size = t.layout.size().ok().and_then(|s| s.static_value());
                 let rows = t.layout.mode(0).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
                 if size != Some(64 * i64::from(shape.n)) || rows != Some(64) {
-                    return self.unsupported(arg.span, format!("partitioning a C tile of another shape than (64, {})", shape.n));
+                    return self.unsupported(
+                        arg.span,
+                        format!("partitioning a C tile of another shape than (64, {})", shape.n),
+                    );
                 }
                 let c = self.c_layout(shape.n, e.span)?;
-                let composed = self.builtin(e, cutec_sema::Builtin::Composition, &[Value::Tensor(t), Value::Layout(c)], &[arg.span, e.span])?;
+                let composed = self.builtin(
+                    e,
+                    cutec_sema::Builtin::Composition,
+                    &[Value::Tensor(t), Value::Layout(c)],
+                    &[arg.span, e.span],
+                )?;
                 let tid = self.b.thread_idx_x();
                 let k = self.b.i32(127);
                 let lane = self.b.binary(crate::BinaryOp::And, tid, k);
@@ -119,6 +176,7 @@ impl Lower<'_> {
     pub(super) fn gemm_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let [mma, a, b, acc] = args else { return self.error(codes::INTERNAL, e.span, "`gemm` takes four arguments") };
         let shape = self.mma_shape(mma.value.id, mma.span)?;
+        self.require_whole_warpgroup(e.span, "`gemm`")?;
         let (va, vb, vacc) = (self.expr(&a.value)?, self.expr(&b.value)?, self.expr(&acc.value)?);
         let (Value::Tensor(ta), Value::Tensor(tb), Value::Tensor(tacc)) = (va, vb, vacc) else {
             return self.error(codes::INTERNAL, e.span, "`gemm` of values that are not tensors");
@@ -176,7 +234,9 @@ impl Lower<'_> {
         };
         let d = match cutec_layout::gmma::operand_descriptor(&tile, bytes, mn, 16) {
             Ok(d) => d,
-            Err(why) => return self.error(codes::WGMMA_OPERAND, span, format!("this operand cannot feed a wgmma: {why}")),
+            Err(why) => {
+                return self.error(codes::WGMMA_OPERAND, span, format!("this operand cannot feed a wgmma: {why}"));
+            }
         };
         if d.starts.len() != 1 {
             let msg = format!("the operand has {} blocks of {mn} rows; a wgmma takes one", d.starts.len());
@@ -221,6 +281,7 @@ impl Lower<'_> {
             return self.unsupported(e.span, "`setmaxnreg` in a kernel whose threads are not whole warpgroups");
         }
         let Ok(regs) = u32::try_from(n) else { return self.error(codes::INTERNAL, e.span, "a negative count") };
+        self.require_whole_warpgroup(e.span, "`setmaxnreg`")?;
         self.at(e.span);
         self.b.op(Op::Setmaxnreg { regs, inc: regs > entry_registers(threads) });
         Ok(Value::Unit)
@@ -229,6 +290,7 @@ impl Lower<'_> {
     /// `wgmma_wait<N>()`.
     pub(super) fn wgmma_wait_call(&mut self, e: &ast::Expr) -> LResult<Value> {
         let n = self.generic_ints(e)?.first().copied().unwrap_or(0).clamp(0, 63) as u32;
+        self.require_whole_warpgroup(e.span, "`wgmma_wait`")?;
         self.at(e.span);
         self.b.op(Op::WgmmaWait { pending: n });
         Ok(Value::Unit)

@@ -162,6 +162,8 @@ pub(crate) struct Lower<'p> {
     pub tensor_maps: Vec<(cutec_manifest::TensorMapParam, Handle<Expr>)>,
     /// The kernel parameters TMA copies read (`false`) or write (`true`) through a tensor map.
     pub tma_uses: Vec<(usize, bool)>,
+    /// The enclosing conditions that may differ between the threads of a warpgroup (innermost last).
+    pub divergent: Vec<Span>,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -194,6 +196,7 @@ impl<'p> Lower<'p> {
             block_depth: 0,
             tensor_maps: Vec::new(),
             tma_uses: Vec::new(),
+            divergent: Vec::new(),
         }
     }
 

@@ -69,6 +69,10 @@ impl Lower<'_> {
                 }
                 let c = self.scalar(&c, Scalar::Bool, cond.span)?;
                 self.at(s.span);
+                let splits = !self.warpgroup_uniform(c, 0);
+                if splits {
+                    self.divergent.push(cond.span);
+                }
                 self.b.open_block();
                 // What the condition says holds in the `then` block: accesses there may need no predicate.
                 let known = self.facts.len();
@@ -79,6 +83,9 @@ impl Lower<'_> {
                 self.b.open_block();
                 let r = else_block.as_ref().map_or(Ok(()), |b| self.block(b));
                 let reject = self.b.close_block();
+                if splits {
+                    self.divergent.pop();
+                }
                 self.at(s.span);
                 self.b.push(crate::Stmt::If { cond: c, accept, reject });
                 a.and(r)
@@ -119,11 +126,18 @@ impl Lower<'_> {
                 let c = self.expr(cond).and_then(|c| self.scalar(&c, Scalar::Bool, cond.span));
                 let header = self.b.close_block();
                 let c = c?;
+                let splits = !self.warpgroup_uniform(c, 0);
+                if splits {
+                    self.divergent.push(cond.span);
+                }
                 self.b.open_block();
                 let known = self.facts.len();
                 self.learn(c);
                 let r = self.block(body);
                 self.facts.truncate(known);
+                if splits {
+                    self.divergent.pop();
+                }
                 let body = self.b.close_block();
                 self.at(s.span);
                 self.epoch += 1;

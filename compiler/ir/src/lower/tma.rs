@@ -91,12 +91,14 @@ impl Lower<'_> {
         if let Value::Const(i) = vi
             && !(1..=15).contains(&i)
         {
-            return self.unsupported(id.span, format!("the named barrier {i} (they are 1 to 15; 0 is `sync_threads`'s)"));
+            return self
+                .unsupported(id.span, format!("the named barrier {i} (they are 1 to 15; 0 is `sync_threads`'s)"));
         }
         if let Value::Const(n) = vt
             && (n <= 0 || n % 32 != 0 || n > 1024)
         {
-            return self.unsupported(threads.span, format!("a named barrier over {n} threads (a multiple of 32 up to 1024)"));
+            return self
+                .unsupported(threads.span, format!("a named barrier over {n} threads (a multiple of 32 up to 1024)"));
         }
         let id = self.scalar(&vi, Scalar::Int, id.span)?;
         let threads = self.scalar(&vt, Scalar::Int, threads.span)?;
