@@ -40,11 +40,13 @@ pub fn wgmma_fence<'ctx>(context: &'ctx Context) -> (FunctionType<'ctx>, Pointer
     (ty, asm(context, ty, "wgmma.fence.sync.aligned;", "~{memory}", true))
 }
 
-/// `wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input}` with both operands in shared memory
-/// (PTX ISA §9.7.15.5.2): `d = a * b + (scale_d ? d : 0)` over the warpgroup. The callee takes the `n / 2`
-/// accumulator values (tied to its `n / 2` results, so the accumulator stays in the same registers across the
-/// asynchronous operation), the two 64-bit descriptors and `scale_d` as an `i32`, and gives the accumulator back
-/// as a struct of `n / 2` floats. `a_mn`/`b_mn` are the transpose immediates (1: the operand is MN-major).
+/// `steps` x `wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input}` on one accumulator, with both
+/// operands in shared memory (PTX ISA §9.7.15.5.2): `d = a * b + (scale_d ? d : 0)` over the warpgroup, once per
+/// step. The callee takes the `n / 2` accumulator values (tied to its `n / 2` results, so the accumulator stays in
+/// the same registers across the asynchronous operations), then per step the two 64-bit descriptors and
+/// `scale_d` as an `i32`, and gives the accumulator back as a struct of `n / 2` floats. `a_mn`/`b_mn` are the
+/// transpose immediates (1: the operand is MN-major). One statement for the k-steps of a `gemm` keeps LLVM's
+/// work proportional to the accumulator, not to the accumulator times the steps.
 pub fn wgmma<'ctx>(
     context: &'ctx Context,
     n: u32,
@@ -52,30 +54,39 @@ pub fn wgmma<'ctx>(
     input: &str,
     a_mn: bool,
     b_mn: bool,
+    steps: u32,
 ) -> (FunctionType<'ctx>, PointerValue<'ctx>) {
     let regs = n / 2;
     let f32t = context.f32_type();
     let fields: Vec<BasicTypeEnum<'ctx>> = (0..regs).map(|_| f32t.into()).collect();
     let ret = context.struct_type(&fields, false);
     let mut params: Vec<BasicMetadataTypeEnum<'ctx>> = (0..regs).map(|_| f32t.into()).collect();
-    params.extend::<[BasicMetadataTypeEnum<'ctx>; 3]>([
-        context.i64_type().into(),
-        context.i64_type().into(),
-        context.i32_type().into(),
-    ]);
+    for _ in 0..steps {
+        params.extend::<[BasicMetadataTypeEnum<'ctx>; 3]>([
+            context.i64_type().into(),
+            context.i64_type().into(),
+            context.i32_type().into(),
+        ]);
+    }
     let ty = ret.fn_type(&params, false);
     let outputs: Vec<String> = (0..regs).map(|i| format!("${i}")).collect();
-    let (desc_a, desc_b, scale) = (2 * regs, 2 * regs + 1, 2 * regs + 2);
-    let template = format!(
-        "{{\n.reg .pred p;\nsetp.ne.b32 p, ${scale}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input} \
-         {{{}}}, ${desc_a}, ${desc_b}, p, 1, 1, {}, {};\n}}",
-        outputs.join(", "),
-        u8::from(a_mn),
-        u8::from(b_mn)
-    );
+    let outputs = outputs.join(", ");
+    let mut template = String::from("{\n.reg .pred p;\n");
+    for s in 0..steps {
+        let (desc_a, desc_b, scale) = (2 * regs + 3 * s, 2 * regs + 3 * s + 1, 2 * regs + 3 * s + 2);
+        template.push_str(&format!(
+            "setp.ne.b32 p, ${scale}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input} {{{outputs}}}, \
+             ${desc_a}, ${desc_b}, p, 1, 1, {}, {};\n",
+            u8::from(a_mn),
+            u8::from(b_mn)
+        ));
+    }
+    template.push('}');
     let mut constraints: Vec<String> = (0..regs).map(|_| "=f".to_string()).collect();
     constraints.extend((0..regs).map(|i| i.to_string()));
-    constraints.extend(["l".to_string(), "l".to_string(), "r".to_string()]);
+    for _ in 0..steps {
+        constraints.extend(["l".to_string(), "l".to_string(), "r".to_string()]);
+    }
     (ty, asm(context, ty, &template, &constraints.join(","), true))
 }
 

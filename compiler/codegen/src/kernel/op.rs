@@ -126,9 +126,13 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             Op::WgmmaWait { pending } => {
                 let n = self.context.i64_type().const_int(u64::from(pending), false);
                 self.call_void(nv::WGMMA_WAIT, &[], &[n.into()])?;
-                // The accumulators the retired groups wrote are read after the wait, not before.
-                for (acc, regs) in self.wgmma_accumulators() {
-                    self.fence_operands(acc, regs)?;
+                // Once no group runs, the accumulators may be read: after the wait, not before. (While groups run,
+                // reading an accumulator is an error the hardware punishes; the next wgmma, an asm statement with
+                // side effects, stays after the wait anyway.)
+                if pending == 0 {
+                    for (acc, regs) in self.wgmma_accumulators() {
+                        self.fence_operands(acc, regs)?;
+                    }
                 }
                 return Ok(None);
             }
@@ -137,24 +141,21 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 self.call_void(if inc { nv::SETMAXNREG_INC } else { nv::SETMAXNREG_DEC }, &[], &[n.into()])?;
                 return Ok(None);
             }
-            Op::Wgmma { shape, acc, a, a_desc, b, b_desc, scale_d } => {
-                self.wgmma(shape, acc, (a, a_desc), (b, b_desc), scale_d)?;
+            Op::Wgmma { .. } => {
+                self.wgmma_run(std::slice::from_ref(op))?;
                 return Ok(None);
             }
         }))
     }
 
-    /// One `wgmma.mma_async`: the accumulator's `n / 2` values are loaded from its register array, passed through
-    /// the asm statement tied to its results, and stored back; SROA turns the array into SSA values, so the
-    /// accumulator stays in the same registers from one wgmma to the next (no copies between them).
-    fn wgmma(
-        &mut self,
-        shape: cutec_ir::WgmmaShape,
-        acc: Handle<Expr>,
-        (a, a_desc): (Handle<Expr>, cutec_ir::GmmaDesc),
-        (b, b_desc): (Handle<Expr>, cutec_ir::GmmaDesc),
-        scale_d: Handle<Expr>,
-    ) -> Result<(), CodegenError> {
+    /// A run of `wgmma.mma_async` on one accumulator (see [`crate::inline_ptx::wgmma`]): the accumulator's
+    /// `n / 2` values are loaded from its register array, passed through one asm statement tied to its results,
+    /// and stored back; SROA turns the array into SSA values, so the accumulator stays in the same registers
+    /// from one wgmma to the next (no copies between them).
+    pub(super) fn wgmma_run(&mut self, run: &[Op]) -> Result<(), CodegenError> {
+        let Some(Op::Wgmma { shape, acc, a_desc, b_desc, .. }) = run.first().cloned() else {
+            return Err(CodegenError::llvm("wgmma", "an empty run"));
+        };
         let regs = shape.n / 2;
         let (f32t, i32t, i64t) = (self.context.f32_type(), self.context.i32_type(), self.context.i64_type());
         let acc = self.value(acc)?.into_pointer_value();
@@ -167,14 +168,18 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             args.push(ll(self.builder.build_load(f32t, slot, ""))?.into());
             slots.push(slot);
         }
-        for (ptr, desc) in [(a, a_desc), (b, b_desc)] {
-            args.push(self.descriptor(ptr, desc)?.into());
+        for op in run {
+            let Op::Wgmma { a, a_desc, b, b_desc, scale_d, .. } = *op else { continue };
+            for (ptr, desc) in [(a, a_desc), (b, b_desc)] {
+                args.push(self.descriptor(ptr, desc)?.into());
+            }
+            let scale = ll(self.builder.build_int_z_extend(self.value(scale_d)?.into_int_value(), i32t, "scale_d"))?;
+            args.push(scale.into());
         }
-        let scale = ll(self.builder.build_int_z_extend(self.value(scale_d)?.into_int_value(), i32t, "scale_d"))?;
-        args.push(scale.into());
         let input = shape.input.name();
+        let steps = run.len() as u32;
         let (ty, callee) =
-            crate::inline_ptx::wgmma(self.context, shape.n, shape.k, input, a_desc.mn_major, b_desc.mn_major);
+            crate::inline_ptx::wgmma(self.context, shape.n, shape.k, input, a_desc.mn_major, b_desc.mn_major, steps);
         let out = ll(self.builder.build_indirect_call(ty, callee, &args, "wgmma"))?;
         let out = out.try_as_basic_value().basic().ok_or_else(|| CodegenError::llvm("wgmma", "no result"))?;
         for (i, slot) in slots.into_iter().enumerate() {

@@ -10,13 +10,29 @@ use inkwell::values::BasicValueEnum;
 
 impl<'ctx> KernelCodegen<'_, 'ctx> {
     pub(super) fn block(&mut self, block: &Block) -> Result<(), CodegenError> {
-        for stmt in block.stmts() {
+        let stmts = block.stmts();
+        let mut i = 0;
+        while i < stmts.len() {
             if self.terminated() {
                 // Statements after a jump are unreachable; give them a block of their own.
                 let dead = self.context.append_basic_block(self.function()?, "dead");
                 self.builder.position_at_end(dead);
             }
-            self.stmt(stmt)?;
+            // A run of `wgmma.mma_async` on one accumulator (the k-steps of a `gemm`), with only pure expressions
+            // between them: one asm statement, so the accumulator is loaded and stored once for the run.
+            let run = wgmma_run(stmts, i);
+            if run.len() > 1 {
+                for s in &stmts[i..i + run.len() + run_emits(stmts, i, run.len())] {
+                    if let Stmt::Emit(h) = *s {
+                        self.emit_expr(h)?;
+                    }
+                }
+                self.wgmma_run(&run)?;
+                i += run.len() + run_emits(stmts, i, run.len());
+                continue;
+            }
+            self.stmt(&stmts[i])?;
+            i += 1;
         }
         Ok(())
     }
@@ -172,4 +188,48 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         }
         Ok(())
     }
+}
+
+/// The `wgmma.mma_async` operations of the run starting at `stmts[i]`: consecutive ones of the same shape on the
+/// same accumulator, with only `Emit` statements (pure expressions) between them; empty if `stmts[i]` is not one.
+fn wgmma_run(stmts: &[Stmt], i: usize) -> Vec<cutec_ir::Op> {
+    let mut run: Vec<cutec_ir::Op> = Vec::new();
+    for s in &stmts[i..] {
+        match s {
+            Stmt::Op { op: op @ cutec_ir::Op::Wgmma { shape, acc, a_desc, b_desc, .. }, .. } => {
+                let same = run.first().is_none_or(|first| {
+                    matches!(first, cutec_ir::Op::Wgmma { shape: s0, acc: a0, a_desc: da, b_desc: db, .. }
+                        if s0 == shape && a0 == acc && da.mn_major == a_desc.mn_major && db.mn_major == b_desc.mn_major)
+                });
+                if !same {
+                    break;
+                }
+                run.push(op.clone());
+            }
+            Stmt::Emit(_) if !run.is_empty() => {}
+            _ => break,
+        }
+        if run.is_empty() {
+            break;
+        }
+    }
+    run
+}
+
+/// How many `Emit` statements lie between the first and the last operation of the run of `n` wgmmas at `i`.
+fn run_emits(stmts: &[Stmt], i: usize, n: usize) -> usize {
+    let mut seen = 0;
+    let mut emits = 0;
+    for s in &stmts[i..] {
+        match s {
+            Stmt::Op { op: cutec_ir::Op::Wgmma { .. }, .. } => {
+                seen += 1;
+                if seen == n {
+                    break;
+                }
+            }
+            _ => emits += 1,
+        }
+    }
+    emits
 }
