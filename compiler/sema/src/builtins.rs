@@ -655,14 +655,18 @@ pub static BUILTINS: &[BuiltinInfo] = &[
             "Waits until at most N of this thread's `tma_store`s still read their shared-memory source.",
         )
     },
-    func(
-        B::Gemm,
-        "gemm",
-        &[p("mma", K::TiledMma), p("a", K::Tensor), p("b", K::Tensor), p("acc", K::Tensor)],
-        "()",
-        "acc += a * b^T with the tiled MMA (operands in shared memory): one asynchronous group of wgmmas; \
-         `wgmma_wait` says when it is done.",
-    ),
+    BuiltinInfo {
+        named: &[p("accumulate", K::Bool)],
+        ..func(
+            B::Gemm,
+            "gemm",
+            &[p("mma", K::TiledMma), p("a", K::Tensor), p("b", K::Tensor), p("acc", K::Tensor)],
+            "()",
+            "acc += a * b^T with the tiled MMA (operands in shared memory): one asynchronous group of wgmmas; \
+             `wgmma_wait` says when it is done. With `accumulate = false` (a run-time `bool`), acc = a * b^T: the \
+             first k-tile needs no zeroed accumulator.",
+        )
+    },
     BuiltinInfo {
         generics: &[G::Int],
         ..func(

@@ -306,8 +306,8 @@ impl Fcx<'_, '_> {
         for (a, t) in &named {
             let Some(n) = &a.name else { continue };
             match b.named.iter().find(|p| p.name == n.name).map(|p| p.kind) {
-                // An operand (`tma_load(.., bar = full[s])`), not an option.
-                Some(kind @ ArgKind::Mbarrier) => {
+                // An operand (`tma_load(.., bar = full[s])`, `gemm(.., accumulate = k > 0)`), not an option.
+                Some(kind @ (ArgKind::Mbarrier | ArgKind::Bool)) => {
                     if !kind.accepts(t) {
                         self.error(SemaError::WrongArgKind {
                             span: a.value.span,

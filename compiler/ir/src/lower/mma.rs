@@ -174,7 +174,17 @@ impl Lower<'_> {
     /// `gemm(mma, a, b, acc)`: `wgmma.fence`, one `wgmma.mma_async` per k-step of the (64, BK) tile `a` and the
     /// (N, BK) tile `b` in shared memory, `wgmma.commit_group`.
     pub(super) fn gemm_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
-        let [mma, a, b, acc] = args else { return self.error(codes::INTERNAL, e.span, "`gemm` takes four arguments") };
+        let positional: Vec<&ast::Arg> = args.iter().filter(|a| a.name.is_none()).collect();
+        let [mma, a, b, acc] = positional[..] else {
+            return self.error(codes::INTERNAL, e.span, "`gemm` takes four arguments");
+        };
+        let accumulate = match args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "accumulate")) {
+            Some(x) => {
+                let v = self.expr(&x.value)?;
+                Some(self.scalar(&v, Scalar::Bool, x.span)?)
+            }
+            None => None,
+        };
         let shape = self.mma_shape(mma.value.id, mma.span)?;
         self.require_whole_warpgroup(e.span, "`gemm`")?;
         let (va, vb, vacc) = (self.expr(&a.value)?, self.expr(&b.value)?, self.expr(&acc.value)?);
@@ -205,10 +215,12 @@ impl Lower<'_> {
         }
         let one = self.b.bool(true);
         self.b.op(Op::WgmmaFence);
-        for (sa, sb) in steps_a.iter().zip(&steps_b) {
+        for (j, (sa, sb)) in steps_a.iter().zip(&steps_b).enumerate() {
             let pa = self.operand_ptr(&ta, *sa, e.span)?;
             let pb = self.operand_ptr(&tb, *sb, e.span)?;
-            self.b.op(Op::Wgmma { shape, acc: tacc.base, a: pa, a_desc: desc_a, b: pb, b_desc: desc_b, scale_d: one });
+            // `accumulate = false` makes the first k-step overwrite the accumulator (scale-d 0); the others add.
+            let scale_d = if j == 0 { accumulate.unwrap_or(one) } else { one };
+            self.b.op(Op::Wgmma { shape, acc: tacc.base, a: pa, a_desc: desc_a, b: pb, b_desc: desc_b, scale_d });
         }
         self.b.op(Op::WgmmaCommit);
         Ok(Value::Unit)
