@@ -43,6 +43,8 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
 # the tiles in plain row order (no grouping for L2).
 defined gemm_sm90_manual_regs gemm_sm90_manual -D TMA_STORE=false -D STAGES=4
 defined gemm_sm90_manual_rows gemm_sm90_manual -D GROUP_M=1
+# Without clusters: every CTA loads its whole tile of B.
+defined gemm_sm90_manual_c1 gemm_sm90_manual -D CLUSTER_M=1
 # Narrower tiles: twice as many for the small-M shapes, which leave most SMs idle with 128 x 256 tiles.
 defined gemm_sm90_manual_bn128 gemm_sm90_manual -D BN=128 -D STAGES=4
 # The same transpose with a plain row-major shared-memory tile: the swizzle's effect, measured in the same run.

@@ -132,10 +132,11 @@ def triton_matmul():
 
 
 VARIANTS = [
-    ("gemm_sm90_manual", "default: persistent, TMA-store epilogue, 3 stages, GROUP_M 8"),
+    ("gemm_sm90_manual", "default: persistent, clusters of 2 sharing B by multicast, TMA-store epilogue, 3 stages"),
     ("gemm_sm90_manual_regs", "-D TMA_STORE=false -D STAGES=4: epilogue from registers"),
     ("gemm_sm90_manual_rows", "-D GROUP_M=1: tiles in row order"),
     ("gemm_sm90_manual_bn128", "-D BN=128 -D STAGES=4: 128 x 128 tiles"),
+    ("gemm_sm90_manual_c1", "-D CLUSTER_M=1: no clusters, no multicast"),
 ]
 
 

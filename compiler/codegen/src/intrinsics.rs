@@ -46,6 +46,12 @@ pub(crate) const FENCE_PROXY_ASYNC_SHARED_CTA: &str = "llvm.nvvm.fence.proxy.asy
 pub(crate) const PREFETCH_TENSORMAP: &str = "llvm.nvvm.prefetch.tensormap";
 /// `bar.sync id, count` (`barrier.cta.sync.aligned` with a thread count).
 pub(crate) const BARRIER_CTA_COUNT: &str = "llvm.nvvm.barrier.cta.sync.aligned.count";
+pub(crate) const BARRIER_CLUSTER_ARRIVE: &str = "llvm.nvvm.barrier.cluster.arrive";
+pub(crate) const BARRIER_CLUSTER_WAIT: &str = "llvm.nvvm.barrier.cluster.wait";
+/// `mapa.shared::cluster`: the address of the same shared-memory location in another CTA of the cluster.
+pub(crate) const MAPA_SHARED_CLUSTER: &str = "llvm.nvvm.mapa.shared.cluster";
+/// `mbarrier.arrive.release.cluster.shared::cluster.b64 _, [addr], count`.
+pub(crate) const MBARRIER_ARRIVE_CLUSTER: &str = "llvm.nvvm.mbarrier.arrive.scope.cluster.space.cluster";
 pub(crate) const WGMMA_FENCE: &str = "llvm.nvvm.wgmma.fence.sync.aligned";
 pub(crate) const WGMMA_COMMIT: &str = "llvm.nvvm.wgmma.commit_group.sync.aligned";
 /// `wgmma.wait_group.sync.aligned N` (`i64` immediate).

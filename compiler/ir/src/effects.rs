@@ -219,6 +219,9 @@ pub fn op(kernel: &Kernel, op: &Op) -> Effects {
         // The wait reads the barrier's phase and completes the asynchronous writes signalled on it; memory
         // accesses after it must stay after it.
         Op::MbarrierWait { bar, .. } => barrier_rw(bar) | Effects::WAIT | Effects::BARRIER,
+        // The peer's barrier: shared memory of another CTA, which this CTA's accesses never touch.
+        Op::MbarrierArriveRemote { .. } => Effects::reads(AddrSpace::Shared) | Effects::writes(AddrSpace::Shared),
+        Op::ClusterBarrier => Effects::BARRIER | Effects::COLLECTIVE,
         Op::TmaLoad { dst, map, bar, .. } => {
             reads_at(kernel, map)
                 | Effects::reads(AddrSpace::Global)

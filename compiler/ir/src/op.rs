@@ -102,7 +102,20 @@ pub enum Op {
     MbarrierWait { bar: Handle<Expr>, parity: Handle<Expr> },
     /// `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes`: copies the box at
     /// `coords` (innermost first, in elements) of the tensor described by `map` to `dst`, then signals `bar`.
-    TmaLoad { dst: Handle<Expr>, map: Handle<Expr>, coords: Vec<Handle<Expr>>, bar: Handle<Expr> },
+    /// With `multicast` (an `i32` mask of CTA ranks in the cluster), the box lands at the same offset in every CTA
+    /// of the mask, and each CTA's mbarrier at `bar`'s offset counts its bytes.
+    TmaLoad {
+        dst: Handle<Expr>,
+        map: Handle<Expr>,
+        coords: Vec<Handle<Expr>>,
+        bar: Handle<Expr>,
+        multicast: Option<Handle<Expr>>,
+    },
+    /// `mbarrier.arrive.release.cluster.shared::cluster`: arrives once on the mbarrier at `bar`'s offset in the
+    /// shared memory of CTA `cta` (an `i32` rank) of the cluster (`mapa`).
+    MbarrierArriveRemote { bar: Handle<Expr>, cta: Handle<Expr> },
+    /// `barrier.cluster.arrive` then `barrier.cluster.wait`: every thread of every CTA of the cluster.
+    ClusterBarrier,
     /// `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group`: copies `src` in shared memory to the box at
     /// `coords` (innermost first) of the tensor described by `map`. Asynchronous: `src` may be overwritten only
     /// after a [`Op::BulkWait`] that covers its group ([`Op::BulkCommit`]). Elements of the box outside the
@@ -161,6 +174,8 @@ impl Op {
             Op::MbarrierInit { .. } => "mbarrier.init",
             Op::MbarrierArriveExpectTx { .. } => "mbarrier.arrive.expect_tx",
             Op::MbarrierArrive { .. } => "mbarrier.arrive",
+            Op::MbarrierArriveRemote { .. } => "mbarrier.arrive.cluster",
+            Op::ClusterBarrier => "barrier.cluster",
             Op::MbarrierWait { .. } => "mbarrier.wait",
             Op::TmaLoad { .. } => "tma.load",
             Op::TmaStore { .. } => "tma.store",
@@ -202,6 +217,8 @@ impl Op {
             | Op::MbarrierInit { .. }
             | Op::MbarrierArriveExpectTx { .. }
             | Op::MbarrierArrive { .. }
+            | Op::MbarrierArriveRemote { .. }
+            | Op::ClusterBarrier
             | Op::MbarrierWait { .. }
             | Op::TmaLoad { .. }
             | Op::FenceProxyAsync
@@ -229,11 +246,16 @@ impl Op {
                 f(x);
             }
             Op::MbarrierArrive { bar } => f(bar),
-            Op::TmaLoad { dst, map, ref coords, bar } => {
+            Op::MbarrierArriveRemote { bar, cta } => {
+                f(bar);
+                f(cta);
+            }
+            Op::TmaLoad { dst, map, ref coords, bar, multicast } => {
                 f(dst);
                 f(map);
                 coords.iter().copied().for_each(&mut f);
                 f(bar);
+                multicast.into_iter().for_each(&mut f);
             }
             Op::TmaStore { src, map, ref coords } => {
                 f(src);
@@ -255,6 +277,7 @@ impl Op {
             | Op::BulkCommit
             | Op::BulkWait { .. }
             | Op::FenceMbarrierInit
+            | Op::ClusterBarrier
             | Op::ElectOne => {}
         }
     }
@@ -275,11 +298,18 @@ impl Op {
                 *x = f(*x);
             }
             Op::MbarrierArrive { bar } => *bar = f(*bar),
-            Op::TmaLoad { dst, map, coords, bar } => {
+            Op::MbarrierArriveRemote { bar, cta } => {
+                *bar = f(*bar);
+                *cta = f(*cta);
+            }
+            Op::TmaLoad { dst, map, coords, bar, multicast } => {
                 *dst = f(*dst);
                 *map = f(*map);
                 coords.iter_mut().for_each(|c| *c = f(*c));
                 *bar = f(*bar);
+                if let Some(m) = multicast {
+                    *m = f(*m);
+                }
             }
             Op::TmaStore { src, map, coords } => {
                 *src = f(*src);
@@ -301,6 +331,7 @@ impl Op {
             | Op::BulkCommit
             | Op::BulkWait { .. }
             | Op::FenceMbarrierInit
+            | Op::ClusterBarrier
             | Op::ElectOne => {}
         }
     }

@@ -280,10 +280,12 @@ impl Printer<'_> {
             }
             Op::MbarrierArrive { bar } => format!("{name} {}", o(bar)),
             Op::MbarrierWait { bar, parity } => format!("{name} {}, parity {}", o(bar), o(parity)),
-            Op::TmaLoad { dst, map, ref coords, bar } => {
+            Op::TmaLoad { dst, map, ref coords, bar, multicast } => {
                 let coords: Vec<String> = coords.iter().map(|&c| o(c)).collect();
-                format!("{name} {}, {}[{}], {}", o(dst), o(map), coords.join(", "), o(bar))
+                let mask = multicast.map(|m| format!(" multicast {}", o(m))).unwrap_or_default();
+                format!("{name} {}, {}[{}], {}{mask}", o(dst), o(map), coords.join(", "), o(bar))
             }
+            Op::MbarrierArriveRemote { bar, cta } => format!("{name} {}, cta {}", o(bar), o(cta)),
             Op::TmaStore { src, map, ref coords } => {
                 let coords: Vec<String> = coords.iter().map(|&c| o(c)).collect();
                 format!("{name} {}[{}], {}", o(map), coords.join(", "), o(src))
@@ -311,6 +313,7 @@ impl Printer<'_> {
             | Op::WgmmaCommit
             | Op::BulkCommit
             | Op::FenceMbarrierInit
+            | Op::ClusterBarrier
             | Op::ElectOne => name.to_string(),
         }
     }

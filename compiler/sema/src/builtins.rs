@@ -690,7 +690,16 @@ pub static BUILTINS: &[BuiltinInfo] = &[
         "()",
         "Initializes an mbarrier expecting `count` arrivals per phase.",
     ),
-    func(B::MbarrierArrive, "mbarrier_arrive", &[p("bar", K::Mbarrier)], "()", "Arrives on an mbarrier."),
+    BuiltinInfo {
+        named: &[p("cta", K::Int)],
+        ..func(
+            B::MbarrierArrive,
+            "mbarrier_arrive",
+            &[p("bar", K::Mbarrier)],
+            "()",
+            "Arrives on an mbarrier; with `cta = r`, on the one at the same place in CTA r of the cluster.",
+        )
+    },
     func(
         B::MbarrierArriveExpectTx,
         "mbarrier_arrive_expect_tx",

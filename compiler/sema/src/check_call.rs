@@ -305,9 +305,13 @@ impl Fcx<'_, '_> {
         let types = self.builtin_args(b, b.params, &pos);
         for (a, t) in &named {
             let Some(n) = &a.name else { continue };
-            match b.named.iter().find(|p| p.name == n.name).map(|p| p.kind) {
-                // An operand (`tma_load(.., bar = full[s])`, `gemm(.., accumulate = k > 0)`), not an option.
-                Some(kind @ (ArgKind::Mbarrier | ArgKind::Bool)) => {
+            let operand = |p: &&crate::builtins::ParamSig| {
+                matches!(p.kind, ArgKind::Mbarrier | ArgKind::Bool) || p.name == "cta" || p.name == "multicast"
+            };
+            match b.named.iter().find(|p| p.name == n.name).filter(operand).map(|p| p.kind) {
+                // An operand (`tma_load(.., bar = full[s], multicast = mask)`, `gemm(.., accumulate = k > 0)`,
+                // `mbarrier_arrive(.., cta = r)`), not an option: a run-time value.
+                Some(kind) => {
                     if !kind.accepts(t) {
                         self.error(SemaError::WrongArgKind {
                             span: a.value.span,

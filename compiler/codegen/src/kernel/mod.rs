@@ -136,6 +136,11 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
                 function.add_attribute(at, self.enum_attr("readonly", 0));
             }
         }
+        if let Some([x, y, z]) = self.kernel.cluster {
+            // `.reqnctapercluster`: the cluster shape is part of the kernel (the runtime launches it as such).
+            let attr = self.context.create_string_attribute("nvvm.cluster_dim", &format!("{x},{y},{z}"));
+            function.add_attribute(AttributeLoc::Function, attr);
+        }
         if let Some([x, y, z]) = self.kernel.block_size {
             let dims = format!("{x},{y},{z}");
             if self.uses_setmaxnreg() {

@@ -52,7 +52,18 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 self.mbarrier_wait(self.value(bar)?, self.value(parity)?)?;
                 return Ok(None);
             }
-            Op::TmaLoad { dst, map, ref coords, bar } => {
+            Op::MbarrierArriveRemote { bar, cta } => {
+                let remote = self.call(nv::MAPA_SHARED_CLUSTER, &[], &[self.value(bar)?, self.value(cta)?])?;
+                let one = self.context.i32_type().const_int(1, false);
+                self.call_void(nv::MBARRIER_ARRIVE_CLUSTER, &[], &[remote, one.into()])?;
+                return Ok(None);
+            }
+            Op::ClusterBarrier => {
+                self.call_void(nv::BARRIER_CLUSTER_ARRIVE, &[], &[])?;
+                self.call_void(nv::BARRIER_CLUSTER_WAIT, &[], &[])?;
+                return Ok(None);
+            }
+            Op::TmaLoad { dst, map, ref coords, bar, multicast } => {
                 let cluster = self.context.ptr_type(inkwell::AddressSpace::from(7u16));
                 let dst = ll(b.build_address_space_cast(self.value(dst)?.into_pointer_value(), cluster, "dst"))?;
                 let mut args: Vec<BasicValueEnum<'ctx>> = vec![dst.into(), self.value(bar)?, self.value(map)?];
@@ -65,11 +76,15 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                     self.context.i32_type(),
                     self.context.i64_type(),
                 );
-                // No multicast mask, no cache hint, CTA group 0.
+                // The multicast mask (16 bits of CTA ranks) if any, no cache hint, CTA group 0.
+                let mask = match multicast {
+                    Some(m) => ll(b.build_int_truncate(self.value(m)?.into_int_value(), i16, "mask"))?,
+                    None => i16.const_zero(),
+                };
                 args.extend::<[BasicValueEnum<'ctx>; 5]>([
-                    i16.const_zero().into(),
+                    mask.into(),
                     i64.const_zero().into(),
-                    i1.const_zero().into(),
+                    i1.const_int(u64::from(multicast.is_some()), false).into(),
                     i1.const_zero().into(),
                     i32.const_zero().into(),
                 ]);

@@ -67,11 +67,12 @@ impl Lower<'_> {
         let Some(launch) = &info.launch else {
             return self.error(codes::INTERNAL, span, "a kernel without a launch clause");
         };
-        if launch.cluster.is_some() {
-            return self.unsupported(span, "a cluster launch");
-        }
         let grid = launch.grid.iter().map(|g| self.mf_expr(g, span)).collect::<LResult<_>>()?;
         let block = launch.block.iter().map(|b| self.mf_expr(b, span)).collect::<LResult<_>>()?;
+        let cluster = match &launch.cluster {
+            Some(c) => Some(c.iter().map(|x| self.mf_expr(x, span)).collect::<LResult<Vec<_>>>()?),
+            None => None,
+        };
         let smem_bytes = match &launch.smem {
             Some(s) => self.mf_expr(s, span)?,
             None => mf::Expr::Const(0),
@@ -91,7 +92,7 @@ impl Lower<'_> {
             name: info.name.clone(),
             params,
             dims,
-            launch: mf::Launch { grid, block, cluster: None, smem_bytes, static_smem_bytes: 0 },
+            launch: mf::Launch { grid, block, cluster, smem_bytes, static_smem_bytes: 0 },
             const_params,
             // Added by the TMA copies as the body is lowered.
             tensor_maps: Vec::new(),

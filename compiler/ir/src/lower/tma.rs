@@ -72,6 +72,11 @@ impl Lower<'_> {
             Builtin::WgmmaWait => self.wgmma_wait_call(e),
             Builtin::Setmaxnreg => self.setmaxnreg_call(e),
             Builtin::Store => self.store_args(e, args),
+            Builtin::ClusterSync => {
+                self.at(e.span);
+                self.b.op(Op::ClusterBarrier);
+                Ok(Value::Unit)
+            }
             Builtin::FenceProxyAsync => {
                 self.at(e.span);
                 self.b.op(Op::FenceProxyAsync);
@@ -129,7 +134,15 @@ impl Lower<'_> {
         };
         let bar = self.mbarrier_ptr(&first.value)?;
         let mut ints = Vec::new();
-        for a in &args[1..] {
+        // `mbarrier_arrive(bar, cta = r)`: the barrier at the same place in CTA r of the cluster.
+        let remote = match args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "cta")) {
+            Some(a) => {
+                let v = self.expr(&a.value)?;
+                Some(self.scalar(&v, Scalar::Int, a.span)?)
+            }
+            None => None,
+        };
+        for a in args[1..].iter().filter(|a| a.name.is_none()) {
             let v = self.expr(&a.value)?;
             ints.push(self.scalar(&v, Scalar::Int, a.span)?);
         }
@@ -137,7 +150,10 @@ impl Lower<'_> {
         self.at(e.span);
         let op = match (b, int(0)) {
             (Builtin::MbarrierInit, Some(count)) => Op::MbarrierInit { bar, count },
-            (Builtin::MbarrierArrive, _) => Op::MbarrierArrive { bar },
+            (Builtin::MbarrierArrive, _) => match remote {
+                Some(cta) => Op::MbarrierArriveRemote { bar, cta },
+                None => Op::MbarrierArrive { bar },
+            },
             (Builtin::MbarrierArriveExpectTx, Some(bytes)) => Op::MbarrierArriveExpectTx { bar, bytes },
             (Builtin::MbarrierWait, Some(parity)) => {
                 // Only the parity's low bit counts.
@@ -189,11 +205,17 @@ impl Lower<'_> {
         let (Some(src), Some(dst)) = (positional.next(), positional.next()) else {
             return self.error(codes::INTERNAL, e.span, "`tma_load` without its tensors");
         };
-        if let Some(a) = args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name != "bar")) {
-            return self.unsupported(a.span, "`tma_load`'s multicast");
-        }
-        let Some(bar) = args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "bar")) else {
+        let named = |n: &str| args.iter().find(|a| a.name.as_ref().is_some_and(|x| x.name == n));
+        let Some(bar) = named("bar") else {
             return self.error(codes::INTERNAL, e.span, "`tma_load` by hand without its mbarrier");
+        };
+        // A mask of CTA ranks of the cluster: the box lands in each.
+        let multicast = match named("multicast") {
+            Some(m) => {
+                let v = self.expr(&m.value)?;
+                Some(self.scalar(&v, Scalar::Int, m.span)?)
+            }
+            None => None,
         };
         let (g, s) = (self.expr(&src.value)?, self.expr(&dst.value)?);
         let bar = self.mbarrier_ptr(&bar.value)?;
@@ -204,7 +226,7 @@ impl Lower<'_> {
         let plan = self.tma_plan(&g, &s, e.span)?;
         let (map, coords) = self.tensor_map(plan, &g, false, e.span)?;
         let dst = self.tile_start(&s, e.span)?;
-        self.b.op(Op::TmaLoad { dst, map, coords, bar });
+        self.b.op(Op::TmaLoad { dst, map, coords, bar, multicast });
         Ok(Value::Tensor(s))
     }
 

@@ -636,8 +636,17 @@ impl Parser {
                 }
                 self.punct(']')?;
                 self.punct(',')?;
-                Op::TmaLoad { dst, map, coords, bar: self.operand()? }
+                let bar = self.operand()?;
+                let multicast = if self.eat_word("multicast") { Some(self.operand()?) } else { None };
+                Op::TmaLoad { dst, map, coords, bar, multicast }
             }
+            "mbarrier.arrive.cluster" => {
+                let bar = self.operand()?;
+                self.punct(',')?;
+                self.keyword("cta")?;
+                Op::MbarrierArriveRemote { bar, cta: self.operand()? }
+            }
+            "barrier.cluster" => Op::ClusterBarrier,
             "tma.store" => {
                 let map = self.operand()?;
                 self.punct('[')?;

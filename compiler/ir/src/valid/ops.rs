@@ -34,6 +34,12 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             expect(n, &i32_, "i32")?;
             Ok(None)
         }
+        Op::MbarrierArriveRemote { bar, cta } => {
+            expect(bar, &shared, "a shared-memory mbarrier pointer")?;
+            expect(cta, &i32_, "an i32 CTA rank")?;
+            Ok(None)
+        }
+        Op::ClusterBarrier => Ok(None),
         Op::MbarrierArrive { bar } => {
             expect(bar, &shared, "a shared-memory mbarrier pointer")?;
             Ok(None)
@@ -43,7 +49,10 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             expect(parity, &i32_, "an i32 parity")?;
             Ok(None)
         }
-        Op::TmaLoad { dst, map, ref coords, bar } => {
+        Op::TmaLoad { dst, map, ref coords, bar, multicast } => {
+            if let Some(m) = multicast {
+                expect(m, &i32_, "an i32 CTA mask")?;
+            }
             expect(dst, &shared, "a shared-memory destination")?;
             expect(map, &|t| t == Type::Ptr(AddrSpace::Param), "a tensor map (ptr<param>)")?;
             if coords.is_empty() || coords.len() > 5 {
