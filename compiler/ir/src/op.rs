@@ -111,8 +111,8 @@ pub enum Op {
         bar: Handle<Expr>,
         multicast: Option<Handle<Expr>>,
     },
-    /// `mbarrier.arrive.release.cluster.shared::cluster`: arrives once on the mbarrier at `bar`'s offset in the
-    /// shared memory of CTA `cta` (an `i32` rank) of the cluster (`mapa`).
+    /// `mbarrier.arrive.shared::cluster`: arrives once on the mbarrier at `bar`'s offset in the shared memory of
+    /// CTA `cta` (an `i32` rank) of the cluster (`mapa`).
     MbarrierArriveRemote { bar: Handle<Expr>, cta: Handle<Expr> },
     /// `barrier.cluster.arrive` then `barrier.cluster.wait`: every thread of every CTA of the cluster.
     ClusterBarrier,
