@@ -67,7 +67,8 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
         boxes,
         [
             ("a", vec![1, 0], vec![64, 128], TmaSwizzle::B128),
-            ("b", vec![1, 0], vec![64, 256], TmaSwizzle::B128),
+            // Each CTA of a cluster of two loads half of B's 256 rows and multicasts it.
+            ("b", vec![1, 0], vec![64, 128], TmaSwizzle::B128),
             // The epilogue stores C 64 columns (one 128-byte swizzle row) at a time.
             ("c", vec![1, 0], vec![64, 64], TmaSwizzle::B128),
         ]
@@ -97,6 +98,12 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
             assert_eq!((d.swizzle, d.sbo, d.mn_major), (GmmaSwizzle::B128, 1024, false));
         }
     }
+    assert!(ops.iter().any(|o| matches!(o, Op::TmaLoad { multicast: Some(_), .. })));
+    assert!(ops.iter().any(|o| matches!(o, Op::MbarrierArriveRemote { .. })));
+    assert_eq!(ops.iter().filter(|o| matches!(o, Op::ClusterBarrier)).count(), 2);
+    assert_eq!(k.cluster, Some([2, 1, 1]));
+    let iface = k.interface.as_ref().expect("a manifest entry");
+    assert_eq!(iface.launch.cluster.as_ref().map(Vec::len), Some(2));
     assert!(ops.iter().any(|o| matches!(o, Op::Setmaxnreg { regs: 40, inc: false })));
     assert!(ops.iter().any(|o| matches!(o, Op::Setmaxnreg { regs: 232, inc: true })));
 }

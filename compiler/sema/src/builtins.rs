@@ -634,7 +634,8 @@ pub static BUILTINS: &[BuiltinInfo] = &[
             &[p("src", K::Tensor), p("dst", K::LayoutOrTensor)],
             "Tensor",
             "Asynchronous bulk copy of a global tile into shared memory (a new buffer if `dst` is a layout); by \
-             hand, `bar = b` names the mbarrier that counts its bytes.",
+             hand, `bar = b` names the mbarrier that counts its bytes and `multicast = mask` the CTAs of the \
+             cluster it lands in.",
         )
     },
     func(
