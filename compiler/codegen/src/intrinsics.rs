@@ -86,6 +86,7 @@ pub(crate) fn special_reg(reg: SpecialReg) -> String {
         SpecialReg::BlockDim(d) => format!("llvm.nvvm.read.ptx.sreg.ntid.{}", dim(d)),
         SpecialReg::GridDim(d) => format!("llvm.nvvm.read.ptx.sreg.nctaid.{}", dim(d)),
         SpecialReg::LaneId => "llvm.nvvm.read.ptx.sreg.laneid".to_string(),
+        SpecialReg::ClusterCtaRank => "llvm.nvvm.read.ptx.sreg.cluster.ctarank".to_string(),
     }
 }
 

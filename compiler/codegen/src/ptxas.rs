@@ -30,7 +30,9 @@ impl KernelReport {
 #[derive(Clone, Debug, Default)]
 pub struct PtxasReport {
     pub kernels: Vec<KernelReport>,
-    /// ptxas's warnings, one a line.
+    /// ptxas's warnings and coded performance advisories, one a line. ptxas 13 prints some advisories as `info`
+    /// (`ptxas info : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized ...`,
+    /// C7508 `setmaxnreg` ignored), so a line with a `(Cdddd)` code counts as well.
     pub warnings: Vec<String>,
     /// Everything ptxas printed.
     pub log: String,
@@ -107,6 +109,14 @@ pub fn assemble(ptxas: &Path, ptx: &str, arch: &str) -> Result<PtxasReport, Ptxa
     result
 }
 
+/// Whether `line` carries one of ptxas's coded messages, `(C` and four digits `)`.
+fn has_advisory_code(line: &str) -> bool {
+    line.match_indices("(C").any(|(i, _)| {
+        let code = line.as_bytes().get(i + 2..i + 7);
+        code.is_some_and(|c| c[..4].iter().all(u8::is_ascii_digit) && c[4] == b')')
+    })
+}
+
 /// Reads `ptxas -v` output:
 ///
 /// ```text
@@ -118,7 +128,7 @@ pub fn assemble(ptxas: &Path, ptx: &str, arch: &str) -> Result<PtxasReport, Ptxa
 pub fn parse_report(log: &str) -> PtxasReport {
     let mut report = PtxasReport { log: log.to_string(), ..PtxasReport::default() };
     for line in log.lines() {
-        if line.contains("warning") {
+        if line.contains("warning") || has_advisory_code(line) {
             report.warnings.push(line.trim().to_string());
         }
         if let Some(rest) = line.split("Compiling entry function '").nth(1) {
@@ -143,4 +153,22 @@ pub fn parse_report(log: &str) -> PtxasReport {
         }
     }
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_report;
+
+    #[test]
+    fn coded_advisories_printed_as_info_are_warnings() {
+        let log = "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n\
+                   ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized\n\
+                   ptxas info    : Function properties for k\n    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n\
+                   ptxas info    : Used 168 registers, used 1 barriers (C1234 is not a code here)\n";
+        let r = parse_report(log);
+        assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+        assert!(r.warnings[0].contains("C7514"));
+        let k = r.kernel("k").expect("the kernel");
+        assert_eq!((k.registers, k.spill_store_bytes, k.spill_load_bytes), (168, 8, 4));
+    }
 }

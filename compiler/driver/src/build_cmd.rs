@@ -107,9 +107,13 @@ pub(crate) fn build(
                 summary = manifest_summary(&art.manifest);
                 for r in art.ptxas.iter().flat_map(|r| &r.kernels) {
                     summary.push_str(&format!(
-                        "  ptxas sm_90a {}: {} registers, {} B stack, {} B spill stores, {} B shared\n",
-                        r.name, r.registers, r.stack_frame_bytes, r.spill_store_bytes, r.shared_bytes
+                        "  ptxas sm_90a {}: {} registers, {} B stack, {} B spill stores, {} B spill loads, {} B shared\n",
+                        r.name, r.registers, r.stack_frame_bytes, r.spill_store_bytes, r.spill_load_bytes, r.shared_bytes
                     ));
+                }
+                // ptxas's warnings and performance advisories (a serialized wgmma, an ignored setmaxnreg).
+                for w in art.ptxas.iter().flat_map(|r| &r.warnings) {
+                    summary.push_str(&format!("  ptxas: {w}\n"));
                 }
                 for &emit in emits {
                     let bytes = match emit {

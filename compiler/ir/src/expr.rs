@@ -100,6 +100,8 @@ pub enum SpecialReg {
     GridDim(Dim),
     /// `%laneid`: the thread's lane in its warp.
     LaneId,
+    /// `%cluster_ctarank`: the CTA's rank in its cluster.
+    ClusterCtaRank,
 }
 
 impl SpecialReg {
@@ -110,6 +112,7 @@ impl SpecialReg {
             SpecialReg::BlockDim(d) => format!("ntid.{}", d.name()),
             SpecialReg::GridDim(d) => format!("nctaid.{}", d.name()),
             SpecialReg::LaneId => "laneid".to_string(),
+            SpecialReg::ClusterCtaRank => "cluster_ctarank".to_string(),
         }
     }
 }

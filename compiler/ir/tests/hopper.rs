@@ -133,3 +133,29 @@ fn a_batched_argument_gets_a_box_of_one_along_its_batch_mode() {
     });
     assert_eq!(coords, Some(3));
 }
+
+#[test]
+fn cluster_words_lower_to_cluster_operations_and_round_trip() {
+    let src = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (2), block = (32), cluster = (2)) {
+    let bars = make_tensor<u64, smem>(1);
+    if thread_idx.x == 0 {
+        mbarrier_init(bars[0], 2);
+    }
+    cluster_sync();
+    if thread_idx.x == 0 {
+        mbarrier_arrive(bars[0], cta = 1 - block_rank_in_cluster); // the other CTA's barrier
+        mbarrier_arrive(bars[0]);
+        mbarrier_wait(bars[0], 0);
+    }
+    cluster_sync();
+}";
+    let (module, text) = lowered_and_optimized(src, "k", &[]);
+    let k = &module.kernels[0];
+    assert_eq!(k.cluster, Some([2, 1, 1]));
+    let ops = ops(k);
+    assert_eq!(ops.iter().filter(|o| matches!(o, Op::ClusterBarrier)).count(), 2, "{text}");
+    assert_eq!(ops.iter().filter(|o| matches!(o, Op::MbarrierArriveRemote { .. })).count(), 1, "{text}");
+    assert!(text.contains("sreg cluster_ctarank"), "{text}");
+    let again = cutec_ir::print(&cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")));
+    assert_eq!(again, text);
+}

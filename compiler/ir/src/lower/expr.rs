@@ -200,6 +200,7 @@ impl Lower<'_> {
             }
             Builtin::Inf => Ok(Value::Scalar(self.b.f32(f32::INFINITY), Scalar::F32)),
             Builtin::Wgmma => Ok(Value::Mma),
+            Builtin::BlockRankInCluster => Ok(Value::Scalar(self.b.special(SpecialReg::ClusterCtaRank), Scalar::Int)),
             _ => self.unsupported(span, format!("the builtin `{b:?}` as a value")),
         }
     }

@@ -261,6 +261,10 @@ impl Lower<'_> {
                 (zero(), hi)
             }
             Expr::Special(SpecialReg::LaneId) => (zero(), Some(Linear::constant(31))),
+            Expr::Special(SpecialReg::ClusterCtaRank) => {
+                let size = self.b.kernel().cluster.map_or(16, |c| i64::from(c[0] * c[1] * c[2]));
+                (zero(), Some(Linear::constant(size - 1)))
+            }
             Expr::Special(_) => (Some(Linear::constant(1)), None),
             Expr::Binary { op: BinaryOp::Rem, lhs, rhs } => {
                 let s =

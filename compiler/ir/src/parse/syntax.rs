@@ -78,6 +78,9 @@ fn special(name: &str) -> Option<SpecialReg> {
     if name == "laneid" {
         return Some(SpecialReg::LaneId);
     }
+    if name == "cluster_ctarank" {
+        return Some(SpecialReg::ClusterCtaRank);
+    }
     let (reg, d) = name.rsplit_once('.')?;
     let d = match d {
         "x" => Dim::X,
