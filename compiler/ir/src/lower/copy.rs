@@ -137,6 +137,12 @@ impl Lower<'_> {
         if src.elem != dst.elem {
             return self.unsupported(span, "`copy` between tensors of different element types");
         }
+        self.transfer(src, dst, span)
+    }
+
+    /// `copy`, converting each element to `dst`'s type on the way (`store`): the vector width is the widest that
+    /// both tensors allow for their own element sizes, and the conversion is one lane-wise convert per vector.
+    pub fn transfer(&mut self, src: &TensorView, dst: &TensorView, span: Span) -> LResult<()> {
         let (so, d_o) = (self.affine_offsets(src, span)?, self.affine_offsets(dst, span)?);
         if so.len() != d_o.len() {
             return self.error(
@@ -146,9 +152,10 @@ impl Lower<'_> {
             );
         }
         let elem = self.ir_scalar(src.elem, span)?;
+        let to_elem = self.ir_scalar(dst.elem, span)?;
         let (sp, dp) = (self.tile_pred(src, so.len(), span)?, self.tile_pred(dst, d_o.len(), span)?);
         if sp.is_none() && dp.is_none() {
-            return self.copy_vectorized(src, dst, &so, &d_o, elem, span);
+            return self.copy_vectorized(src, dst, &so, &d_o, (elem, to_elem), span);
         }
         // Some element may be outside: the whole tile is tested once, and only a tile that crosses the edge
         // takes the element-by-element path (loads outside give 0, stores outside are skipped).
@@ -173,14 +180,15 @@ impl Lower<'_> {
                     },
                     None => cx.b.load(from, ty, elem.size_bytes()),
                 };
-                let to = cx.affine_ptr(dst, &d_o[i], elem, span)?;
-                cx.b.store(to, value, elem.size_bytes());
+                let value = if to_elem == elem { value } else { cx.b.convert(value, to_elem) };
+                let to = cx.affine_ptr(dst, &d_o[i], to_elem, span)?;
+                cx.b.store(to, value, to_elem.size_bytes());
                 let block = cx.b.close_block();
                 cx.guarded_block(d, block);
             }
             Ok(())
         };
-        self.versioned(all, |cx| cx.copy_vectorized(src, dst, &so, &d_o, elem, span), slow)
+        self.versioned(all, |cx| cx.copy_vectorized(src, dst, &so, &d_o, (elem, to_elem), span), slow)
     }
 
     /// `fast` where `all` holds (nothing when it is the literal `false`), `slow` elsewhere.
@@ -220,25 +228,25 @@ impl Lower<'_> {
         dst: &TensorView,
         so: &[Affine],
         d_o: &[Affine],
-        elem: crate::Scalar,
+        (elem, to_elem): (crate::Scalar, crate::Scalar),
         span: Span,
     ) -> LResult<()> {
-        let bytes = elem.size_bytes();
-        let mut v = (MAX_VECTOR_BYTES / bytes).max(1) as usize;
-        while v > 1 && !(self.vectorizable(src, so, v, bytes) && self.vectorizable(dst, d_o, v, bytes)) {
+        let (bytes, to_bytes) = (elem.size_bytes(), to_elem.size_bytes());
+        let mut v = (MAX_VECTOR_BYTES / bytes.max(to_bytes)).max(1) as usize;
+        while v > 1 && !(self.vectorizable(src, so, v, bytes) && self.vectorizable(dst, d_o, v, to_bytes)) {
             v /= 2;
         }
         let ty = Type::vector(elem, v as u8);
-        let align = bytes * v as u32;
-        for t in [src, dst] {
-            self.require_alignment(t, align);
-        }
+        let (align, to_align) = (bytes * v as u32, to_bytes * v as u32);
+        self.require_alignment(src, align);
+        self.require_alignment(dst, to_align);
         for k in (0..so.len()).step_by(v) {
             // `vectorizable` proved both groups aligned to `align`.
             let from = self.affine_ptr(src, &so[k], elem, span)?;
             let value = self.b.load(from, ty, align);
-            let to = self.affine_ptr(dst, &d_o[k], elem, span)?;
-            self.b.store(to, value, align);
+            let value = if to_elem == elem { value } else { self.b.convert(value, to_elem) };
+            let to = self.affine_ptr(dst, &d_o[k], to_elem, span)?;
+            self.b.store(to, value, to_align);
         }
         Ok(())
     }

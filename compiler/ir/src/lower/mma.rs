@@ -318,17 +318,8 @@ impl Lower<'_> {
             let msg = format!("`store` from {n} elements to {m}");
             return self.error(codes::COPY_SIZE_MISMATCH, span, msg);
         }
-        if src.elem == dst.elem {
-            return self.copy(src, dst, span);
-        }
-        // Converted into registers of `dst`'s type first, then copied: `copy` finds the vector accesses (pairs
-        // of accumulators are adjacent columns of C) and predicates tiles at the edge once.
-        let compact = self.layout_result(Layout::compact(src.layout.shape().clone()), span)?;
-        let converted = self.allocate(dst.elem, cutec_sema::Space::Rmem, compact, span)?;
-        for i in 0..n {
-            let v = self.index(Value::Tensor(src.clone()), Value::Const(i), span)?;
-            self.store_element(&converted, &super::value::CoordV::Int(SymInt::Const(i)), &v, span)?;
-        }
-        self.copy(&converted, dst, span)
+        // `copy` converting on the way: it finds the vector accesses (pairs of accumulators are adjacent columns
+        // of C) and predicates tiles at the edge once.
+        self.transfer(src, dst, span)
     }
 }
