@@ -34,32 +34,17 @@ pub struct WgmmaShape {
     pub input: Scalar,
 }
 
-/// The swizzle of a wgmma operand in shared memory (the descriptor's layout type).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum GmmaSwizzle {
-    None,
-    B32,
-    B64,
-    B128,
-}
+/// The swizzle of a wgmma operand in shared memory (the descriptor's layout type): the layout algebra's, which
+/// derives it.
+pub use cutec_layout::gmma::GmmaSwizzle;
 
-impl GmmaSwizzle {
-    /// The descriptor's bits 62-63 (PTX ISA, "Matrix Descriptor Format").
-    pub fn layout_type(self) -> u64 {
-        match self {
-            GmmaSwizzle::None => 0,
-            GmmaSwizzle::B128 => 1,
-            GmmaSwizzle::B64 => 2,
-            GmmaSwizzle::B32 => 3,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            GmmaSwizzle::None => "none",
-            GmmaSwizzle::B32 => "sw32",
-            GmmaSwizzle::B64 => "sw64",
-            GmmaSwizzle::B128 => "sw128",
-        }
+/// The text form's name of a wgmma swizzle (`none`, `sw32`, `sw64`, `sw128`).
+pub fn gmma_swizzle_name(s: GmmaSwizzle) -> &'static str {
+    match s {
+        GmmaSwizzle::None => "none",
+        GmmaSwizzle::B32 => "sw32",
+        GmmaSwizzle::B64 => "sw64",
+        GmmaSwizzle::B128 => "sw128",
     }
 }
 

@@ -264,7 +264,7 @@ impl Printer<'_> {
 /// A wgmma descriptor's fields, as the parser reads them back.
 fn desc(d: &crate::GmmaDesc) -> String {
     let major = if d.mn_major { "mn" } else { "k" };
-    format!("desc({}, lbo {}, sbo {}, {major})", d.swizzle.name(), d.lbo, d.sbo)
+    format!("desc({}, lbo {}, sbo {}, {major})", crate::op::gmma_swizzle_name(d.swizzle), d.lbo, d.sbo)
 }
 
 impl Printer<'_> {

@@ -16,7 +16,7 @@
 
 use super::value::{TensorView, Value};
 use super::{LResult, Lower};
-use crate::{AddrSpace, Expr, GmmaDesc, GmmaSwizzle, Handle, Op, WgmmaShape, codes};
+use crate::{AddrSpace, Expr, GmmaDesc, Handle, Op, WgmmaShape, codes};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast;
 use cutec_layout::{Int, IntTuple, Layout};
@@ -267,16 +267,10 @@ impl Lower<'_> {
         }
         self.align_allocation(t.base, period as u32);
         self.check_shared_limit(AddrSpace::Shared, span)?;
-        let swizzle = match d.desc.swizzle {
-            cutec_layout::gmma::GmmaSwizzle::None => GmmaSwizzle::None,
-            cutec_layout::gmma::GmmaSwizzle::B32 => GmmaSwizzle::B32,
-            cutec_layout::gmma::GmmaSwizzle::B64 => GmmaSwizzle::B64,
-            cutec_layout::gmma::GmmaSwizzle::B128 => GmmaSwizzle::B128,
-        };
         let desc = GmmaDesc {
             lbo: d.desc.lbo_bytes as u32,
             sbo: d.desc.sbo_bytes as u32,
-            swizzle,
+            swizzle: d.desc.swizzle,
             mn_major: d.major == cutec_layout::gmma::Major::MN,
         };
         Ok((desc, d.k_step_offsets(0).to_vec()))

@@ -632,12 +632,7 @@ impl Parser {
                 let dst = self.operand()?;
                 self.punct(',')?;
                 let map = self.operand()?;
-                self.punct('[')?;
-                let mut coords = vec![self.operand()?];
-                while self.eat_punct(',') {
-                    coords.push(self.operand()?);
-                }
-                self.punct(']')?;
+                let coords = self.coords()?;
                 self.punct(',')?;
                 let bar = self.operand()?;
                 let multicast = if self.eat_word("multicast") { Some(self.operand()?) } else { None };
@@ -652,12 +647,7 @@ impl Parser {
             "barrier.cluster" => Op::ClusterBarrier,
             "tma.store" => {
                 let map = self.operand()?;
-                self.punct('[')?;
-                let mut coords = vec![self.operand()?];
-                while self.eat_punct(',') {
-                    coords.push(self.operand()?);
-                }
-                self.punct(']')?;
+                let coords = self.coords()?;
                 self.punct(',')?;
                 Op::TmaStore { src: self.operand()?, map, coords }
             }
@@ -695,6 +685,17 @@ impl Parser {
             "setmaxnreg.dec" => Op::Setmaxnreg { regs: self.integer()?, inc: false },
             _ => return Ok(None),
         }))
+    }
+
+    /// A tensor map's box coordinates: `[%c0, %c1, ...]`.
+    fn coords(&mut self) -> PResult<Vec<Handle<Expr>>> {
+        self.punct('[')?;
+        let mut coords = vec![self.operand()?];
+        while self.eat_punct(',') {
+            coords.push(self.operand()?);
+        }
+        self.punct(']')?;
+        Ok(coords)
     }
 
     /// A wgmma descriptor's fields: `desc(sw128, lbo 16, sbo 1024, k)` (`k` or `mn` major).
