@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compile-time benchmark: `.cute` -> PTX for each kernel the compiler builds today, stage by stage.
 # Prints the median over RUNS builds (in-process stage times from `cutec build --timings`, and the whole
-# process's wall time) and the ratio to the brief's bar of 50 ms per kernel on a 2-core CPU.
+# process's wall time) and the ratio to the bar: the brief's 50 ms per kernel on a 2-core CPU, and issue 9's
+# 100 ms for the hand-written Hopper GEMM.
 # Usage: bash scripts/bench/compile.sh [RUNS]   (default 21)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,11 +15,15 @@ trap 'rm -rf "$out"' EXIT
 python3 - "$bin" "$out" "$RUNS" <<'PY'
 import statistics, subprocess, sys, time
 bin_, out, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-cases = [("copy", ["examples/copy.cute"]), ("softmax N=4096", ["examples/softmax.cute", "-D", "N=4096"]),
-         ("rmsnorm N=4096", ["examples/rmsnorm.cute", "-D", "N=4096"]), ("gemm_simt", ["examples/gemm_simt.cute"])]
-BAR_MS = 50.0
-print(f"{'kernel':<16} {'check':>8} {'lower':>8} {'passes':>8} {'LLVM':>8} {'in-proc':>8} {'process':>8}  vs 50 ms bar")
-for name, args in cases:
+cases = [("copy", ["examples/copy.cute"], 50.0),
+         ("softmax N=4096", ["examples/softmax.cute", "-D", "N=4096"], 50.0),
+         ("rmsnorm N=4096", ["examples/rmsnorm.cute", "-D", "N=4096"], 50.0),
+         ("gemm_simt", ["examples/gemm_simt.cute"], 50.0),
+         ("tma_copy", ["examples/tma_copy.cute"], 50.0),
+         ("gemm_sm90_manual", ["examples/gemm_sm90_manual.cute"], 100.0)]
+print(f"{'kernel':<18} {'check':>7} {'lower':>7} {'passes':>7} {'LLVM IR':>7} {'opt':>7} {'PTX':>7} {'in-proc':>8} "
+      f"{'process':>8}  vs bar")
+for name, args, bar in cases:
     stages, walls = {}, []
     for _ in range(runs):
         t0 = time.perf_counter()
@@ -33,7 +38,8 @@ for name, args in cases:
                 stages.setdefault(stage.strip(), []).append(float(ms))
     med = {k: statistics.median(v) for k, v in stages.items()}
     wall = statistics.median(walls)
-    print(f"{name:<16} {med.get('parse + check', 0):>8.2f} {med.get('lower', 0):>8.2f} {med.get('IR passes', 0):>8.2f} "
-          f"{med.get('LLVM (emit, optimise, PTX)', 0):>8.2f} {med.get('total', 0):>8.2f} {wall:>8.2f}  {wall / BAR_MS:.2f}x")
+    cols = ["parse + check", "lower", "IR passes", "LLVM IR", "LLVM optimiser", "PTX emission"]
+    print(f"{name:<18} " + " ".join(f"{med.get(c, 0):>7.2f}" for c in cols)
+          + f" {med.get('total', 0):>8.2f} {wall:>8.2f}  {wall / bar:.2f}x of {bar:.0f} ms")
 print(f"(milliseconds, medians of {runs} builds; 'process' includes starting the binary and writing the PTX)")
 PY

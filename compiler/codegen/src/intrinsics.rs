@@ -73,6 +73,12 @@ pub(crate) fn tma_load(rank: usize) -> String {
 
 /// `cp.async.bulk.tensor.<n>d.global.shared::cta.tile.bulk_group`: `(ptr addrspace(3) src, ptr map,
 /// i32 c0..c(n-1), i64 cache_hint, i1 use_hint)`.
+/// `stmatrix.sync.aligned.m8n8.x{n}.shared.b16 [row], {r0, ..}`: overloaded on the pointer (`.p3` for shared
+/// memory), each matrix's pair of 16-bit elements as one `i32`.
+pub(crate) fn stmatrix(matrices: usize) -> String {
+    format!("llvm.nvvm.stmatrix.sync.aligned.m8n8.x{matrices}.b16")
+}
+
 pub(crate) fn tma_store(rank: usize) -> String {
     format!("llvm.nvvm.cp.async.bulk.tensor.s2g.tile.{rank}d")
 }

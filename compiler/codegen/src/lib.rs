@@ -50,6 +50,8 @@ pub struct Options {
     /// Let LLVM and ptxas fuse a multiply and an add into one `fma` (LLVM's `contract` flag), as `nvcc` does by
     /// default (`-fmad=true`). Off, every float operation is rounded on its own (`mul.rn`, `add.rn`).
     pub fp_contract: bool,
+    /// Print the optimized LLVM module into [`Output::llvm_ir`].
+    pub keep_llvm_ir: bool,
 }
 
 impl Default for Options {
@@ -60,6 +62,7 @@ impl Default for Options {
             ptx_version: 88,
             module_file: "module.ptx".into(),
             fp_contract: true,
+            keep_llvm_ir: true,
         }
     }
 }
@@ -67,11 +70,14 @@ impl Default for Options {
 /// What [`compile`] produces.
 #[derive(Clone, Debug)]
 pub struct Output {
-    /// The LLVM module after optimization (what the PTX is generated from).
-    pub llvm_ir: String,
+    /// The LLVM module after optimization (what the PTX is generated from), when [`Options::keep_llvm_ir`] asks
+    /// for it (printing it costs a few milliseconds of every build).
+    pub llvm_ir: Option<String>,
     pub ptx: String,
     /// The kernels that carry an interface (those lowered from source), with static shared memory filled in.
     pub manifest: cutec_manifest::Manifest,
+    /// Wall time of each phase, in order: building the LLVM module, LLVM's optimizer, PTX emission.
+    pub timings: Vec<(&'static str, std::time::Duration)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -96,6 +102,13 @@ impl CodegenError {
 
 /// Compiles a module to LLVM IR and PTX, and builds its manifest.
 pub fn compile(module: &cutec_ir::Module, options: &Options) -> Result<Output, CodegenError> {
+    let mut timings = Vec::new();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |phase: &'static str| {
+        let now = std::time::Instant::now();
+        timings.push((phase, now - clock));
+        clock = now;
+    };
     let info = cutec_ir::validate(module)?;
     let machine = target::machine(options)?;
     let context = inkwell::context::Context::create();
@@ -106,9 +119,12 @@ pub fn compile(module: &cutec_ir::Module, options: &Options) -> Result<Output, C
         kernel::KernelCodegen::new(&context, &llvm, kernel, kinfo, options).emit()?;
     }
     llvm.verify().map_err(|e| CodegenError::llvm("the LLVM verifier", e.to_string()))?;
+    lap("LLVM IR");
     target::optimize(&llvm, &machine, options.opt_level)?;
-    let llvm_ir = llvm.print_to_string().to_string();
+    lap("LLVM optimiser");
+    let llvm_ir = options.keep_llvm_ir.then(|| llvm.print_to_string().to_string());
     let ptx = target::emit_ptx(&llvm, &machine)?;
+    lap("PTX emission");
     let manifest = manifest::build(module, &info, options);
-    Ok(Output { llvm_ir, ptx, manifest })
+    Ok(Output { llvm_ir, ptx, manifest, timings })
 }

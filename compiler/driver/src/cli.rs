@@ -278,6 +278,7 @@ pub fn main() -> ExitCode {
                 dump_after,
                 assemble: emit.contains(&Emit::Cubin),
                 module_file: String::new(),
+                llvm_ir: emit.contains(&Emit::Llvm),
             };
             crate::build_cmd::build(&reporter, &file, output.as_deref(), &emit, opts, timings)
         }

@@ -233,6 +233,8 @@ pub fn op(kernel: &Kernel, op: &Op) -> Effects {
         Op::TmaStore { src, map, .. } => {
             reads_at(kernel, map) | reads_at(kernel, src) | Effects::writes(AddrSpace::Global) | Effects::ASYNC
         }
+        // A warp collective that writes shared memory.
+        Op::Stmatrix { ptr, .. } => writes_at(kernel, ptr) | Effects::COLLECTIVE,
         Op::BulkCommit => Effects::ASYNC,
         Op::BulkWait { .. } => Effects::WAIT | Effects::BARRIER,
         Op::PrefetchTensorMap { map } => reads_at(kernel, map),

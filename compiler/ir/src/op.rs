@@ -106,6 +106,11 @@ pub enum Op {
     /// after a [`Op::BulkWait`] that covers its group ([`Op::BulkCommit`]). Elements of the box outside the
     /// tensor are not written (the hardware clips them).
     TmaStore { src: Handle<Expr>, map: Handle<Expr>, coords: Vec<Handle<Expr>> },
+    /// `stmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16`: the warp stores one, two or four 8 x 8 matrices of
+    /// 16-bit elements into shared memory. Lane `l` holds, in `values[i]` (two 16-bit elements), row `l / 4`,
+    /// columns `2 (l % 4)` and `+1` of matrix `i`, and `ptr` is the address of row `l % 8` of matrix `l / 8`
+    /// (16 bytes, 16-byte aligned). Every lane of the warp executes it.
+    Stmatrix { ptr: Handle<Expr>, values: Vec<Handle<Expr>> },
     /// `cp.async.bulk.commit_group`: the bulk stores not yet committed form one group.
     BulkCommit,
     /// `cp.async.bulk.wait_group[.read] N`: waits until at most `pending` bulk groups are in flight; with `read`,
@@ -164,6 +169,7 @@ impl Op {
             Op::MbarrierWait { .. } => "mbarrier.wait",
             Op::TmaLoad { .. } => "tma.load",
             Op::TmaStore { .. } => "tma.store",
+            Op::Stmatrix { .. } => "stmatrix",
             Op::BulkCommit => "bulk.commit_group",
             Op::BulkWait { read: false, .. } => "bulk.wait_group",
             Op::BulkWait { read: true, .. } => "bulk.wait_group.read",
@@ -194,6 +200,7 @@ impl Op {
             Op::Shuffle { value, .. } => ty(value),
             Op::ElectOne => Some(Type::I1),
             Op::TmaStore { .. }
+            | Op::Stmatrix { .. }
             | Op::BulkCommit
             | Op::BulkWait { .. }
             | Op::PrefetchTensorMap { .. }
@@ -248,6 +255,10 @@ impl Op {
                 coords.iter().copied().for_each(&mut f);
             }
             Op::PrefetchTensorMap { map } => f(map),
+            Op::Stmatrix { ptr, ref values } => {
+                f(ptr);
+                values.iter().copied().for_each(&mut f);
+            }
             Op::Wgmma { acc, a, b, scale_d, .. } => {
                 f(acc);
                 f(a);
@@ -302,6 +313,10 @@ impl Op {
                 coords.iter_mut().for_each(|c| *c = f(*c));
             }
             Op::PrefetchTensorMap { map } => *map = f(*map),
+            Op::Stmatrix { ptr, values } => {
+                *ptr = f(*ptr);
+                values.iter_mut().for_each(|v| *v = f(*v));
+            }
             Op::Wgmma { acc, a, b, scale_d, .. } => {
                 *acc = f(*acc);
                 *a = f(*a);

@@ -291,6 +291,10 @@ impl Printer<'_> {
                 format!("{name} {}[{}], {}", o(map), coords.join(", "), o(src))
             }
             Op::PrefetchTensorMap { map } => format!("{name} {}", o(map)),
+            Op::Stmatrix { ptr, ref values } => {
+                let values: Vec<String> = values.iter().map(|&v| o(v)).collect();
+                format!("{name}.x{} {}, {}", values.len(), o(ptr), values.join(", "))
+            }
             Op::NamedBarrier { id, threads } => format!("{name} {}, {}", o(id), o(threads)),
             Op::BulkWait { pending, .. } => format!("{name} {pending}"),
             Op::Wgmma { shape, acc, a, a_desc, b, b_desc, scale_d } => format!(

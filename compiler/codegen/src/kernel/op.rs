@@ -103,6 +103,17 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 self.call_void(&nv::tma_store(coords.len()), &[], &args)?;
                 return Ok(None);
             }
+            Op::Stmatrix { ptr, ref values } => {
+                let ptr = self.value(ptr)?;
+                let mut args = vec![ptr];
+                for &v in values {
+                    // Two 16-bit elements, as the 32-bit register the instruction takes.
+                    let pair = ll(self.builder.build_bit_cast(self.value(v)?, self.context.i32_type(), ""))?;
+                    args.push(pair);
+                }
+                self.call_void(&nv::stmatrix(values.len()), &[ptr.get_type()], &args)?;
+                return Ok(None);
+            }
             Op::BulkCommit => {
                 self.call_void(nv::BULK_COMMIT_GROUP, &[], &[])?;
                 return Ok(None);

@@ -231,6 +231,9 @@ impl Lower<'_> {
         (elem, to_elem): (crate::Scalar, crate::Scalar),
         span: Span,
     ) -> LResult<()> {
+        if self.try_stmatrix(src, dst, (so, d_o), (elem, to_elem), span)? {
+            return Ok(());
+        }
         let (bytes, to_bytes) = (elem.size_bytes(), to_elem.size_bytes());
         let mut v = (MAX_VECTOR_BYTES / bytes.max(to_bytes)).max(1) as usize;
         while v > 1 && !(self.vectorizable(src, so, v, bytes) && self.vectorizable(dst, d_o, v, to_bytes)) {
@@ -329,7 +332,7 @@ impl Lower<'_> {
     }
 
     /// The alignment in bytes of the element at `a` in `t`.
-    fn affine_align(&mut self, t: &TensorView, a: &Affine, bytes: u32) -> u32 {
+    pub(super) fn affine_align(&mut self, t: &TensorView, a: &Affine, bytes: u32) -> u32 {
         let leaves = t.layout.leaves();
         let offset = SymInt::op(cutec_sema::SymOp::Add, t.offset.clone(), SymInt::Const(a.konst));
         let mut div = self.divisor(&offset);
@@ -341,7 +344,13 @@ impl Lower<'_> {
     }
 
     /// The address of the element at `a` in `t`.
-    fn affine_ptr(&mut self, t: &TensorView, a: &Affine, elem: crate::Scalar, span: Span) -> LResult<Handle<Expr>> {
+    pub(super) fn affine_ptr(
+        &mut self,
+        t: &TensorView,
+        a: &Affine,
+        elem: crate::Scalar,
+        span: Span,
+    ) -> LResult<Handle<Expr>> {
         let leaves = t.layout.leaves();
         let mut idx = self.idx_add(&t.offset, &SymInt::Const(a.konst), span)?;
         for &(k, c) in &a.terms {
@@ -365,9 +374,9 @@ impl Lower<'_> {
 
 /// An element's offset: `konst` plus, for each `(leaf, c)` of `terms`, `c` times that leaf's dynamic stride.
 #[derive(Clone, Debug, PartialEq)]
-struct Affine {
-    konst: i64,
-    terms: Vec<(usize, i64)>,
+pub(super) struct Affine {
+    pub konst: i64,
+    pub terms: Vec<(usize, i64)>,
 }
 
 /// A slice of the layout `l` at `coord` (with `_`): the layout of the modes under `_`, and the offset of the rest.

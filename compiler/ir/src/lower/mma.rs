@@ -165,7 +165,21 @@ impl Lower<'_> {
                 let tid = self.b.thread_idx_x();
                 let k = self.b.i32(127);
                 let lane = self.b.binary(crate::BinaryOp::And, tid, k);
-                self.index(composed, Value::Tuple(vec![Value::Scalar(lane, Scalar::Int), Value::Wildcard]), e.span)
+                let tile = match &composed {
+                    Value::Tensor(tile) => Some(tile.clone()),
+                    _ => None,
+                };
+                let view = self.index(
+                    composed,
+                    Value::Tuple(vec![Value::Scalar(lane, Scalar::Int), Value::Wildcard]),
+                    e.span,
+                )?;
+                match (view, tile) {
+                    (Value::Tensor(v), Some(tile)) => {
+                        Ok(Value::Tensor(self.record_warp_fragment(v, tile, lane, e.span)?))
+                    }
+                    (view, _) => Ok(view),
+                }
             }
             _ => self.unsupported(e.span, "this tiled MMA method"),
         }

@@ -28,6 +28,7 @@ mod interface;
 mod layout;
 mod mma;
 mod prove;
+mod stmatrix;
 mod stmt;
 mod tma;
 mod value;
@@ -164,6 +165,8 @@ pub(crate) struct Lower<'p> {
     pub tma_uses: Vec<(usize, bool)>,
     /// The enclosing conditions that may differ between the threads of a warpgroup (innermost last).
     pub divergent: Vec<Span>,
+    /// The views `mma.partition_c` made, by their offset's IR value ([`stmatrix::WarpFragment`]).
+    pub warp_fragments: HashMap<u32, stmatrix::WarpFragment>,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -197,6 +200,7 @@ impl<'p> Lower<'p> {
             tensor_maps: Vec::new(),
             tma_uses: Vec::new(),
             divergent: Vec::new(),
+            warp_fragments: HashMap::new(),
         }
     }
 

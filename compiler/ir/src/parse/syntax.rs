@@ -651,6 +651,18 @@ impl Parser {
                 self.punct(',')?;
                 Op::TmaStore { src: self.operand()?, map, coords }
             }
+            "stmatrix.x1" | "stmatrix.x2" | "stmatrix.x4" => {
+                let n = if m.ends_with('1') {
+                    1
+                } else if m.ends_with('2') {
+                    2
+                } else {
+                    4
+                };
+                let ptr = self.operand()?;
+                self.punct(',')?;
+                Op::Stmatrix { ptr, values: self.operands(n)? }
+            }
             "bulk.commit_group" => Op::BulkCommit,
             "bulk.wait_group" => Op::BulkWait { pending: self.integer()?, read: false },
             "bulk.wait_group.read" => Op::BulkWait { pending: self.integer()?, read: true },

@@ -75,6 +75,17 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             }
             Ok(None)
         }
+        Op::Stmatrix { ptr, ref values } => {
+            expect(ptr, &shared, "a shared-memory row address")?;
+            if ![1, 2, 4].contains(&values.len()) {
+                return Err(E::BadOp { op: "stmatrix", why: "it stores 1, 2 or 4 matrices" });
+            }
+            let pair = |t: Type| matches!(t, Type::Vector { scalar, lanes: 2 } if scalar.size_bytes() == 2);
+            for &v in values {
+                expect(v, &pair, "two 16-bit elements")?;
+            }
+            Ok(None)
+        }
         Op::PrefetchTensorMap { map } => {
             expect(map, &|t| t == Type::Ptr(AddrSpace::Param), "a tensor map (ptr<param>)")?;
             Ok(None)
