@@ -6,7 +6,7 @@ Run from the repository root on the GPU machine after scripts/gpu/build.sh fille
 Inputs are `cutec run`'s seeded random data (filled on the device, a fresh seed per case), read back with
 --save-input; outputs are poisoned by `cutec run` before the launch. Timings: medians of CUDA events.
 Exit status: 0 when every case is correct (or refused where it must be), 1 otherwise.
-  --only copy|gemm   one part
+  --only copy|gemm|steps|kn   one part
   --quick            correctness only (no large shapes)
 """
 import argparse
@@ -253,6 +253,43 @@ def steps_part(work):
     return ok_all
 
 
+def kn_part(work, quick):
+    """gemm_sm90_kn: C = A * B with B stored K x N row-major, read N-major by the wgmma (MN-major descriptor)."""
+    ok_all = True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    print("== gemm_sm90_kn: C = A * B, B (K, N) row-major read N-major by wgmma; rel err against float32 A * B")
+    for m, n, k in [(64, 64, 64), (128, 192, 256), (1000, 776, 200), (1, 8, 8), (333, 1000, 1024)]:
+        pa, pb, pc = (os.path.join(work, f) for f in ("a.npy", "b.npy", "c.npy"))
+        rc, out, _ = run("gemm_sm90_kn.ptx", "gemm_sm90_kn", {"M": m, "N": n, "K": k}, saves=[("a", pa), ("b", pb)],
+                         outputs=[("c", pc)])
+        if rc != 0:
+            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        a, b, c = load(pa).float(), load(pb).float(), load(pc).float()
+        ref = a @ b
+        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
+        ok = bool(torch.isfinite(c).all()) and tuple(b.shape) == (k, n) and rel <= 1e-2
+        ok_all &= ok
+        print(f"{f'{m}x{n}x{k}':>18} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+        for f in (pa, pb, pc):
+            os.remove(f)
+    if not quick:
+        m = n = k = 4096
+        rc, out, bench = run("gemm_sm90_kn.ptx", "gemm_sm90_kn", {"M": m, "N": n, "K": k}, bench=True, iters=10)
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+        cms = median_ms(lambda: torch.matmul(a, b))
+        if rc == 0:
+            ms = float(bench["median_ms"])
+            print(f"{'4096^3':>18} {2.0 * m * n * k / ms / 1e9:.1f} TFLOP/s, cuBLAS (torch.matmul(a, b)) "
+                  f"{2.0 * m * n * k / cms / 1e9:.1f}: {cms / ms:.3f} (64 x 64 tiles: a correctness example)")
+        else:
+            ok_all = False
+            print(f"{'4096^3':>18} FAIL cutec run failed:\n{out}")
+    return ok_all
+
+
 def sanitize():
     """compute-sanitizer's memcheck, racecheck and synccheck on a small GEMM and a ragged TMA copy."""
     ok_all = True
@@ -278,7 +315,7 @@ def sanitize():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=["copy", "gemm", "steps"])
+    ap.add_argument("--only", choices=["copy", "gemm", "steps", "kn"])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--sanitize", action="store_true", help="also run compute-sanitizer on small cases")
     args = ap.parse_args()
@@ -290,6 +327,8 @@ def main():
         ok &= gemm_part(work, args.quick)
     if args.only in (None, "steps"):
         ok &= steps_part(work)
+    if args.only in (None, "kn"):
+        ok &= kn_part(work, args.quick)
     if args.sanitize:
         ok &= sanitize()
     return 0 if ok else 1

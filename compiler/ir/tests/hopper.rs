@@ -159,3 +159,114 @@ fn cluster_words_lower_to_cluster_operations_and_round_trip() {
     let again = cutec_ir::print(&cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")));
     assert_eq!(again, text);
 }
+
+/// A kernel storing a 64 x 64 accumulator into the shared tile `t` (`TILE` chooses it) from the whole warpgroup,
+/// or from under a condition that splits warps.
+const STORE_ACC: &str = r#"
+kernel store_acc<const TILE: int = 0, const SPLIT: bool = false>(c: Tensor<f32, (M, N):(N, 1), gmem>)
+launch(grid = (1), block = (128)) {
+    let mma = tiled_mma(wgmma<64, 64, 16, bf16, bf16, f32>, (1, 1, 1));
+    let acc = mma.fragment_c((64, 64));
+    fill(acc, 1.0);
+    if TILE == 0 {
+        let t = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));
+        store(acc, mma.partition_c(t));
+    } else if TILE == 1 {
+        // Rows of 72 elements: 144 bytes, still 16-byte aligned.
+        let t = make_tensor<bf16, smem>(make_layout((64, 64), (72, 1)));
+        store(acc, mma.partition_c(t));
+    } else if TILE == 2 {
+        // Rows of 66 elements: 132 bytes, not 16-byte aligned.
+        let t = make_tensor<bf16, smem>(make_layout((64, 64), (66, 1)));
+        store(acc, mma.partition_c(t));
+    } else if TILE == 3 {
+        // Column-major: a thread's pair of columns is not contiguous.
+        let t = make_tensor<bf16, smem>(make_layout((64, 64), (1, 64)));
+        store(acc, mma.partition_c(t));
+    } else {
+        // 32-bit elements: not stmatrix's.
+        let t = make_tensor<f32, smem>(make_layout((64, 64), (64, 1)));
+        store(acc, mma.partition_c(t));
+    }
+    if SPLIT {
+        if lane_idx < 16 {
+            let t = make_tensor<bf16, smem>(make_layout((64, 64), (64, 1)));
+            store(acc, mma.partition_c(t));
+        }
+    }
+}
+"#;
+
+fn stmatrix_and_shared_stores(defines: &[(&str, i64)]) -> (usize, usize) {
+    let (module, _) = lowered_and_optimized(STORE_ACC, "store_acc", defines);
+    let info = cutec_ir::validate(&module).expect("valid");
+    let (k, info) = (&module.kernels[0], &info.kernels[0]);
+    let stmatrix = ops(k).iter().filter(|o| matches!(o, Op::Stmatrix { values, .. } if values.len() == 4)).count();
+    let mut stores = 0;
+    k.body.visit(&mut |s| {
+        if let Stmt::Store { ptr, .. } = s
+            && info.ty(*ptr) == Type::Ptr(AddrSpace::Shared)
+        {
+            stores += 1;
+        }
+    });
+    (stmatrix, stores)
+}
+
+#[test]
+fn a_warpgroup_stores_its_16_bit_accumulator_tile_with_stmatrix_where_the_rows_allow_it() {
+    // 64 x 64: each warp holds 16 rows x 64 columns, four 16 x 16 blocks of four 8 x 8 matrices.
+    assert_eq!(stmatrix_and_shared_stores(&[("TILE", 0)]), (4, 0), "the swizzled tile");
+    assert_eq!(stmatrix_and_shared_stores(&[("TILE", 1)]), (4, 0), "rows of 144 bytes");
+    // Otherwise `copy`'s vector path: 16 pairs (32-bit stores) or 32 elements per thread.
+    assert_eq!(stmatrix_and_shared_stores(&[("TILE", 2)]), (0, 16), "rows of 132 bytes");
+    assert_eq!(stmatrix_and_shared_stores(&[("TILE", 3)]), (0, 32), "column-major");
+    assert_eq!(stmatrix_and_shared_stores(&[("TILE", 4)]), (0, 16), "f32 elements");
+}
+
+#[test]
+fn stmatrix_is_not_used_where_a_condition_may_split_a_warp() {
+    // The first store (swizzled tile) runs on every thread; the one under `lane_idx < 16` stores pairs.
+    assert_eq!(stmatrix_and_shared_stores(&[("TILE", 0), ("SPLIT", 1)]), (4, 16));
+}
+
+#[test]
+fn the_gemm_epilogue_converts_and_stores_its_tile_with_stmatrix() {
+    let (module, text) = lowered_and_optimized(&example("gemm_sm90_manual.cute"), "gemm_sm90_manual", &[]);
+    let info = cutec_ir::validate(&module).expect("valid");
+    let (k, info) = (&module.kernels[0], &info.kernels[0]);
+    // 64 x 256 per consumer warpgroup: 16 stmatrix.x4 of converted pairs, no element stores to shared memory.
+    let st: Vec<_> = ops(k).into_iter().filter(|o| matches!(o, Op::Stmatrix { .. })).collect();
+    assert_eq!(st.len(), 16, "{text}");
+    for op in &st {
+        let Op::Stmatrix { values, .. } = op else { unreachable!() };
+        for &v in values {
+            assert_eq!(info.ty(v), Type::vector(cutec_ir::Scalar::BF16, 2));
+        }
+    }
+    // Printed and parsed back.
+    assert!(text.contains("stmatrix.x4 "), "{text}");
+    let parsed = cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(cutec_ir::print(&parsed), text);
+}
+
+#[test]
+fn b_stored_k_by_n_is_read_n_major_through_a_transposed_view() {
+    let (module, _) = lowered_and_optimized(&example("gemm_sm90_kn.cute"), "gemm_sm90_kn", &[]);
+    let k = &module.kernels[0];
+    // `select<1, 0>(b)` views b (K, N):(N, 1) as the (N, K) operand; TMA dimension 0 is still b's contiguous N.
+    let boxes: Vec<_> = maps(k).iter().map(|m| (m.tensor.clone(), m.modes.clone(), m.box_shape.clone())).collect();
+    assert_eq!(boxes, [("a".to_string(), vec![1, 0], vec![64, 64]), ("b".to_string(), vec![1, 0], vec![64, 64])]);
+    let descs: Vec<_> = ops(k)
+        .iter()
+        .filter_map(|o| match o {
+            Op::Wgmma { a_desc, b_desc, .. } => Some((*a_desc, *b_desc)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(descs.len(), 4, "four k-steps of 16 per 64-deep k-tile");
+    for (a, b) in descs {
+        assert!(!a.mn_major && b.mn_major, "A K-major, B N-major: {a:?} {b:?}");
+        assert_eq!(b.swizzle, GmmaSwizzle::B128);
+    }
+}

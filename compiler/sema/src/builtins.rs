@@ -401,7 +401,8 @@ pub static BUILTINS: &[BuiltinInfo] = &[
             "select",
             &[p("cond", K::Bool), p("a", K::Numeric), p("b", K::Numeric)],
             "number",
-            "`cond ? a : b` without branching; `select<i, ...>(layout)` keeps the modes i, ... of a layout.",
+            "`cond ? a : b` without branching; `select<i, ...>(x)` keeps the modes i, ... of a layout (of a \
+             tensor: the same elements through those modes).",
         )
     },
     func(

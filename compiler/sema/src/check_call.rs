@@ -335,27 +335,31 @@ impl Fcx<'_, '_> {
         ty
     }
 
-    /// CuTe's `select<i, ...>(layout)`: the modes i, ... of a layout.
+    /// CuTe's `select<i, ...>(layout)`: the modes i, ... of a layout; of a tensor, the same elements seen
+    /// through those modes (`select<1, 0>(b)` is `b` transposed).
     fn select_modes(&mut self, e: &Expr, name: &Ident, generics: &[Expr], args: &[Arg]) -> Type {
         let errors = self.cx.errors.len();
         let gens: Vec<GenVal> =
             generics.iter().map(|g| self.generic_arg(g, GenericKind::Int, "a mode index of `select`")).collect();
         let (pos, _) = self.split_args("select", args, &[]);
-        let sig = "select<i, ...>(layout: Layout) -> Layout";
+        let sig = "select<i, ...>(x: Layout | Tensor) -> Layout | Tensor";
         self.check_arity("function", name, e.span, &pos, 1, 1, None, Some(sig.to_owned()));
+        let mut ty = layout(Some(generics.len()), false);
         for p in &pos {
             let t = self.value(p, Some(Scalar::Int));
-            if !ArgKind::Layout.accepts(&t) {
+            if !ArgKind::LayoutOrTensor.accepts(&t) {
                 self.error(SemaError::WrongArgKind {
                     span: p.span,
-                    expected: ArgKind::Layout.describe().to_owned(),
+                    expected: ArgKind::LayoutOrTensor.describe().to_owned(),
                     found: t.describe(),
-                    param: "layout".to_owned(),
+                    param: "x".to_owned(),
                     signature: sig.to_owned(),
                 });
             }
+            if let Type::Tensor(t) = &t {
+                ty = new_tensor(t.elem.clone(), Some(generics.len()), t.space);
+            }
         }
-        let ty = layout(Some(generics.len()), false);
         if self.cx.errors.len() == errors {
             self.fold_call(e, Builtin::Select, "select", generics, &gens, &pos, &ty);
         }
