@@ -27,6 +27,7 @@ variant copy_div examples/copy.cute "    let gx = local_tile" '    static_assert
 "$c" build examples/transpose.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # Hopper by hand: TMA copies and the warp-specialized wgmma GEMM (scripts/gpu/hopper_check.py).
 "$c" build examples/tma_copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/tma_copy_batched.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_sm90_manual.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const parameters, as NAME.{ptx,json,cubin}
     local name=$1 k=$2

@@ -80,6 +80,22 @@ def copy_part(work, quick):
             print(f"{f'{m}x{n}':>14} {'PASS' if ok else 'FAIL':>7}")
         os.remove(px)
         os.remove(py)
+    # Three-dimensional maps: a batch of matrices, one box of (1, 32, 128) per CTA.
+    print("   tma_copy_batched: y[b] = x[b] through a 3-D tensor map")
+    for bt, m, n in [(5, 1, 4), (3, 33, 260), (2, 1000, 1004), (7, 128, 128)]:
+        px, py = os.path.join(work, "x.npy"), os.path.join(work, "y.npy")
+        rc, out, _ = run("tma_copy_batched.ptx", "tma_copy_batched", {"B": bt, "M": m, "N": n}, saves=[("x", px)],
+                         outputs=[("y", py)])
+        if rc != 0:
+            print(f"{f'{bt}x{m}x{n}':>14} {'FAIL':>7} cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        x, y = load(px), load(py)
+        ok = tuple(x.shape) == (bt, m, n) and bool(torch.equal(x, y))
+        ok_all &= ok
+        print(f"{f'{bt}x{m}x{n}':>14} {'PASS' if ok else 'FAIL':>7}")
+        os.remove(px)
+        os.remove(py)
     # A row stride that is not a multiple of 16 bytes: TMA cannot describe the tensor; the runtime refuses.
     rc, out, _ = run("tma_copy.ptx", "tma_copy", {"M": 1000, "N": 777})
     refused = rc == 1 and "E0424" in out and "multiple of 16" in out
