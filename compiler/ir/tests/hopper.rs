@@ -87,7 +87,7 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
     let wgmmas: Vec<_> = ops
         .iter()
         .filter_map(|o| match o {
-            Op::Wgmma { shape, a_desc, b_desc, .. } => Some((shape.n, *a_desc, *b_desc)),
+            Op::Wgmma { shape, a_desc: Some(a_desc), b_desc, .. } => Some((shape.n, *a_desc, *b_desc)),
             _ => None,
         })
         .collect();

@@ -164,6 +164,10 @@ pub(crate) struct Lower<'p> {
     pub tma_uses: Vec<(usize, bool)>,
     /// The enclosing conditions that may differ between the threads of a warpgroup (innermost last).
     pub divergent: Vec<Span>,
+    /// The register arrays laid out as a wgmma's (thread, value) map of a 64 x `cols` tile (`fragment_c`,
+    /// `fragment_a`, and `make_fragment_like` of a whole one), by allocation: what `gemm` accepts as A in
+    /// registers.
+    pub wgmma_fragments: HashMap<Handle<Expr>, u32>,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -197,6 +201,7 @@ impl<'p> Lower<'p> {
             tensor_maps: Vec::new(),
             tma_uses: Vec::new(),
             divergent: Vec::new(),
+            wgmma_fragments: HashMap::new(),
         }
     }
 
