@@ -816,7 +816,9 @@ pub static TILED_MMA_METHODS: &[MethodInfo] = &[
         name: "fragment_a",
         params: &[p("tile", K::Shape)],
         ret: "Tensor",
-        doc: "Register fragment of the A operand for a (BM, BK) tile.",
+        doc: "Register fragment of the A operand for a (BM, BK) tile. For a wgmma, `mma.fragment_a((64, K))` \
+              is A in registers (CuTe's `ALayout_64x16` along K: K / 2 values per thread, 8 per k-step of 16): \
+              `gemm(mma, fa, sb, acc)` then reads A from it and B from shared memory.",
     },
     MethodInfo {
         method: Method::FragmentB,
@@ -837,7 +839,8 @@ pub static TILED_MMA_METHODS: &[MethodInfo] = &[
         name: "partition_a",
         params: &[p("t", K::Tensor)],
         ret: "Tensor",
-        doc: "The part of an A tile the calling thread feeds to the MMA.",
+        doc: "The part of an A tile the calling thread feeds to the MMA, partitioned like `fragment_a`: \
+              `copy(mma.partition_a(t), fa)` fills the fragment from a (64, K) tile in global or shared memory.",
     },
     MethodInfo {
         method: Method::PartitionB,
