@@ -246,3 +246,34 @@ fn a_register_operand_must_be_a_whole_a_fragment_of_the_gemms_k() {
     let split = "    let fa = mma.fragment_a((64, 64));\n    if thread_idx.x < 64 {\n        gemm(mma, fa, sb, acc);\n    }";
     assert_eq!(lowering_codes(&rs_kernel(split)), ["E0312"]);
 }
+
+#[test]
+fn prefetch_tensormap_names_the_map_of_the_copy_and_no_access() {
+    // wgmma_rs prefetches B's map (`gb[_, _, 0]`) before loading boxes `gb[_, _, k]`: one map, one parameter.
+    let (module, text) = lowered_and_optimized(&example("wgmma_rs.cute"), "wgmma_rs", &[]);
+    let ops = ops(&module.kernels[0]);
+    let prefetched: Vec<_> = ops.iter().filter_map(|o| if let Op::PrefetchTensorMap { map } = o { Some(*map) } else { None }).collect();
+    let loaded: Vec<_> = ops.iter().filter_map(|o| if let Op::TmaLoad { map, .. } = o { Some(*map) } else { None }).collect();
+    assert_eq!(prefetched.len(), 1, "{text}");
+    assert!(!loaded.is_empty() && loaded.iter().all(|m| *m == prefetched[0]), "{text}");
+    assert!(text.contains("prefetch.tensormap"), "{text}");
+    // A prefetch before a store: the map is the store's, and the argument stays written only.
+    let src = "kernel k(c: Tensor<bf16, (M, N):(N, 1), gmem>) launch(grid = (1), block = (128)) {
+    let s = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));
+    let g = local_tile(c, (64, 64), (block_idx.x, 0));
+    if thread_idx.x == 0 {
+        prefetch_tensormap(g, s);
+        tma_store(s, g);
+    }
+}";
+    let (module, text) = lowered_and_optimized(src, "k", &[]);
+    let k = &module.kernels[0];
+    assert_eq!(maps(k).len(), 1, "{text}");
+    let access = match &k.interface.as_ref().expect("a manifest entry").params[0] {
+        cutec_manifest::Param::Tensor(t) => t.access,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(access, cutec_manifest::Access::Write);
+    let again = cutec_ir::print(&cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")));
+    assert_eq!(again, text);
+}

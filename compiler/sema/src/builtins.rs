@@ -96,6 +96,7 @@ pub enum Builtin {
     TmaLoad,
     TmaStore,
     TmaStoreWait,
+    PrefetchTensormap,
     Gemm,
     WgmmaWait,
     // Expert escape hatches.
@@ -656,6 +657,16 @@ pub static BUILTINS: &[BuiltinInfo] = &[
             "Waits until at most N of this thread's `tma_store`s still read their shared-memory source.",
         )
     },
+    func(
+        B::PrefetchTensormap,
+        "prefetch_tensormap",
+        &[p("g", K::Tensor), p("s", K::Tensor)],
+        "()",
+        "Prefetches the tensor map that `tma_load(g, s, ..)` and `tma_store(s, g)` use (`prefetch.tensormap`): \
+         the map is derived from the global tile `g` and the shared-memory tile `s` as the copy derives it, and \
+         does not depend on where the box starts, so `g` may be any box of the copies (`ga[_, _, 0]` for \
+         `tma_load(ga[_, _, k], sa, ..)`). Issue it once, early, from the thread that will copy.",
+    ),
     BuiltinInfo {
         named: &[p("accumulate", K::Bool)],
         ..func(
