@@ -238,12 +238,16 @@ fn a_register_operand_must_be_a_whole_a_fragment_of_the_gemms_k() {
         ("    let fa = make_tensor<bf16, rmem>(32);\n    gemm(mma, fa, sb, acc);", "a plain register tensor"),
         ("    let fa = mma.fragment_a((64, 32));\n    gemm(mma, fa, sb, acc);", "a fragment for K = 32"),
         ("    let fa = mma.fragment_a((64, 128));\n    gemm(mma, fa[_, _, 0], sb, acc);", "a slice of a fragment"),
-        ("    let fa = mma.fragment_a((64, 64));\n    let g = make_fragment_like(fa[_, _, 0]);\n    gemm(mma, g, sb, acc);", "like a slice"),
+        (
+            "    let fa = mma.fragment_a((64, 64));\n    let g = make_fragment_like(fa[_, _, 0]);\n    gemm(mma, g, sb, acc);",
+            "like a slice",
+        ),
     ] {
         assert_eq!(lowering_codes(&rs_kernel(body)), ["E0316"], "{why}");
     }
     // Warpgroup-collective like the shared-memory form.
-    let split = "    let fa = mma.fragment_a((64, 64));\n    if thread_idx.x < 64 {\n        gemm(mma, fa, sb, acc);\n    }";
+    let split =
+        "    let fa = mma.fragment_a((64, 64));\n    if thread_idx.x < 64 {\n        gemm(mma, fa, sb, acc);\n    }";
     assert_eq!(lowering_codes(&rs_kernel(split)), ["E0312"]);
 }
 
@@ -252,8 +256,10 @@ fn prefetch_tensormap_names_the_map_of_the_copy_and_no_access() {
     // wgmma_rs prefetches B's map (`gb[_, _, 0]`) before loading boxes `gb[_, _, k]`: one map, one parameter.
     let (module, text) = lowered_and_optimized(&example("wgmma_rs.cute"), "wgmma_rs", &[]);
     let ops = ops(&module.kernels[0]);
-    let prefetched: Vec<_> = ops.iter().filter_map(|o| if let Op::PrefetchTensorMap { map } = o { Some(*map) } else { None }).collect();
-    let loaded: Vec<_> = ops.iter().filter_map(|o| if let Op::TmaLoad { map, .. } = o { Some(*map) } else { None }).collect();
+    let prefetched: Vec<_> =
+        ops.iter().filter_map(|o| if let Op::PrefetchTensorMap { map } = o { Some(*map) } else { None }).collect();
+    let loaded: Vec<_> =
+        ops.iter().filter_map(|o| if let Op::TmaLoad { map, .. } = o { Some(*map) } else { None }).collect();
     assert_eq!(prefetched.len(), 1, "{text}");
     assert!(!loaded.is_empty() && loaded.iter().all(|m| *m == prefetched[0]), "{text}");
     assert!(text.contains("prefetch.tensormap"), "{text}");

@@ -674,7 +674,8 @@ pub static BUILTINS: &[BuiltinInfo] = &[
             "gemm",
             &[p("mma", K::TiledMma), p("a", K::Tensor), p("b", K::Tensor), p("acc", K::Tensor)],
             "()",
-            "acc += a * b^T with the tiled MMA (operands in shared memory): one asynchronous group of wgmmas; \
+            "acc += a * b^T with the tiled MMA (`b` in shared memory, `a` too or in registers as a \
+             `mma.fragment_a`): one asynchronous group of wgmmas; \
              `wgmma_wait` says when it is done. With `accumulate = false` (a run-time `bool`), acc = a * b^T: the \
              first k-tile needs no zeroed accumulator.",
         )

@@ -157,7 +157,14 @@ impl BuiltinGroup {
             | B::Upcast
             | B::Downcast => G::Algebra,
             B::Swizzle | B::Sw128K | B::Sw64K | B::Sw32K | B::Sw128Mn | B::Sw64Mn | B::Sw32Mn => G::Swizzles,
-            B::Wgmma | B::TiledMma | B::TmaLoad | B::TmaStore | B::TmaStoreWait | B::PrefetchTensormap | B::Gemm | B::WgmmaWait => G::Hopper,
+            B::Wgmma
+            | B::TiledMma
+            | B::TmaLoad
+            | B::TmaStore
+            | B::TmaStoreWait
+            | B::PrefetchTensormap
+            | B::Gemm
+            | B::WgmmaWait => G::Hopper,
             B::FenceProxyAsync
             | B::ElectOne
             | B::Setmaxnreg

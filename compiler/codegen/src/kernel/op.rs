@@ -200,7 +200,8 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         let input = shape.input.name();
         let steps = run.len() as u32;
         let a_mn = a_desc.map(|d| d.mn_major);
-        let (ty, callee) = crate::inline_ptx::wgmma(self.context, shape.n, shape.k, input, a_mn, b_desc.mn_major, steps);
+        let (ty, callee) =
+            crate::inline_ptx::wgmma(self.context, shape.n, shape.k, input, a_mn, b_desc.mn_major, steps);
         let out = ll(self.builder.build_indirect_call(ty, callee, &args, "wgmma"))?;
         let out = out.try_as_basic_value().basic().ok_or_else(|| CodegenError::llvm("wgmma", "no result"))?;
         for (i, slot) in slots.into_iter().enumerate() {

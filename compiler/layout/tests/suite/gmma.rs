@@ -315,7 +315,8 @@ fn accumulator_layout_is_the_ptx_fragment() {
 /// * CUTLASS `ALayout_64x16 = Layout<Shape<Shape<_4,_8,_4>,Shape<_2,_2,_2>>,
 ///   Stride<Stride<_128,_1,_16>,Stride<_64,_8,_512>>>` (`mma_traits_sm90_gmma.hpp`), evaluated here by hand as
 ///   `t0*128 + t1 + t2*16 + v0*64 + v1*8 + v2*512` with `t = t0 + 4 t1 + 32 t2`, `v = v0 + 2 v1 + 4 v2`;
-/// and for K > 16, CuTe's fragment `((2,2,2), K/16)` (compact): k-step `s` is values `8s .. 8s+7`, at `+ 16 s`
+///
+/// For K > 16, CuTe's fragment is `((2,2,2), K/16)` (compact): k-step `s` is values `8s .. 8s+7`, at `+ 16 s`
 /// columns.
 #[test]
 fn a_register_layout_is_the_ptx_fragment_and_cutlass_alayout() {
