@@ -160,7 +160,9 @@ and `b` (N x BK) must be `bf16` or `f16` tensors in shared memory laid out as th
 CuTe's wgmma atoms (`SW128_K<bf16>`, `SW64_K`, `SW32_K`, their `_MN` forms), which the compiler recognises by \
 matching the layout element by element, and from which it derives the matrix descriptors. Their start must be \
 aligned to the swizzle's period (1024 bytes for 128-byte swizzles; the allocation is aligned for you, a slice \
-must start at a multiple). `acc` must be the whole accumulator made by `mma.fragment_c((64, N))`.\n\n    let sa = \
+must start at a multiple). `a` may instead be in registers, as a `mma.fragment_a((64, BK))` (E0316 says \
+which register tensors qualify). `acc` must be the whole accumulator made by `mma.fragment_c((64, N))`.\n\n    \
+let sa = \
 make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n",
     },
     CodeInfo {
