@@ -29,6 +29,8 @@ variant copy_div examples/copy.cute "    let gx = local_tile" '    static_assert
 "$c" build examples/tma_copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/tma_copy_batched.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_sm90_manual.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+# wgmma with A from registers (hopper_check.py --only rs).
+"$c" build examples/wgmma_rs.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const parameters, as NAME.{ptx,json,cubin}
     local name=$1 k=$2
     shift 2

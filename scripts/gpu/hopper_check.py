@@ -6,7 +6,7 @@ Run from the repository root on the GPU machine after scripts/gpu/build.sh fille
 Inputs are `cutec run`'s seeded random data (filled on the device, a fresh seed per case), read back with
 --save-input; outputs are poisoned by `cutec run` before the launch. Timings: medians of CUDA events.
 Exit status: 0 when every case is correct (or refused where it must be), 1 otherwise.
-  --only copy|gemm|steps|kn   one part
+  --only copy|gemm|steps|kn|rs   one part
   --quick            correctness only (no large shapes)
 """
 import argparse
@@ -306,6 +306,38 @@ def kn_part(work, quick):
     return ok_all
 
 
+def rs_part(work):
+    """wgmma_rs: A from registers (wgmma RS), B through TMA; correctness only, fresh seeded inputs per shape."""
+    ok_all = True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    print("== wgmma_rs: C = A * B^T with A in registers, bf16 in, f32 accumulation, bf16 out (tile 64 x 128 x 64)")
+    print("   correctness: relative error (Frobenius) against float32 A * B^T of the same bf16 inputs; <= 1e-2")
+    # K = 200 and 72 are not multiples of 16 (nor of the 64-deep tile): both sides read zeros past K.
+    for m, n, k in [(64, 128, 64), (128, 256, 256), (1000, 776, 200), (129, 257, 72), (64, 8, 8), (1, 1, 8),
+                    (512, 384, 1024)]:
+        pa, pb, pc = (os.path.join(work, f) for f in ("a.npy", "b.npy", "c.npy"))
+        rc, out, _ = run("wgmma_rs.ptx", "wgmma_rs", {"M": m, "N": n, "K": k}, saves=[("a", pa), ("b", pb)],
+                         outputs=[("c", pc)])
+        if rc != 0:
+            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        a, b, c = load(pa).float(), load(pb).float(), load(pc).float()
+        ref = a @ b.T
+        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
+        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
+        ok_all &= ok
+        print(f"{f'{m}x{n}x{k}':>18} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+        for f in (pa, pb, pc):
+            os.remove(f)
+    # K = 333: B's row stride is 666 bytes, which TMA cannot describe (a multiple of 16 bytes); refused at launch.
+    rc, out, _ = run("wgmma_rs.ptx", "wgmma_rs", {"M": 100, "N": 100, "K": 333})
+    refused = rc == 1 and "E0424" in out
+    ok_all &= refused
+    print(f"{'100x100x333':>18} {'REFUSED' if refused else 'FAIL'} {out.strip().splitlines()[0] if out.strip() else ''}")
+    return ok_all
+
+
 def sanitize():
     """compute-sanitizer's memcheck, racecheck and synccheck on a small GEMM and a ragged TMA copy."""
     ok_all = True
@@ -331,7 +363,7 @@ def sanitize():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=["copy", "gemm", "steps", "kn"])
+    ap.add_argument("--only", choices=["copy", "gemm", "steps", "kn", "rs"])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--sanitize", action="store_true", help="also run compute-sanitizer on small cases")
     args = ap.parse_args()
@@ -345,6 +377,8 @@ def main():
         ok &= steps_part(work)
     if args.only in (None, "kn"):
         ok &= kn_part(work, args.quick)
+    if args.only in (None, "rs"):
+        ok &= rs_part(work)
     if args.sanitize:
         ok &= sanitize()
     return 0 if ok else 1

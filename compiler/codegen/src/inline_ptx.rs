@@ -4,8 +4,8 @@
 //!
 //! Everything else has an intrinsic or an LLVM instruction (loads and stores, barriers, shuffles, mbarriers, TMA,
 //! the wgmma fence/commit/wait, `setmaxnreg`). The one family without is `wgmma.mma_async` (PTX ISA
-//! §9.7.15.5.2): its register operands (the accumulator fragment, up to 128 `f32` per thread) and shared-memory
-//! descriptors go through one constraint string built here. [`asm`] is the helper those functions share.
+//! §9.7.15.5.2): its register operands (the accumulator fragment, up to 128 `f32` per thread; A's fragment when
+//! A is in registers) and shared-memory descriptors go through one constraint string built here. [`asm`] is the helper those functions share.
 
 use inkwell::InlineAsmDialect;
 use inkwell::context::Context;
@@ -40,19 +40,22 @@ pub fn wgmma_fence<'ctx>(context: &'ctx Context) -> (FunctionType<'ctx>, Pointer
     (ty, asm(context, ty, "wgmma.fence.sync.aligned;", "~{memory}", true))
 }
 
-/// `steps` x `wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input}` on one accumulator, with both
-/// operands in shared memory (PTX ISA §9.7.15.5.2): `d = a * b + (scale_d ? d : 0)` over the warpgroup, once per
-/// step. The callee takes the `n / 2` accumulator values (tied to its `n / 2` results, so the accumulator stays in
-/// the same registers across the asynchronous operations), then per step the two 64-bit descriptors and
-/// `scale_d` as an `i32`, and gives the accumulator back as a struct of `n / 2` floats. `a_mn`/`b_mn` are the
-/// transpose immediates (1: the operand is MN-major). One statement for the k-steps of a `gemm` keeps LLVM's
-/// work proportional to the accumulator, not to the accumulator times the steps.
+/// `steps` x `wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input}` on one accumulator (PTX ISA
+/// §9.7.15.5.2): `d = a * b + (scale_d ? d : 0)` over the warpgroup, once per step, with B in shared memory and A
+/// in shared memory too ("SS", `a` is `Some(a_mn)`) or in registers ("RS", `a` is `None`). The callee takes the
+/// `n / 2` accumulator values (tied to its `n / 2` results, so the accumulator stays in the same registers across
+/// the asynchronous operations), then per step A (SS: a 64-bit descriptor; RS: 4 `i32` registers, each two
+/// packed 16-bit values), B's 64-bit descriptor and `scale_d` as an `i32`, and gives the accumulator back as a
+/// struct of `n / 2` floats. The operand lists differ: SS ends `p, 1, 1, tA, tB` and RS `p, 1, 1, tB`, since
+/// A in registers has no transpose immediate (`a_mn`/`b_mn` are those immediates: 1 when the operand is
+/// MN-major). One statement for the k-steps of a `gemm` keeps LLVM's work proportional to the accumulator, not
+/// to the accumulator times the steps.
 pub fn wgmma<'ctx>(
     context: &'ctx Context,
     n: u32,
     k: u32,
     input: &str,
-    a_mn: bool,
+    a: Option<bool>,
     b_mn: bool,
     steps: u32,
 ) -> (FunctionType<'ctx>, PointerValue<'ctx>) {
@@ -61,32 +64,42 @@ pub fn wgmma<'ctx>(
     let fields: Vec<BasicTypeEnum<'ctx>> = (0..regs).map(|_| f32t.into()).collect();
     let ret = context.struct_type(&fields, false);
     let mut params: Vec<BasicMetadataTypeEnum<'ctx>> = (0..regs).map(|_| f32t.into()).collect();
+    // Per step: A's operands (constraint, type), then B's descriptor and scale-d.
+    let a_operands: Vec<(&str, BasicMetadataTypeEnum<'ctx>)> = match a {
+        Some(_) => vec![("l", context.i64_type().into())],
+        None => vec![("r", context.i32_type().into()); 4],
+    };
+    let per_step = a_operands.len() as u32 + 2;
+    let mut constraints: Vec<String> = (0..regs).map(|_| "=f".to_string()).collect();
+    constraints.extend((0..regs).map(|i| i.to_string()));
     for _ in 0..steps {
-        params.extend::<[BasicMetadataTypeEnum<'ctx>; 3]>([
-            context.i64_type().into(),
-            context.i64_type().into(),
-            context.i32_type().into(),
-        ]);
+        for (c, t) in &a_operands {
+            params.push(*t);
+            constraints.push((*c).to_string());
+        }
+        params.extend::<[BasicMetadataTypeEnum<'ctx>; 2]>([context.i64_type().into(), context.i32_type().into()]);
+        constraints.extend(["l".to_string(), "r".to_string()]);
     }
     let ty = ret.fn_type(&params, false);
     let outputs: Vec<String> = (0..regs).map(|i| format!("${i}")).collect();
     let outputs = outputs.join(", ");
     let mut template = String::from("{\n.reg .pred p;\n");
     for s in 0..steps {
-        let (desc_a, desc_b, scale) = (2 * regs + 3 * s, 2 * regs + 3 * s + 1, 2 * regs + 3 * s + 2);
+        let first = 2 * regs + per_step * s;
+        let (a_text, transpose) = match a {
+            Some(a_mn) => (format!("${first}"), format!("{}, {}", u8::from(a_mn), u8::from(b_mn))),
+            None => {
+                let r: Vec<String> = (first..first + 4).map(|i| format!("${i}")).collect();
+                (format!("{{{}}}", r.join(", ")), u8::from(b_mn).to_string())
+            }
+        };
+        let (desc_b, scale) = (first + per_step - 2, first + per_step - 1);
         template.push_str(&format!(
             "setp.ne.b32 p, ${scale}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input} {{{outputs}}}, \
-             ${desc_a}, ${desc_b}, p, 1, 1, {}, {};\n",
-            u8::from(a_mn),
-            u8::from(b_mn)
+             {a_text}, ${desc_b}, p, 1, 1, {transpose};\n"
         ));
     }
     template.push('}');
-    let mut constraints: Vec<String> = (0..regs).map(|_| "=f".to_string()).collect();
-    constraints.extend((0..regs).map(|i| i.to_string()));
-    for _ in 0..steps {
-        constraints.extend(["l".to_string(), "l".to_string(), "r".to_string()]);
-    }
     (ty, asm(context, ty, &template, &constraints.join(","), true))
 }
 

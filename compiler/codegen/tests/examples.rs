@@ -66,3 +66,29 @@ fn rmsnorm_and_simt_gemm_examples_assemble_without_spills() {
         }
     }
 }
+
+/// wgmma with A in registers: each `wgmma.mma_async` takes A as four 32-bit registers and ends with the RS form's
+/// three immediates (scale-a, scale-b, transpose-b: A in registers has no transpose), B as a descriptor; the
+/// prefetch of B's tensor map is `prefetch.tensormap`.
+#[test]
+fn wgmma_rs_example_passes_a_as_four_registers() {
+    let out = compile_example("wgmma_rs.cute", "wgmma_rs", &[]);
+    let ptx = &out.ptx;
+    let wgmmas: Vec<&str> = ptx.lines().filter(|l| l.contains("wgmma.mma_async")).collect();
+    assert_eq!(wgmmas.len(), 4, "{ptx}");
+    for line in wgmmas {
+        assert!(line.contains("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"), "{line}");
+        // After the accumulator's braces: `{%r1, %r2, %r3, %r4}, %rdN, p, 1, 1, 0;`.
+        let (_, rest) = line.split_once("}, ").unwrap_or_else(|| panic!("no accumulator list: {line}"));
+        let (a, tail) = rest.split_once("}, ").unwrap_or_else(|| panic!("no A register list: {line}"));
+        let regs: Vec<&str> = a.trim_start_matches('{').split(", ").collect();
+        assert!(regs.len() == 4 && regs.iter().all(|r| r.starts_with("%r") && !r.starts_with("%rd")), "{line}");
+        let operands: Vec<&str> = tail.trim_end_matches(';').split(", ").collect();
+        assert!(operands.len() == 5 && operands[0].starts_with("%rd"), "{line}");
+        assert_eq!(operands[1..], ["p", "1", "1", "0"], "{line}");
+    }
+    assert!(ptx.contains("prefetch.tensormap"), "{ptx}");
+    if let Some(report) = assemble(ptx) {
+        assert_no_spills(&report);
+    }
+}

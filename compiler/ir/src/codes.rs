@@ -33,6 +33,9 @@ pub const WGMMA_OPERAND: &str = "E0311";
 /// A warpgroup-collective operation (`gemm`, `wgmma_wait`, `setmaxnreg`) under a condition that may split a
 /// warpgroup.
 pub const WARPGROUP_DIVERGENT: &str = "E0312";
+/// The A operand of `gemm` is a register tensor that is not the wgmma's A fragment for the gemm (not made by
+/// `mma.fragment_a`, a part of one, of another element type or another K).
+pub const WGMMA_A_FRAGMENT: &str = "E0316";
 /// Unrolling a loop would make more statements than the budget (`passes::unroll::MAX_STMTS`).
 pub const UNROLL_TOO_LARGE: &str = "E0320";
 /// A kernel has more statements after inlining and unrolling than the budget.
@@ -157,7 +160,9 @@ and `b` (N x BK) must be `bf16` or `f16` tensors in shared memory laid out as th
 CuTe's wgmma atoms (`SW128_K<bf16>`, `SW64_K`, `SW32_K`, their `_MN` forms), which the compiler recognises by \
 matching the layout element by element, and from which it derives the matrix descriptors. Their start must be \
 aligned to the swizzle's period (1024 bytes for 128-byte swizzles; the allocation is aligned for you, a slice \
-must start at a multiple). `acc` must be the whole accumulator made by `mma.fragment_c((64, N))`.\n\n    let sa = \
+must start at a multiple). `a` may instead be in registers, as a `mma.fragment_a((64, BK))` (E0316 says \
+which register tensors qualify). `acc` must be the whole accumulator made by `mma.fragment_c((64, N))`.\n\n    \
+let sa = \
 make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n",
     },
     CodeInfo {
@@ -170,6 +175,19 @@ when it only looks at `thread_idx.x / 128` (or a multiple of 128, or a shift by 
 a whole warpgroup; a condition on `thread_idx.x % 128`, `lane_idx`, `warp_idx` or `elect_one()` is not. The \
 secondary label shows the condition.\n\n    let wg = thread_idx.x / 128;\n    if wg == 1 { gemm(mma, sa, sb, acc); }          // fine\n    \
 if thread_idx.x == 0 { gemm(mma, sa, sb, acc); }  // error\n",
+    },
+    CodeInfo {
+        code: WGMMA_A_FRAGMENT,
+        title: "a register A operand that is not the wgmma's A fragment",
+        explanation: "With A in registers, `gemm(mma, fa, sb, acc)` passes each thread's values of `fa` to \
+`wgmma.mma_async` as they are: 4 registers of two `bf16` (or `f16`) per k-step of 16, in the order the hardware \
+assigns to that thread (CuTe's `ALayout_64x16`). So `fa` must be a whole register fragment laid out that way for \
+a 64 x K tile, with K the K of `sb` and the mma's input type: made by `mma.fragment_a((64, K))` and filled \
+through `mma.partition_a` (`copy(mma.partition_a(sa), fa)`), or made by `make_fragment_like` of a whole \
+`fragment_a` or `fragment_c` (the accumulator of a 64 x K product has the same layout: `store(acc, p)` converts \
+it into the A operand of the next gemm). A register tensor made otherwise, a slice of a fragment, or a fragment \
+for another K is refused.\n\n    let fa = mma.fragment_a((64, 64));\n    copy(mma.partition_a(sa), fa);\n    \
+gemm(mma, fa, sb, acc, accumulate = false);   // sb: (N, 64) in shared memory\n",
     },
     CodeInfo {
         code: UNROLL_TOO_LARGE,

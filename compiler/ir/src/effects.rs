@@ -245,8 +245,11 @@ pub fn op(kernel: &Kernel, op: &Op) -> Effects {
         Op::FenceProxyAsync => Effects::BARRIER,
         Op::NamedBarrier { .. } => Effects::BARRIER | Effects::COLLECTIVE,
         Op::WgmmaFence => Effects::BARRIER | Effects::COLLECTIVE,
-        Op::Wgmma { acc, .. } => {
-            Effects::reads(AddrSpace::Shared)
+        Op::Wgmma { acc, a, a_desc, .. } => {
+            // A from registers ("RS") is read from its register array as the operation is issued.
+            let a_regs = if a_desc.is_none() { reads_at(kernel, a) } else { Effects::NONE };
+            a_regs
+                | Effects::reads(AddrSpace::Shared)
                 | reads_at(kernel, acc)
                 | writes_at(kernel, acc)
                 | Effects::ASYNC

@@ -13,7 +13,8 @@
 //!   operand (a ring of S stages waits on `(i / S) & 1` at iteration `i`), and completes the asynchronous writes
 //!   signalled on that barrier: reads after the wait see the TMA's data.
 //! - **wgmma groups**: `wgmma.fence`, then `wgmma.mma_async` (asynchronous; the accumulator is a register array,
-//!   a `Local` allocation, read and written; A and B are shared-memory descriptors), then `wgmma.commit_group`,
+//!   a `Local` allocation, read and written; B is a shared-memory descriptor, A one too or the warpgroup's
+//!   registers, 4 x 32 bits per thread per k-step, read from a `Local` allocation), then `wgmma.commit_group`,
 //!   then `wgmma.wait_group N` (at most N groups still pending: the accumulator and the shared-memory operands of
 //!   the others may be touched again).
 //! - `fence.proxy.async`: orders generic-proxy shared-memory writes before asynchronous-proxy reads.
@@ -129,14 +130,17 @@ pub enum Op {
     FenceProxyAsync,
     /// `wgmma.fence.sync.aligned`: before the first `wgmma.mma_async` of a group.
     WgmmaFence,
-    /// `wgmma.mma_async.sync.aligned`: `acc (+)= A * B` over the warpgroup, with A and B in shared memory at
-    /// `a` and `b`, read as their descriptors say; `scale_d` false means `acc = A * B`. `acc` points to the
-    /// register array holding this thread's part of the accumulator (`n / 2` values of `f32`).
+    /// `wgmma.mma_async.sync.aligned`: `acc (+)= A * B` over the warpgroup, with B in shared memory at `b`,
+    /// read as its descriptor says; `scale_d` false means `acc = A * B`. `acc` points to the register array
+    /// holding this thread's part of the accumulator (`n / 2` values of `f32`). A is in shared memory at `a`
+    /// like B when `a_desc` is a descriptor ("SS"); with `None` ("RS"), `a` points to this k-step's part of the
+    /// thread's A fragment in a register array: 8 values of `shape.input`, passed as 4 registers of 32 bits
+    /// (CuTe's `ALayout_64x16`, [`cutec_layout::wgmma_a_register_layout`]).
     Wgmma {
         shape: WgmmaShape,
         acc: Handle<Expr>,
         a: Handle<Expr>,
-        a_desc: GmmaDesc,
+        a_desc: Option<GmmaDesc>,
         b: Handle<Expr>,
         b_desc: GmmaDesc,
         scale_d: Handle<Expr>,

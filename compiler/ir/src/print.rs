@@ -305,7 +305,7 @@ impl Printer<'_> {
                 shape.input,
                 o(acc),
                 o(a),
-                desc(&a_desc),
+                a_desc.as_ref().map_or_else(|| "regs".to_string(), desc),
                 o(b),
                 desc(&b_desc),
                 o(scale_d)

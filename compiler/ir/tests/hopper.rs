@@ -1,7 +1,7 @@
 //! Hopper's operations written by hand: the tensor maps the lowering derives for TMA copies, the descriptors of
 //! wgmma operands, and what each refuses.
 
-use crate::lower::{example, lowered_and_optimized};
+use crate::lower::{example, lower_source, lowered_and_optimized};
 use cutec_ir::{AddrSpace, GmmaSwizzle, Op, Stmt, Type};
 use cutec_manifest::{TensorMapParam, TmaSwizzle};
 
@@ -87,7 +87,7 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
     let wgmmas: Vec<_> = ops
         .iter()
         .filter_map(|o| match o {
-            Op::Wgmma { shape, a_desc, b_desc, .. } => Some((shape.n, *a_desc, *b_desc)),
+            Op::Wgmma { shape, a_desc: Some(a_desc), b_desc, .. } => Some((shape.n, *a_desc, *b_desc)),
             _ => None,
         })
         .collect();
@@ -266,7 +266,132 @@ fn b_stored_k_by_n_is_read_n_major_through_a_transposed_view() {
         .collect();
     assert_eq!(descs.len(), 4, "four k-steps of 16 per 64-deep k-tile");
     for (a, b) in descs {
+        let a = a.expect("A in shared memory");
         assert!(!a.mn_major && b.mn_major, "A K-major, B N-major: {a:?} {b:?}");
         assert_eq!(b.swizzle, GmmaSwizzle::B128);
     }
+}
+
+#[test]
+fn a_register_fragment_makes_rs_wgmmas_that_round_trip() {
+    let (module, text) = lowered_and_optimized(&example("wgmma_rs.cute"), "wgmma_rs", &[]);
+    let k = &module.kernels[0];
+    let wgmmas: Vec<_> = ops(k)
+        .into_iter()
+        .filter_map(|o| match o {
+            Op::Wgmma { shape, a_desc, b_desc, .. } => Some((shape.n, a_desc, b_desc)),
+            _ => None,
+        })
+        .collect();
+    // BK = 64: four k-steps, A from the fragment's registers (the validator checked each step's A is a
+    // `ptr<local>`), B a 128-byte-swizzled K-major descriptor.
+    assert_eq!(wgmmas.len(), 4, "{text}");
+    for (n, a_desc, b_desc) in wgmmas {
+        assert_eq!(n, 128);
+        assert_eq!(a_desc, None);
+        assert_eq!((b_desc.swizzle, b_desc.sbo, b_desc.mn_major), (GmmaSwizzle::B128, 1024, false));
+    }
+    // One tensor map, for B: A comes through the threads' loads.
+    assert_eq!(maps(k).iter().map(|m| m.tensor.as_str()).collect::<Vec<_>>(), ["b"]);
+    assert!(text.contains("wgmma.mma_async m64n128k16.bf16") && text.contains(" regs, "), "{text}");
+    let again = cutec_ir::print(&cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")));
+    assert_eq!(again, text);
+}
+
+/// A kernel with a 64 x 64 B tile in shared memory, an accumulator, and `body` in between.
+fn rs_kernel(body: &str) -> String {
+    format!(
+        "kernel k(c: Tensor<bf16, (64, 64):(64, 1), gmem>) launch(grid = (1), block = (128)) {{
+    let sa = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));
+    let sb = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));
+    let mma = tiled_mma(wgmma<64, 64, 16, bf16, bf16, f32>, (1, 1, 1));
+    let acc = mma.fragment_c((64, 64));
+{body}
+    wgmma_wait<0>();
+    store(acc, mma.partition_c(c));
+}}"
+    )
+}
+
+fn lowering_codes(source: &str) -> Vec<String> {
+    match lower_source(source, "k", &[]) {
+        Ok(_) => Vec::new(),
+        Err(d) => d.iter().map(|d| d.code.to_string()).collect(),
+    }
+}
+
+#[test]
+fn a_converted_accumulator_is_an_a_fragment() {
+    // FlashAttention's P @ V: the f32 accumulator of S = Q K^T converted to bf16 is the A of the next gemm.
+    let src = rs_kernel(
+        "    let s = mma.fragment_c((64, 64));
+    gemm(mma, sa, sb, s, accumulate = false);
+    wgmma_wait<0>();
+    let p = make_fragment_like<bf16>(s);
+    store(s, p);
+    gemm(mma, p, sb, acc, accumulate = false);",
+    );
+    let (module, text) = lowered_and_optimized(&src, "k", &[]);
+    let descs: Vec<bool> = ops(&module.kernels[0])
+        .iter()
+        .filter_map(|o| match o {
+            Op::Wgmma { a_desc, .. } => Some(a_desc.is_some()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(descs, [true, true, true, true, false, false, false, false], "{text}");
+}
+
+#[test]
+fn a_register_operand_must_be_a_whole_a_fragment_of_the_gemms_k() {
+    let ok = "    let fa = mma.fragment_a((64, 64));\n    copy(mma.partition_a(sa), fa);\n    gemm(mma, fa, sb, acc);";
+    assert_eq!(lowering_codes(&rs_kernel(ok)), Vec::<String>::new());
+    for (body, why) in [
+        ("    let fa = make_tensor<bf16, rmem>(32);\n    gemm(mma, fa, sb, acc);", "a plain register tensor"),
+        ("    let fa = mma.fragment_a((64, 32));\n    gemm(mma, fa, sb, acc);", "a fragment for K = 32"),
+        ("    let fa = mma.fragment_a((64, 128));\n    gemm(mma, fa[_, _, 0], sb, acc);", "a slice of a fragment"),
+        (
+            "    let fa = mma.fragment_a((64, 64));\n    let g = make_fragment_like(fa[_, _, 0]);\n    gemm(mma, g, sb, acc);",
+            "like a slice",
+        ),
+    ] {
+        assert_eq!(lowering_codes(&rs_kernel(body)), ["E0316"], "{why}");
+    }
+    // Warpgroup-collective like the shared-memory form.
+    let split =
+        "    let fa = mma.fragment_a((64, 64));\n    if thread_idx.x < 64 {\n        gemm(mma, fa, sb, acc);\n    }";
+    assert_eq!(lowering_codes(&rs_kernel(split)), ["E0312"]);
+}
+
+#[test]
+fn prefetch_tensormap_names_the_map_of_the_copy_and_no_access() {
+    // wgmma_rs prefetches B's map (`gb[_, _, 0]`) before loading boxes `gb[_, _, k]`: one map, one parameter.
+    let (module, text) = lowered_and_optimized(&example("wgmma_rs.cute"), "wgmma_rs", &[]);
+    let ops = ops(&module.kernels[0]);
+    let prefetched: Vec<_> =
+        ops.iter().filter_map(|o| if let Op::PrefetchTensorMap { map } = o { Some(*map) } else { None }).collect();
+    let loaded: Vec<_> =
+        ops.iter().filter_map(|o| if let Op::TmaLoad { map, .. } = o { Some(*map) } else { None }).collect();
+    assert_eq!(prefetched.len(), 1, "{text}");
+    assert!(!loaded.is_empty() && loaded.iter().all(|m| *m == prefetched[0]), "{text}");
+    assert!(text.contains("prefetch.tensormap"), "{text}");
+    // A prefetch before a store: the map is the store's, and the argument stays written only.
+    let src = "kernel k(c: Tensor<bf16, (M, N):(N, 1), gmem>) launch(grid = (1), block = (128)) {
+    let s = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));
+    let g = local_tile(c, (64, 64), (block_idx.x, 0));
+    if thread_idx.x == 0 {
+        prefetch_tensormap(g, s);
+        tma_store(s, g);
+    }
+}";
+    let (module, text) = lowered_and_optimized(src, "k", &[]);
+    let k = &module.kernels[0];
+    assert_eq!(maps(k).len(), 1, "{text}");
+    let access = match &k.interface.as_ref().expect("a manifest entry").params[0] {
+        cutec_manifest::Param::Tensor(t) => t.access,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(access, cutec_manifest::Access::Write);
+    let again = cutec_ir::print(&cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")));
+    assert_eq!(again, text);
 }

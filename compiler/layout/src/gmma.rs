@@ -236,6 +236,8 @@ pub enum GmmaError {
     MmaShape { mn: i64, k: i64, elem_bytes: i64 },
     /// The accumulator of `m64nN` needs N a multiple of 8 from 8 to 256.
     AccumulatorWidth { n: i64 },
+    /// No A fragment in registers is `64 x k` (`k` a multiple of 16, at most 256 here).
+    ARegisterDepth { k: i64 },
     /// The tile is not rank 2 or not a whole number of MMA operands.
     TileShape { tile: String, what: String },
     /// A shape, stride or offset is only known at run time.
@@ -267,6 +269,9 @@ impl fmt::Display for GmmaError {
             ),
             GmmaError::AccumulatorWidth { n } => {
                 write!(f, "no wgmma accumulator is 64x{n}: N is a multiple of 8 from 8 to 256")
+            }
+            GmmaError::ARegisterDepth { k } => {
+                write!(f, "no wgmma A fragment in registers is 64x{k}: K is a multiple of 16 from 16 to 256")
             }
             GmmaError::TileShape { tile, what } => write!(f, "the operand tile {tile} {what}"),
             GmmaError::Dynamic { tile } => {
@@ -511,4 +516,18 @@ pub fn wgmma_accumulator_layout(n: i64) -> Result<Layout, GmmaError> {
     let shape = IntTuple::Tuple(vec![IntTuple::ints(&[4, 8, 4]), values]);
     let stride = IntTuple::Tuple(vec![IntTuple::ints(&[128, 1, 16]), value_strides]);
     Ok(Layout::new(shape, stride)?)
+}
+
+/// The A operand of a wgmma with A in registers (the "RS" form, `f16`/`bf16`), for a `64 x K` tile: CuTe's
+/// `ALayout_64x16` (C3: it *is* `CLayout_64x16`) repeated along K, one k16 step after another, from (thread of
+/// the warpgroup, value) to `m + 64*k` in the column-major 64xK tile. Each k-step is 8 consecutive values of the
+/// thread (4 registers of 32 bits, two values each, the lower one in the low half), which is what the
+/// instruction's `{a0, a1, a2, a3}` take (PTX §9.7.15.5.1.1.1, the A fragment of `m64nNk16`). It is the
+/// accumulator's layout with N = K: a 64xN accumulator converted to `bf16` is the A operand of the next MMA
+/// (FlashAttention's P @ V).
+pub fn wgmma_a_register_layout(k: i64) -> Result<Layout, GmmaError> {
+    if k % 16 != 0 || !(16..=256).contains(&k) {
+        return Err(GmmaError::ARegisterDepth { k });
+    }
+    wgmma_accumulator_layout(k)
 }

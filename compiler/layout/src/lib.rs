@@ -115,7 +115,7 @@ pub use error::{LayoutError, Result};
 pub use eval::{EvalError, LayoutOp, OPS, OpInfo, Value, apply, apply_named, eval, eval_lines, is_layout_op, op_info};
 pub use gmma::{
     GmmaError, GmmaSwizzle, Major, OperandDescriptors, SmemDescriptor, descriptor_address, operand_descriptor,
-    wgmma_accumulator_layout,
+    wgmma_a_register_layout, wgmma_accumulator_layout,
 };
 pub use int_tuple::{Coord, Int, IntTuple};
 pub use layout::Layout;

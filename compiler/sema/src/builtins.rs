@@ -96,6 +96,7 @@ pub enum Builtin {
     TmaLoad,
     TmaStore,
     TmaStoreWait,
+    PrefetchTensormap,
     Gemm,
     WgmmaWait,
     // Expert escape hatches.
@@ -657,6 +658,16 @@ pub static BUILTINS: &[BuiltinInfo] = &[
             "Waits until at most N of this thread's `tma_store`s still read their shared-memory source.",
         )
     },
+    func(
+        B::PrefetchTensormap,
+        "prefetch_tensormap",
+        &[p("g", K::Tensor), p("s", K::Tensor)],
+        "()",
+        "Prefetches the tensor map that `tma_load(g, s, ..)` and `tma_store(s, g)` use (`prefetch.tensormap`): \
+         the map is derived from the global tile `g` and the shared-memory tile `s` as the copy derives it, and \
+         does not depend on where the box starts, so `g` may be any box of the copies (`ga[_, _, 0]` for \
+         `tma_load(ga[_, _, k], sa, ..)`). Issue it once, early, from the thread that will copy.",
+    ),
     BuiltinInfo {
         named: &[p("accumulate", K::Bool)],
         ..func(
@@ -664,7 +675,8 @@ pub static BUILTINS: &[BuiltinInfo] = &[
             "gemm",
             &[p("mma", K::TiledMma), p("a", K::Tensor), p("b", K::Tensor), p("acc", K::Tensor)],
             "()",
-            "acc += a * b^T with the tiled MMA (operands in shared memory): one asynchronous group of wgmmas; \
+            "acc += a * b^T with the tiled MMA (`b` in shared memory, `a` too or in registers as a \
+             `mma.fragment_a`): one asynchronous group of wgmmas; \
              `wgmma_wait` says when it is done. With `accumulate = false` (a run-time `bool`), acc = a * b^T: the \
              first k-tile needs no zeroed accumulator.",
         )
@@ -817,7 +829,9 @@ pub static TILED_MMA_METHODS: &[MethodInfo] = &[
         name: "fragment_a",
         params: &[p("tile", K::Shape)],
         ret: "Tensor",
-        doc: "Register fragment of the A operand for a (BM, BK) tile.",
+        doc: "Register fragment of the A operand for a (BM, BK) tile. For a wgmma, `mma.fragment_a((64, K))` \
+              is A in registers (CuTe's `ALayout_64x16` along K: K / 2 values per thread, 8 per k-step of 16): \
+              `gemm(mma, fa, sb, acc)` then reads A from it and B from shared memory.",
     },
     MethodInfo {
         method: Method::FragmentB,
@@ -838,7 +852,8 @@ pub static TILED_MMA_METHODS: &[MethodInfo] = &[
         name: "partition_a",
         params: &[p("t", K::Tensor)],
         ret: "Tensor",
-        doc: "The part of an A tile the calling thread feeds to the MMA.",
+        doc: "The part of an A tile the calling thread feeds to the MMA, partitioned like `fragment_a`: \
+              `copy(mma.partition_a(t), fa)` fills the fragment from a (64, K) tile in global or shared memory.",
     },
     MethodInfo {
         method: Method::PartitionB,

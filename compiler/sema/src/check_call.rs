@@ -539,6 +539,14 @@ impl Fcx<'_, '_> {
                 };
                 new_tensor(elem, rank, Space::Identity)
             }
+            B::PrefetchTensormap => {
+                if let (Some(g), Some(s)) = (tensor(arg(0)), tensor(arg(1))) {
+                    let (g, s) = (g.clone(), s.clone());
+                    self.expect_tensor(pos[0], &g, None, Some(Space::Gmem), "");
+                    self.expect_tensor(pos[1], &s, Some(&g.elem), Some(Space::Smem), "");
+                }
+                Type::Unit
+            }
             B::Copy | B::Store | B::TmaStore => {
                 if let (Some(src), Some(dst)) = (tensor(arg(0)), tensor(arg(1))) {
                     let (src, dst) = (src.clone(), dst.clone());

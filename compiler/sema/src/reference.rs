@@ -157,7 +157,14 @@ impl BuiltinGroup {
             | B::Upcast
             | B::Downcast => G::Algebra,
             B::Swizzle | B::Sw128K | B::Sw64K | B::Sw32K | B::Sw128Mn | B::Sw64Mn | B::Sw32Mn => G::Swizzles,
-            B::Wgmma | B::TiledMma | B::TmaLoad | B::TmaStore | B::TmaStoreWait | B::Gemm | B::WgmmaWait => G::Hopper,
+            B::Wgmma
+            | B::TiledMma
+            | B::TmaLoad
+            | B::TmaStore
+            | B::TmaStoreWait
+            | B::PrefetchTensormap
+            | B::Gemm
+            | B::WgmmaWait => G::Hopper,
             B::FenceProxyAsync
             | B::ElectOne
             | B::Setmaxnreg
@@ -332,6 +339,12 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
             TMA_STORE,
             "    let s = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n    tma_store(s, \
              local_tile(c, (64, 64), (block_idx.x, block_idx.y)));\n    tma_store_wait<0>();\n",
+        ),
+        B::PrefetchTensormap => (
+            TMA_STORE,
+            "    let s = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n    let g = local_tile(c, \
+             (64, 64), (block_idx.x, block_idx.y));\n    if thread_idx.x == 0 {\n        prefetch_tensormap(g, s);\n    \
+             }\n    tma_store(s, g);\n",
         ),
         B::Gemm => (
             HOPPER,

@@ -196,16 +196,23 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         }
         for op in run {
             let Op::Wgmma { a, a_desc, b, b_desc, scale_d, .. } = *op else { continue };
-            for (ptr, desc) in [(a, a_desc), (b, b_desc)] {
-                args.push(self.descriptor(ptr, desc)?.into());
+            match a_desc {
+                Some(desc) => args.push(self.descriptor(a, desc)?.into()),
+                None => {
+                    for r in self.a_registers(a, shape.input)? {
+                        args.push(r.into());
+                    }
+                }
             }
+            args.push(self.descriptor(b, b_desc)?.into());
             let scale = ll(self.builder.build_int_z_extend(self.value(scale_d)?.into_int_value(), i32t, "scale_d"))?;
             args.push(scale.into());
         }
         let input = shape.input.name();
         let steps = run.len() as u32;
+        let a_mn = a_desc.map(|d| d.mn_major);
         let (ty, callee) =
-            crate::inline_ptx::wgmma(self.context, shape.n, shape.k, input, a_desc.mn_major, b_desc.mn_major, steps);
+            crate::inline_ptx::wgmma(self.context, shape.n, shape.k, input, a_mn, b_desc.mn_major, steps);
         let out = ll(self.builder.build_indirect_call(ty, callee, &args, "wgmma"))?;
         let out = out.try_as_basic_value().basic().ok_or_else(|| CodegenError::llvm("wgmma", "no result"))?;
         for (i, slot) in slots.into_iter().enumerate() {
@@ -213,6 +220,34 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             ll(self.builder.build_store(slot, v))?;
         }
         Ok(())
+    }
+
+    /// The 4 registers of a k-step of an A fragment in registers: the 8 16-bit values at `ptr`, two by two in
+    /// `i32`s, the first of each pair in the low half (PTX ISA §9.7.15.5.1.1.1). The values are read one by one,
+    /// as they were written, so SROA keeps the fragment in registers.
+    fn a_registers(
+        &mut self,
+        ptr: Handle<Expr>,
+        input: cutec_ir::Scalar,
+    ) -> Result<Vec<inkwell::values::IntValue<'ctx>>, CodegenError> {
+        let (i32t, i64t) = (self.context.i32_type(), self.context.i64_type());
+        let half = if input == cutec_ir::Scalar::BF16 { self.context.bf16_type() } else { self.context.f16_type() };
+        let pair = half.vec_type(2);
+        let base = self.value(ptr)?.into_pointer_value();
+        let mut regs = Vec::with_capacity(4);
+        for r in 0..4u64 {
+            let mut v = pair.get_undef();
+            for j in 0..2u64 {
+                let at = i64t.const_int(2 * r + j, false);
+                // SAFETY: the validator checked `ptr` is in a register array; the lowering points it at a k-step
+                // of 8 values of a fragment_a.
+                let slot = ll(unsafe { self.builder.build_in_bounds_gep(half, base, &[at], "a") })?;
+                let x = ll(self.builder.build_load(half, slot, ""))?;
+                v = ll(self.builder.build_insert_element(v, x, i64t.const_int(j, false), ""))?;
+            }
+            regs.push(ll(self.builder.build_bit_cast(v, i32t, "a.reg"))?.into_int_value());
+        }
+        Ok(regs)
     }
 
     /// The register arrays `wgmma.mma_async` accumulates into, with their sizes.

@@ -199,7 +199,8 @@ fn wgmma_run(stmts: &[Stmt], i: usize) -> Vec<cutec_ir::Op> {
             Stmt::Op { op: op @ cutec_ir::Op::Wgmma { shape, acc, a_desc, b_desc, .. }, .. } => {
                 let same = run.first().is_none_or(|first| {
                     matches!(first, cutec_ir::Op::Wgmma { shape: s0, acc: a0, a_desc: da, b_desc: db, .. }
-                        if s0 == shape && a0 == acc && da.mn_major == a_desc.mn_major && db.mn_major == b_desc.mn_major)
+                        if s0 == shape && a0 == acc && da.map(|d| d.mn_major) == a_desc.map(|d| d.mn_major)
+                            && db.mn_major == b_desc.mn_major)
                 });
                 if !same {
                     break;

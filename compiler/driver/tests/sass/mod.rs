@@ -34,6 +34,7 @@ const SASS: &[Expect] = &[
     Expect { example: "tma_copy_batched", defines: &[], has: &["UTMALDG.3D", "UTMASTG.3D"], lacks: &["LDL", "STL", "LDG", "STG"] },
     Expect { example: "gemm_sm90_manual", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64.RED", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STS"] },
     Expect { example: "gemm_sm90_kn", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT"], lacks: &["LDL", "STL"] },
+    Expect { example: "wgmma_rs", defines: &[], has: &["HGMMA.64x128x16.F32.BF16", "UTMALDG.2D", "UTMACCTL.PF", "LDG.E"], lacks: &["LDL", "STL"] },
     Expect { example: "gemm_simt", defines: &[], has: &["FFMA", "LDS", "STS", "BAR.SYNC"], lacks: &["LDL", "STL"] },
 ];
 
@@ -179,6 +180,25 @@ fn examples_assemble_without_spills_or_advisories_into_the_expected_sass() {
         }
     }
     assert!(failures.is_empty(), "the SASS check failed:\n{}", failures.join("\n"));
+}
+
+/// The HGMMAs of `wgmma_rs` read A from registers: `HGMMA.64x128x16.F32.BF16 R24, R88, gdesc[UR4], R24` (A is a
+/// register, B a descriptor), where the shared-memory form reads `gdesc[..]` for A as well.
+#[test]
+fn wgmma_rs_reads_a_from_registers() {
+    let (ptxas, cuobjdump) = (ptxas(), cuobjdump());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let row = SASS.iter().find(|e| e.example == "wgmma_rs").expect("a row for wgmma_rs");
+    let (_, sass) = assemble(row, dir.path(), &ptxas, &cuobjdump);
+    let hgmma: Vec<&str> = sass.lines().filter(|l| l.contains("HGMMA.")).collect();
+    assert_eq!(hgmma.len(), 4, "one HGMMA per k-step of BK = 64:\n{sass}");
+    for line in hgmma {
+        let operands: Vec<&str> = line.split_once("HGMMA.").map_or("", |(_, r)| r).split(',').map(str::trim).collect();
+        let a = operands.get(1).copied().unwrap_or_default();
+        let b = operands.get(2).copied().unwrap_or_default();
+        let register = a.strip_prefix('R').is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
+        assert!(register && b.starts_with("gdesc["), "A from a register, B from a descriptor: `{}`", line.trim());
+    }
 }
 
 /// ptxas prints its performance advisories as `info` lines with a code; the check above must see them. A

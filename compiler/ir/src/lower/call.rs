@@ -127,8 +127,16 @@ impl Lower<'_> {
                 self.local_partition(&t, &tile, index, span).map(Value::Tensor)
             }
             Builtin::MakeFragmentLike => {
-                let (layout, elem) = match arg(0)? {
-                    Value::Tensor(t) => (t.layout, t.elem),
+                let (layout, elem, wgmma) = match arg(0)? {
+                    Value::Tensor(t) => {
+                        // A whole wgmma fragment makes another with its (thread, value) layout.
+                        let cols = self.wgmma_fragments.get(&t.base).copied();
+                        let whole = |c: u32| {
+                            t.offset == SymInt::Const(0)
+                                && t.layout.size().ok().and_then(|s| s.static_value()) == Some(i64::from(c / 2))
+                        };
+                        (t.layout.clone(), t.elem, cols.filter(|&c| whole(c)))
+                    }
                     _ => return self.unsupported(span, "`make_fragment_like` of a layout"),
                 };
                 let elem = match self.type_of(e.id) {
@@ -142,7 +150,11 @@ impl Lower<'_> {
                     Some(l) => l,
                     None => self.layout_result(Layout::compact(layout.shape().clone()), span)?,
                 };
-                self.allocate(elem, Space::Rmem, compact, span).map(Value::Tensor)
+                let t = self.allocate(elem, Space::Rmem, compact, span)?;
+                if let Some(cols) = wgmma {
+                    self.wgmma_fragments.insert(t.base, cols);
+                }
+                Ok(Value::Tensor(t))
             }
             Builtin::MakeTensor => {
                 let Type::Tensor(t) = self.type_of(e.id) else { return Err(Reported) };

@@ -1,7 +1,8 @@
 //! Warpgroup MMAs written by hand: `tiled_mma(wgmma<64, N, 16, bf16, bf16, f32>, (1, 1, 1))`, its accumulator
-//! `mma.fragment_c((64, N))`, the thread's part of a C tile `mma.partition_c(t)`, `gemm(mma, a, b, acc)` (one
-//! asynchronous group of `wgmma.mma_async`, one per k-step of the tiles), `wgmma_wait<N>()`, `setmaxnreg<N>()`,
-//! and `store(acc, t)` (converts and writes, predicated like any access).
+//! `mma.fragment_c((64, N))`, the thread's part of a C tile `mma.partition_c(t)`, the A operand in registers
+//! `mma.fragment_a((64, K))` and `mma.partition_a(t)`, `gemm(mma, a, b, acc)` (one asynchronous group of
+//! `wgmma.mma_async`, one per k-step of the tiles), `wgmma_wait<N>()`, `setmaxnreg<N>()`, and `store(acc, t)`
+//! (converts and writes, predicated like any access).
 //!
 //! **The accumulator** of an m64nNk16 wgmma is `N / 2` `f32` per thread of the warpgroup, in CuTe's C layout
 //! `((4, 8, 4), (2, 2, N/8)) : ((128, 1, 16), (64, 8, 512))` from (thread, value) to the column-major index of
@@ -9,6 +10,12 @@
 //! `16w..16w+15`, lane `l` rows `16w + l/4` and `+8`, columns `8j + 2(l%4)` and `+1`. `fragment_c` is a
 //! register array of those values (compact, so `fill`, element-wise math and `store` work on it), and
 //! `partition_c(t)` is `composition(t, C)[thread % 128, _]`: the same values' places in `t`.
+//!
+//! **A in registers** ("RS"): CuTe's `ALayout_64x16` is the C layout of a 64 x 16 tile, so `fragment_a((64, K))`
+//! and `partition_a(t)` are `fragment_c` and `partition_c` with K for N (`cutec_layout::wgmma_a_register_layout`),
+//! of the input type: each k-step is 8 consecutive values of a thread, the instruction's 4 registers. Which
+//! register arrays have that layout is recorded when they are made (`Lower::wgmma_fragments`), so `gemm` takes
+//! as A only a whole one for its K (E0316), and a converted accumulator (`make_fragment_like<bf16>(acc)`).
 //!
 //! **Descriptors are derived, never written**: the shared-memory layout of each operand (its swizzle included)
 //! is matched against the layouts the hardware reads (`cutec_layout::gmma`), which gives the descriptor's fixed
@@ -21,6 +28,11 @@ use cutec_diagnostics::Span;
 use cutec_grammar::ast;
 use cutec_layout::{Int, IntTuple, Layout};
 use cutec_sema::{Method, Scalar, SymInt, Type};
+
+/// The checker's scalar of a wgmma's A and B.
+fn input_scalar(shape: WgmmaShape) -> Scalar {
+    if shape.input == crate::Scalar::BF16 { Scalar::BF16 } else { Scalar::F16 }
+}
 
 /// The registers per thread at the start of a kernel of `threads` threads that asks for one CTA per SM
 /// (`.minnctapersm 1`): the register file's 64 Ki shared evenly, in ptxas's steps of 8, at most 255.
@@ -106,15 +118,7 @@ impl Lower<'_> {
         }
     }
 
-    /// CuTe's C layout of an m64nNk16 wgmma: (thread, value) to the column-major index of the 64 x N tile.
-    fn c_layout(&mut self, n: u32, span: Span) -> LResult<Layout> {
-        let t = |v: &[i64]| IntTuple::Tuple(v.iter().map(|&x| IntTuple::Int(Int::Static(x))).collect());
-        let shape = IntTuple::Tuple(vec![t(&[4, 8, 4]), t(&[2, 2, i64::from(n / 8)])]);
-        let stride = IntTuple::Tuple(vec![t(&[128, 1, 16]), t(&[64, 8, 512])]);
-        self.layout_result(Layout::new(shape, stride), span)
-    }
-
-    /// `mma.fragment_c(shape)` and `mma.partition_c(t)`.
+    /// `mma.fragment_c(shape)`, `mma.fragment_a(shape)`, `mma.partition_c(t)` and `mma.partition_a(t)`.
     pub(super) fn method_call(&mut self, e: &ast::Expr, receiver: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let method = match self.resolution(e.id) {
             Some(cutec_sema::Resolution::Method(m)) => *m,
@@ -125,41 +129,62 @@ impl Lower<'_> {
         let v = self.expr(&arg.value)?;
         self.at(e.span);
         match method {
-            Method::FragmentC => {
-                let ok = match &v {
-                    Value::Tuple(items) => {
-                        matches!(items.as_slice(), [Value::Const(64), Value::Const(n)] if *n == i64::from(shape.n))
-                    }
-                    _ => false,
+            Method::FragmentC | Method::FragmentA => {
+                let cols = match &v {
+                    Value::Tuple(items) => match items.as_slice() {
+                        [Value::Const(64), Value::Const(c)] => Some(*c),
+                        _ => None,
+                    },
+                    _ => None,
                 };
-                if !ok {
-                    return self
-                        .unsupported(arg.span, format!("an accumulator of another shape than (64, {})", shape.n));
-                }
+                let (elem, cols) = if method == Method::FragmentC {
+                    let Some(n) = cols.filter(|&c| c == i64::from(shape.n)) else {
+                        let msg = format!("an accumulator of another shape than (64, {})", shape.n);
+                        return self.unsupported(arg.span, msg);
+                    };
+                    (Scalar::F32, n)
+                } else {
+                    let Some(k) = cols.filter(|&k| cutec_layout::wgmma_a_register_layout(k).is_ok()) else {
+                        let msg = "an A fragment of another shape than (64, K) with K a multiple of 16 up to 256";
+                        return self.unsupported(arg.span, msg);
+                    };
+                    (input_scalar(shape), k)
+                };
+                // The values of a thread, in the order of the layout's value mode (2, 2, cols / 8).
                 let values = Layout::compact(IntTuple::Tuple(vec![
                     IntTuple::Int(Int::Static(2)),
                     IntTuple::Int(Int::Static(2)),
-                    IntTuple::Int(Int::Static(i64::from(shape.n / 8))),
+                    IntTuple::Int(Int::Static(cols / 8)),
                 ]));
                 let values = self.layout_result(values, e.span)?;
-                let t = self.allocate(Scalar::F32, cutec_sema::Space::Rmem, values, e.span)?;
+                let t = self.allocate(elem, cutec_sema::Space::Rmem, values, e.span)?;
+                self.wgmma_fragments.insert(t.base, cols as u32);
                 Ok(Value::Tensor(t))
             }
-            Method::PartitionC => {
+            Method::PartitionC | Method::PartitionA => {
                 let Value::Tensor(t) = v else { return self.error(codes::INTERNAL, arg.span, "a tensor expected") };
                 let size = t.layout.size().ok().and_then(|s| s.static_value());
                 let rows = t.layout.mode(0).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
-                if size != Some(64 * i64::from(shape.n)) || rows != Some(64) {
-                    return self.unsupported(
-                        arg.span,
-                        format!("partitioning a C tile of another shape than (64, {})", shape.n),
-                    );
-                }
-                let c = self.c_layout(shape.n, e.span)?;
+                let cols = size.filter(|_| rows == Some(64)).map(|s| s / 64);
+                let tv = match method {
+                    Method::PartitionC => cols
+                        .filter(|&n| n == i64::from(shape.n))
+                        .and_then(|n| cutec_layout::wgmma_accumulator_layout(n).ok())
+                        .ok_or(format!("partitioning a C tile of another shape than (64, {})", shape.n)),
+                    _ => cols.and_then(|k| cutec_layout::wgmma_a_register_layout(k).ok()).ok_or(
+                        "partitioning an A tile of another shape than (64, K) with K a multiple of 16 up to 256"
+                            .to_string(),
+                    ),
+                };
+                let tv = match tv {
+                    Ok(l) => l,
+                    Err(what) => return self.unsupported(arg.span, what),
+                };
+                // `composition(t, TV)[thread % 128, _]`: the places in `t` of the calling thread's values.
                 let composed = self.builtin(
                     e,
                     cutec_sema::Builtin::Composition,
-                    &[Value::Tensor(t), Value::Layout(c)],
+                    &[Value::Tensor(t), Value::Layout(tv)],
                     &[arg.span, e.span],
                 )?;
                 let tid = self.b.thread_idx_x();
@@ -185,8 +210,41 @@ impl Lower<'_> {
         }
     }
 
+    /// E0316 unless `t` is a whole register array laid out as the wgmma A fragment of a 64 x `k` tile of
+    /// `elem` (see [`Lower::wgmma_fragments`]).
+    fn check_a_fragment(&mut self, t: &TensorView, elem: Scalar, k: i64, span: Span) -> LResult<()> {
+        let cols = self.wgmma_fragments.get(&t.base).copied();
+        let whole = t.offset == SymInt::Const(0)
+            && cols.is_some_and(|c| t.layout.size().ok().and_then(|s| s.static_value()) == Some(i64::from(c / 2)));
+        let (message, label) = match cols {
+            _ if !whole => (
+                "the A operand in registers is not laid out as a wgmma A fragment".to_string(),
+                "a register tensor not made by `fragment_a` (or a part of one)".to_string(),
+            ),
+            _ if t.elem != elem => (
+                format!("the A fragment holds `{}` values; this wgmma multiplies `{elem}`", t.elem),
+                format!("`{}` values", t.elem),
+            ),
+            Some(c) if i64::from(c) != k => (
+                format!("the A fragment is for a 64 x {c} tile, but B has K = {k}"),
+                format!("a fragment of a 64 x {c} tile"),
+            ),
+            _ => return Ok(()),
+        };
+        let file = self.file();
+        let d = cutec_diagnostics::Diagnostic::error(codes::WGMMA_A_FRAGMENT, message, file, span)
+            .with_primary_message(label)
+            .with_help(format!(
+                "make it with `mma.fragment_a((64, {k}))` and fill it with `copy(mma.partition_a(tile), fa)`, or \
+                 convert an accumulator into `make_fragment_like<{elem}>(acc)` with `store`"
+            ));
+        self.diagnostics.push(d);
+        Err(super::Reported)
+    }
+
     /// `gemm(mma, a, b, acc)`: `wgmma.fence`, one `wgmma.mma_async` per k-step of the (64, BK) tile `a` and the
-    /// (N, BK) tile `b` in shared memory, `wgmma.commit_group`.
+    /// (N, BK) tile `b` in shared memory, `wgmma.commit_group`. With `a` a register fragment (`fragment_a`), A
+    /// comes from registers instead.
     pub(super) fn gemm_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let positional: Vec<&ast::Arg> = args.iter().filter(|a| a.name.is_none()).collect();
         let [mma, a, b, acc] = positional[..] else {
@@ -206,8 +264,14 @@ impl Lower<'_> {
             return self.error(codes::INTERNAL, e.span, "`gemm` of values that are not tensors");
         };
         self.at(e.span);
-        let elem = if shape.input == crate::Scalar::BF16 { Scalar::BF16 } else { Scalar::F16 };
-        for (t, span, what) in [(&ta, a.span, "A"), (&tb, b.span, "B")] {
+        let elem = input_scalar(shape);
+        // A in registers ("RS") or in shared memory like B ("SS").
+        let a_regs = ta.space == AddrSpace::Local;
+        let mut operands = vec![(&tb, b.span, "B")];
+        if !a_regs {
+            operands.insert(0, (&ta, a.span, "A"));
+        }
+        for (t, span, what) in operands {
             if t.space != AddrSpace::Shared || t.elem != elem {
                 let msg = format!("the {what} operand of this wgmma must be a `{elem}` tensor in shared memory");
                 return self.error(codes::WGMMA_OPERAND, span, msg);
@@ -221,16 +285,29 @@ impl Lower<'_> {
             let msg = format!("the accumulator must be a whole `mma.fragment_c((64, {}))`", shape.n);
             return self.error(codes::WGMMA_OPERAND, acc.span, msg);
         }
-        let (desc_a, steps_a) = self.operand_descriptor(&ta, 64, a.span)?;
         let (desc_b, steps_b) = self.operand_descriptor(&tb, i64::from(shape.n), b.span)?;
-        if steps_a.len() != steps_b.len() {
-            let msg = format!("A has {} k-steps of 16 and B {}", steps_a.len(), steps_b.len());
-            return self.error(codes::WGMMA_OPERAND, e.span, msg);
+        // Per k-step: A's pointer and descriptor (none: the step's 8 values in the A fragment's registers).
+        let mut steps_a: Vec<(Handle<Expr>, Option<GmmaDesc>)> = Vec::with_capacity(steps_b.len());
+        if a_regs {
+            self.check_a_fragment(&ta, elem, 16 * steps_b.len() as i64, a.span)?;
+            let ty = crate::Type::Scalar(self.ir_scalar(elem, a.span)?);
+            for j in 0..steps_b.len() {
+                let at = self.b.i32(8 * j as i32);
+                steps_a.push((self.b.offset(ta.base, at, ty), None));
+            }
+        } else {
+            let (desc_a, starts) = self.operand_descriptor(&ta, 64, a.span)?;
+            if starts.len() != steps_b.len() {
+                let msg = format!("A has {} k-steps of 16 and B {}", starts.len(), steps_b.len());
+                return self.error(codes::WGMMA_OPERAND, e.span, msg);
+            }
+            for sa in starts {
+                steps_a.push((self.operand_ptr(&ta, sa, e.span)?, Some(desc_a)));
+            }
         }
         let one = self.b.bool(true);
         self.b.op(Op::WgmmaFence);
-        for (j, (sa, sb)) in steps_a.iter().zip(&steps_b).enumerate() {
-            let pa = self.operand_ptr(&ta, *sa, e.span)?;
+        for (j, ((pa, desc_a), sb)) in steps_a.into_iter().zip(&steps_b).enumerate() {
             let pb = self.operand_ptr(&tb, *sb, e.span)?;
             // `accumulate = false` makes the first k-step overwrite the accumulator (scale-d 0); the others add.
             let scale_d = if j == 0 { accumulate.unwrap_or(one) } else { one };

@@ -167,6 +167,10 @@ pub(crate) struct Lower<'p> {
     pub divergent: Vec<Span>,
     /// The views `mma.partition_c` made, by their offset's IR value ([`stmatrix::WarpFragment`]).
     pub warp_fragments: HashMap<u32, stmatrix::WarpFragment>,
+    /// The register arrays laid out as a wgmma's (thread, value) map of a 64 x `cols` tile (`fragment_c`,
+    /// `fragment_a`, and `make_fragment_like` of a whole one), by allocation: what `gemm` accepts as A in
+    /// registers.
+    pub wgmma_fragments: HashMap<Handle<Expr>, u32>,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -201,6 +205,7 @@ impl<'p> Lower<'p> {
             tma_uses: Vec::new(),
             divergent: Vec::new(),
             warp_fragments: HashMap::new(),
+            wgmma_fragments: HashMap::new(),
         }
     }
 

@@ -55,6 +55,7 @@ impl Lower<'_> {
             | Builtin::MbarrierWait => self.mbarrier_call(e, b, args),
             Builtin::TmaLoad if by_hand => self.tma_load_call(e, args),
             Builtin::TmaStore => self.tma_store_call(e, args),
+            Builtin::PrefetchTensormap => self.prefetch_tensormap_call(e, args),
             Builtin::TmaStoreWait => self.generic_ints(e).map(|n| {
                 let pending = n.first().copied().unwrap_or(0).clamp(0, 63) as u32;
                 self.b.op(Op::BulkWait { pending, read: true });
@@ -224,7 +225,7 @@ impl Lower<'_> {
         };
         self.at(e.span);
         let plan = self.tma_plan(&g, &s, e.span)?;
-        let (map, coords) = self.tensor_map(plan, &g, false, e.span)?;
+        let (map, coords) = self.tensor_map(plan, &g, Some(false), e.span)?;
         let dst = self.tile_start(&s, e.span)?;
         self.b.op(Op::TmaLoad { dst, map, coords, bar, multicast });
         Ok(Value::Tensor(s))
@@ -245,10 +246,30 @@ impl Lower<'_> {
         };
         self.at(e.span);
         let plan = self.tma_plan(&g, &s, e.span)?;
-        let (map, coords) = self.tensor_map(plan, &g, true, e.span)?;
+        let (map, coords) = self.tensor_map(plan, &g, Some(true), e.span)?;
         let src = self.tile_start(&s, e.span)?;
         self.b.op(Op::TmaStore { src, map, coords });
         self.b.op(Op::BulkCommit);
+        Ok(Value::Unit)
+    }
+
+    /// `prefetch_tensormap(g, s)`: `prefetch.tensormap` of the map a TMA copy between the global tile `g` and the
+    /// shared-memory tile `s` uses. The map is derived as the copy derives it ([`Lower::tma_plan`]), and maps are
+    /// shared by equality, so the prefetch and the copies name one kernel parameter; where the box starts is
+    /// not part of the map.
+    fn prefetch_tensormap_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
+        let (Some(g), Some(s)) = (args.first(), args.get(1)) else {
+            return self.error(codes::INTERNAL, e.span, "`prefetch_tensormap` without its tensors");
+        };
+        let (g, s) = (self.expr(&g.value)?, self.expr(&s.value)?);
+        let (Value::Tensor(g), Value::Tensor(s)) = (g, s) else {
+            return self.error(codes::INTERNAL, e.span, "`prefetch_tensormap` of values that are not tensors");
+        };
+        self.at(e.span);
+        let plan = self.tma_plan(&g, &s, e.span)?;
+        // Neither a read nor a write of the tensor: the copies say how it is accessed.
+        let (map, _) = self.tensor_map(plan, &g, None, e.span)?;
+        self.b.op(Op::PrefetchTensorMap { map });
         Ok(Value::Unit)
     }
 
@@ -271,18 +292,23 @@ impl Lower<'_> {
         }
     }
 
-    /// The kernel parameter of the tensor map `plan.map` (one per distinct map), the box origin as `i32` IR
-    /// values, and what the copy does to the argument (for the manifest's `access`).
+    /// The kernel parameter of the tensor map `plan.map` (one per distinct map) and the box origin as `i32` IR
+    /// values; `store` is what the copy does to the argument (for the manifest's `access`), `None` for no access.
     fn tensor_map(
         &mut self,
         plan: Plan,
         g: &TensorView,
-        store: bool,
+        store: Option<bool>,
         span: Span,
     ) -> LResult<(Handle<Expr>, Vec<Handle<Expr>>)> {
-        let coords = plan.coords.iter().map(|c| self.materialize(c, span)).collect::<LResult<Vec<_>>>()?;
+        let coords = match store {
+            Some(_) => plan.coords.iter().map(|c| self.materialize(c, span)).collect::<LResult<Vec<_>>>()?,
+            None => Vec::new(),
+        };
         if let Some(p) = g.param {
-            self.tma_uses.push((p, store));
+            if let Some(store) = store {
+                self.tma_uses.push((p, store));
+            }
             if let Some(a) = self.param_align.get_mut(p) {
                 *a = (*a).max(GLOBAL_ALIGN);
             }

@@ -685,7 +685,8 @@ impl Parser {
                 let acc = self.operand()?;
                 self.punct(',')?;
                 let a = self.operand()?;
-                let a_desc = self.gmma_desc()?;
+                // A in registers (`regs`) or in shared memory (`desc(..)`).
+                let a_desc = if self.eat_word("regs") { None } else { Some(self.gmma_desc()?) };
                 self.punct(',')?;
                 let b = self.operand()?;
                 let b_desc = self.gmma_desc()?;

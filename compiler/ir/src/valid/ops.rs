@@ -104,7 +104,7 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             Err(E::BadOp { op: "setmaxnreg", why: "the register count is a multiple of 8 in 24..=256" })
         }
         Op::Setmaxnreg { .. } => Ok(None),
-        Op::Wgmma { shape, acc, a, b, scale_d, .. } => {
+        Op::Wgmma { shape, acc, a, a_desc, b, scale_d, .. } => {
             let k = match shape.input {
                 Scalar::F16 | Scalar::BF16 => 16,
                 _ => return Err(E::BadOp { op: "wgmma.mma_async", why: "inputs are f16 or bf16" }),
@@ -116,7 +116,10 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
                 });
             }
             expect(acc, &|t| t == Type::Ptr(AddrSpace::Local), "a register array (ptr<local>)")?;
-            expect(a, &shared, "a shared-memory operand")?;
+            match a_desc {
+                Some(_) => expect(a, &shared, "a shared-memory operand")?,
+                None => expect(a, &|t| t == Type::Ptr(AddrSpace::Local), "an A fragment in registers (ptr<local>)")?,
+            };
             expect(b, &shared, "a shared-memory operand")?;
             expect(scale_d, &|t| t == Type::I1, "i1")?;
             Ok(None)

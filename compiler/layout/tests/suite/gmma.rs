@@ -307,3 +307,42 @@ fn accumulator_layout_is_the_ptx_fragment() {
     assert_eq!(wgmma_accumulator_layout(256).unwrap().to_string(), "((4,8,4),(2,2,32)):((128,1,16),(64,8,512))");
     assert!(wgmma_accumulator_layout(12).is_err() && wgmma_accumulator_layout(264).is_err());
 }
+
+/// The A operand in registers (wgmma "RS"), written out from the two sources independently of the code:
+/// * PTX §9.7.15.5.1.1.1, the A fragment of `m64nNk16` for `.f16`/`.bf16`: warp `w` holds rows `16w ..`, and
+///   register `a_i` (`i` in 0..8) of lane `l` is row `16w + l/4 + 8*((i >> 1) & 1)` (`groupID` for a0, a1, a4,
+///   a5; `+ 8` for a2, a3, a6, a7), column `2*(l % 4) + (i & 1) + 8*(i >> 2)`;
+/// * CUTLASS `ALayout_64x16 = Layout<Shape<Shape<_4,_8,_4>,Shape<_2,_2,_2>>,
+///   Stride<Stride<_128,_1,_16>,Stride<_64,_8,_512>>>` (`mma_traits_sm90_gmma.hpp`), evaluated here by hand as
+///   `t0*128 + t1 + t2*16 + v0*64 + v1*8 + v2*512` with `t = t0 + 4 t1 + 32 t2`, `v = v0 + 2 v1 + 4 v2`;
+///
+/// For K > 16, CuTe's fragment is `((2,2,2), K/16)` (compact): k-step `s` is values `8s .. 8s+7`, at `+ 16 s`
+/// columns.
+#[test]
+fn a_register_layout_is_the_ptx_fragment_and_cutlass_alayout() {
+    for k in [16, 32, 64, 128, 256] {
+        let layout = wgmma_a_register_layout(k).unwrap();
+        let mut seen = vec![false; 64 * k as usize];
+        for thread in 0..128i64 {
+            let (warp, lane) = (thread / 32, thread % 32);
+            for v in 0..k / 2 {
+                let (step, i) = (v / 8, v % 8);
+                let row = 16 * warp + lane / 4 + 8 * ((i >> 1) & 1);
+                let col = 16 * step + 2 * (lane % 4) + (i & 1) + 8 * (i >> 2);
+                let (t0, t1, t2) = (thread % 4, (thread / 4) % 8, thread / 32);
+                let (v0, v1, v2) = (i % 2, (i / 2) % 2, i / 4);
+                let cutlass = t0 * 128 + t1 + t2 * 16 + v0 * 64 + v1 * 8 + v2 * 512 + 1024 * step;
+                assert_eq!(cutlass, row + 64 * col, "the two sources disagree at K={k}, thread {thread}, a{v}");
+                let c = Coord::Tuple(vec![thread.into(), v.into()]);
+                let index = layout.call(&c).unwrap().value().unwrap();
+                assert_eq!(index, row + 64 * col, "K={k}, thread {thread}, a{v}");
+                seen[index as usize] = true;
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "K={k}: the layout misses part of the 64x{k} tile");
+    }
+    assert_eq!(wgmma_a_register_layout(16).unwrap().to_string(), "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))");
+    for bad in [8, 24, 0, -16, 272] {
+        assert!(wgmma_a_register_layout(bad).is_err(), "K={bad}");
+    }
+}
