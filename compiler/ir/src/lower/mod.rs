@@ -28,7 +28,9 @@ mod interface;
 mod layout;
 mod mma;
 mod prove;
+mod role;
 mod stmt;
+mod sync_check;
 mod tma;
 mod value;
 
@@ -164,6 +166,10 @@ pub(crate) struct Lower<'p> {
     pub tma_uses: Vec<(usize, bool)>,
     /// The enclosing conditions that may differ between the threads of a warpgroup (innermost last).
     pub divergent: Vec<Span>,
+    /// Where each top-level `role` of the kernel runs, by its statement's id (see [`Lower::plan_roles`]).
+    pub roles: HashMap<NodeId, role::RoleSlot>,
+    /// What the body does with each mbarrier tensor (see `sync_check`).
+    pub mbarriers: sync_check::MbarrierUses,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -197,6 +203,8 @@ impl<'p> Lower<'p> {
             tensor_maps: Vec::new(),
             tma_uses: Vec::new(),
             divergent: Vec::new(),
+            roles: HashMap::new(),
+            mbarriers: sync_check::MbarrierUses::default(),
         }
     }
 
@@ -274,7 +282,10 @@ impl<'p> Lower<'p> {
         if let Ok(iface) = self.interface(info, f.sig_span) {
             self.b.kernel_mut().interface = Some(iface);
         }
+        // Roles that cannot be placed are reported here, and their bodies then skipped.
+        let _ = self.plan_roles(f);
         let _ = self.block(&f.body);
+        self.check_mbarriers();
         self.frames.pop();
     }
 
