@@ -9,7 +9,11 @@ pub(crate) fn example(name: &str) -> String {
 }
 
 /// Checks `source`, which must have no errors, and lowers `kernel`.
-pub(crate) fn lower_source(source: &str, kernel: &str, defines: &[(&str, i64)]) -> Result<cutec_ir::Module, Vec<Diagnostic>> {
+pub(crate) fn lower_source(
+    source: &str,
+    kernel: &str,
+    defines: &[(&str, i64)],
+) -> Result<cutec_ir::Module, Vec<Diagnostic>> {
     let mut map = SourceMap::new();
     let root = map.add("test.cute", source);
     let defines: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();

@@ -20,7 +20,9 @@ fn regions(k: &cutec_ir::Kernel) -> Vec<(String, u32, u32, Option<u32>)> {
 fn errors(source: &str) -> Vec<(String, String)> {
     match lower_source(source, "k", &[]) {
         Ok(m) => panic!("expected errors, got\n{}", cutec_ir::print(&m)),
-        Err(d) => d.iter().filter(|d| d.is_error()).map(|d: &Diagnostic| (d.code.to_string(), d.message.clone())).collect(),
+        Err(d) => {
+            d.iter().filter(|d| d.is_error()).map(|d: &Diagnostic| (d.code.to_string(), d.message.clone())).collect()
+        }
     }
 }
 
@@ -38,11 +40,7 @@ fn roles_take_consecutive_warpgroups_and_bind_their_rank() {
     );
     let (module, text) = lowered_and_optimized(&src, "k", &[]);
     let k = &module.kernels[0];
-    assert_eq!(
-        regions(k),
-        [("producer".into(), 0, 1, Some(40)), ("consumer".into(), 1, 2, Some(232))],
-        "{text}"
-    );
+    assert_eq!(regions(k), [("producer".into(), 0, 1, Some(40)), ("consumer".into(), 1, 2, Some(232))], "{text}");
     // The rank is `thread_idx.x / 128 - 1`, computed in the consumers' region.
     assert!(text.contains("warpgroup consumer 1..3 regs(232) {"), "{text}");
     assert!(text.contains("= div %") && text.contains(", 128"), "{text}");
@@ -64,11 +62,7 @@ fn a_role_without_registers_sets_none_and_the_rank_is_optional() {
 fn the_manual_gemm_runs_one_producer_and_two_consumers() {
     let (module, text) = lowered_and_optimized(&example("gemm_sm90_manual.cute"), "gemm_sm90_manual", &[]);
     let k = &module.kernels[0];
-    assert_eq!(
-        regions(k),
-        [("producer".into(), 0, 1, Some(40)), ("consumer".into(), 1, 2, Some(232))],
-        "{text}"
-    );
+    assert_eq!(regions(k), [("producer".into(), 0, 1, Some(40)), ("consumer".into(), 1, 2, Some(232))], "{text}");
     // The budgets are regions' now: no `setmaxnreg` statement is left in the bodies.
     assert!(!text.contains("setmaxnreg"), "{text}");
 }
@@ -77,11 +71,17 @@ fn the_manual_gemm_runs_one_producer_and_two_consumers() {
 fn roles_that_do_not_fit_the_block_are_refused() {
     let cases = [
         // A role past the block's warpgroups.
-        ("role p { } role c(warpgroups = 3) { }", "the role `c` has no threads: it needs warpgroups 1..=3, and the block has 3"),
+        (
+            "role p { } role c(warpgroups = 3) { }",
+            "the role `c` has no threads: it needs warpgroups 1..=3, and the block has 3",
+        ),
         // Warpgroups left without a role.
         ("role p { }", "warpgroups 1..=2 of the block have no role"),
         ("role p(warpgroups = 0) { } role c(warpgroups = 3) { }", "the role `p` has no threads: 0 warpgroups"),
-        ("if thread_idx.x < 128 { role p(warpgroups = 3) { } }", "the role `p` is not at the top level of a kernel body"),
+        (
+            "if thread_idx.x < 128 { role p(warpgroups = 3) { } }",
+            "the role `p` is not at the top level of a kernel body",
+        ),
         ("{ role p(warpgroups = 3) { } }", "the role `p` is not at the top level of a kernel body"),
         ("role p(warpgroups = 3) { role q { } }", "the role `q` is not at the top level of a kernel body"),
     ];
@@ -99,12 +99,16 @@ fn roles_that_do_not_fit_the_block_are_refused() {
 
 #[test]
 fn register_budgets_past_the_register_file_are_refused() {
-    let over = format!("{HEAD}\n    role p(registers = 240) {{ }}\n    role c(warpgroups = 2, registers = 232) {{ }}\n}}");
+    let over =
+        format!("{HEAD}\n    role p(registers = 240) {{ }}\n    role c(warpgroups = 2, registers = 232) {{ }}\n}}");
     // 240 * 128 + 232 * 256 = 90112 > 65536; the role asking for the most per thread is blamed.
     assert_eq!(errors(&over), [("E0314".into(), "the roles ask for 90112 registers, more than the SM's 65536".into())]);
     // A role without `registers` counts at the budget at entry: 65536 / 384 = 170, 168 in steps of 8.
     let entry = format!("{HEAD}\n    role p {{ }}\n    role c(warpgroups = 2, registers = 200) {{ }}\n}}");
-    assert_eq!(errors(&entry), [("E0314".into(), "the roles ask for 72704 registers, more than the SM's 65536".into())]);
+    assert_eq!(
+        errors(&entry),
+        [("E0314".into(), "the roles ask for 72704 registers, more than the SM's 65536".into())]
+    );
     let fits = format!("{HEAD}\n    role p {{ }}\n    role c(warpgroups = 2, registers = 168) {{ }}\n}}");
     assert!(lower_source(&fits, "k", &[]).is_ok());
     for bad in [20, 100, 264] {
@@ -151,10 +155,7 @@ fn mbarriers_nobody_waits_on_or_nothing_arrives_on_are_refused() {
 }}"
         )
     };
-    assert_eq!(
-        errors(&kernel("mbarrier_arrive(bars[1]);")),
-        [("E0315".into(), "no thread waits on `bars`".into())]
-    );
+    assert_eq!(errors(&kernel("mbarrier_arrive(bars[1]);")), [("E0315".into(), "no thread waits on `bars`".into())]);
     assert_eq!(
         errors(&kernel("mbarrier_wait(bars[1], 0);")),
         [("E0315".into(), "this wait on `bars` never completes".into())]
@@ -174,6 +175,12 @@ fn a_region_needs_its_warpgroups_in_a_known_block() {
     assert_eq!(region(Some([256, 1, 1]), 1, 1), Ok(()));
     assert_eq!(region(None, 0, 1), Err(ValidationError::WarpgroupsWithoutBlock));
     assert_eq!(region(Some([128, 2, 1]), 0, 1), Err(ValidationError::WarpgroupsWithoutBlock));
-    assert_eq!(region(Some([256, 1, 1]), 1, 2), Err(ValidationError::NoSuchWarpgroups { first: 1, count: 2, warpgroups: 2 }));
-    assert_eq!(region(Some([256, 1, 1]), 0, 0), Err(ValidationError::NoSuchWarpgroups { first: 0, count: 0, warpgroups: 2 }));
+    assert_eq!(
+        region(Some([256, 1, 1]), 1, 2),
+        Err(ValidationError::NoSuchWarpgroups { first: 1, count: 2, warpgroups: 2 })
+    );
+    assert_eq!(
+        region(Some([256, 1, 1]), 0, 0),
+        Err(ValidationError::NoSuchWarpgroups { first: 0, count: 0, warpgroups: 2 })
+    );
 }

@@ -196,7 +196,8 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         self.builder.position_at_end(then_bb);
         if let Some(regs) = regs {
             // The validator made sure the block size, hence the registers at entry, is known.
-            let entry = self.kernel.entry_registers().ok_or_else(|| CodegenError::llvm("setmaxnreg", "no block size"))?;
+            let entry =
+                self.kernel.entry_registers().ok_or_else(|| CodegenError::llvm("setmaxnreg", "no block size"))?;
             self.setmaxnreg(regs, regs > entry)?;
         }
         self.block(body)?;

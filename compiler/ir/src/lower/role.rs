@@ -64,7 +64,10 @@ impl Lower<'_> {
                     Some([x, 1, 1]) => (
                         format!("a block of {x} threads is not a whole number of warpgroups"),
                         format!("{x} threads: {} warpgroups and {} threads", x / 128, x % 128),
-                        format!("roles split the block into warpgroups of 128 threads: make it {}", (x / 128 + 1) * 128),
+                        format!(
+                            "roles split the block into warpgroups of 128 threads: make it {}",
+                            (x / 128 + 1) * 128
+                        ),
                     ),
                     Some([x, y, z]) => (
                         "roles need a one-dimensional block".to_string(),
@@ -94,8 +97,16 @@ impl Lower<'_> {
                 );
                 let file = self.file();
                 let d = Diagnostic::error(codes::ROLES_DO_NOT_FIT, message, file, p.head)
-                    .with_primary_message(format!("warpgroup{} {}", if p.count == 1 { "" } else { "s" }, range_text(next, end)))
-                    .with_label(file, block_span, format!("{threads} threads: warpgroups {}", range_text(0, warpgroups)))
+                    .with_primary_message(format!(
+                        "warpgroup{} {}",
+                        if p.count == 1 { "" } else { "s" },
+                        range_text(next, end)
+                    ))
+                    .with_label(
+                        file,
+                        block_span,
+                        format!("{threads} threads: warpgroups {}", range_text(0, warpgroups)),
+                    )
                     .with_help(format!(
                         "make the block {} threads, or give the roles fewer warpgroups",
                         u64::from(end) * 128
@@ -107,7 +118,11 @@ impl Lower<'_> {
         }
         if next < warpgroups {
             let Some(last) = planned.last() else { return Err(Reported) };
-            let message = format!("warpgroup{} {} of the block have no role", plural(warpgroups - next), range_text(next, warpgroups));
+            let message = format!(
+                "warpgroup{} {} of the block have no role",
+                plural(warpgroups - next),
+                range_text(next, warpgroups)
+            );
             let file = self.file();
             let d = Diagnostic::error(codes::ROLES_DO_NOT_FIT, message, file, last.head)
                 .with_primary_message(format!("the last role ends at warpgroup {}", next - 1))
@@ -150,7 +165,9 @@ impl Lower<'_> {
                             a.span,
                         )
                         .with_primary_message(format!("{v} warpgroups"))
-                        .with_help("a role takes 1 to 8 warpgroups (a block has at most 1024 threads); the default is 1");
+                        .with_help(
+                            "a role takes 1 to 8 warpgroups (a block has at most 1024 threads); the default is 1",
+                        );
                         self.diagnostics.push(d);
                         return Err(Reported);
                     }

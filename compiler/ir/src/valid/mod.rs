@@ -107,7 +107,7 @@ pub enum ValidationError {
     BadRegisterBudget(u32),
     #[error("a warpgroup region in a kernel whose block is not a constant, one-dimensional number of warpgroups")]
     WarpgroupsWithoutBlock,
-    #[error("a warpgroup region over warpgroups {first}..{first}+{count} of a block of {warpgroups}")]
+    #[error("a warpgroup region over {count} warpgroups from warpgroup {first}, in a block of {warpgroups}")]
     NoSuchWarpgroups { first: u32, count: u32, warpgroups: u32 },
 }
 
