@@ -3,8 +3,11 @@
 use crate::common::{body, errors_of, sexpr};
 use cutec_grammar::ast::StmtKind;
 
-/// The role statements of `f`'s body as `(name, [(arg, value)], rank, statements in the body)`.
-fn roles(src: &str) -> Vec<(String, Vec<(String, String)>, Option<String>, usize)> {
+/// A role statement as `(name, [(arg, value)], rank, statements in the body)`.
+type RoleParts = (String, Vec<(String, String)>, Option<String>, usize);
+
+/// The role statements of `f`'s body.
+fn roles(src: &str) -> Vec<RoleParts> {
     let (stmts, errors) = body(src);
     assert!(errors.is_empty(), "{errors:#?}");
     stmts

@@ -73,7 +73,7 @@ fn roles_that_do_not_fit_the_block_are_refused() {
         // A role past the block's warpgroups.
         (
             "role p { } role c(warpgroups = 3) { }",
-            "the role `c` has no threads: it needs warpgroups 1..=3, and the block has 3",
+            "the role `c` has no threads: it needs warpgroups 1..=3, and the block has only 3",
         ),
         // Warpgroups left without a role.
         ("role p { }", "warpgroups 1..=2 of the block have no role"),

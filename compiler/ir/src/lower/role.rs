@@ -41,7 +41,7 @@ impl Lower<'_> {
             let StmtKind::Role { id, name, args, .. } = &s.kind else { continue };
             match self.role_args(args, name) {
                 Ok((count, regs)) => {
-                    planned.push(Planned { id: *id, name: &name.name, head: s.span.to(name.span), count, regs })
+                    planned.push(Planned { id: *id, name: &name.name, head: head(s, name), count, regs })
                 }
                 Err(Reported) => failed = true,
             }
@@ -90,7 +90,7 @@ impl Lower<'_> {
             let end = next.saturating_add(p.count);
             if end > warpgroups {
                 let message = format!(
-                    "the role `{}` has no threads: it needs warpgroup{} {}, and the block has {warpgroups}",
+                    "the role `{}` has no threads: it needs warpgroup{} {}, and the block has only {warpgroups}",
                     p.name,
                     if p.count == 1 { "" } else { "s" },
                     range_text(next, end),
@@ -118,11 +118,10 @@ impl Lower<'_> {
         }
         if next < warpgroups {
             let Some(last) = planned.last() else { return Err(Reported) };
-            let message = format!(
-                "warpgroup{} {} of the block have no role",
-                plural(warpgroups - next),
-                range_text(next, warpgroups)
-            );
+            let n = warpgroups - next;
+            let verb = if n == 1 { "has" } else { "have" };
+            let message =
+                format!("warpgroup{} {} of the block {verb} no role", plural(n), range_text(next, warpgroups));
             let file = self.file();
             let d = Diagnostic::error(codes::ROLES_DO_NOT_FIT, message, file, last.head)
                 .with_primary_message(format!("the last role ends at warpgroup {}", next - 1))
@@ -248,7 +247,7 @@ impl Lower<'_> {
     /// anywhere else, E0313.
     pub(super) fn role(&mut self, s: &ast::Stmt) -> LResult<()> {
         let StmtKind::Role { id, name, rank, body, .. } = &s.kind else { return Err(Reported) };
-        let head = s.span.to(name.span);
+        let head = head(s, name);
         if self.frames.len() != 1 || self.block_depth != 1 {
             let place = if self.frames.len() == 1 { "inside a block of the kernel" } else { "in a device function" };
             let file = self.file();
@@ -291,6 +290,11 @@ impl Lower<'_> {
         self.b.push(crate::Stmt::Warpgroup { role, regs: slot.regs, body });
         result
     }
+}
+
+/// `role name`: where a diagnostic about a role points.
+fn head(s: &ast::Stmt, name: &ast::Ident) -> Span {
+    Span { start: s.span.start, end: name.span.end.max(s.span.start) }
 }
 
 /// `1` or `1..=2`: warpgroups `start..end`.
