@@ -78,6 +78,7 @@ fn roles_that_do_not_fit_the_block_are_refused() {
         // Warpgroups left without a role.
         ("role p { }", "warpgroups 1..=2 of the block have no role"),
         ("role p(warpgroups = 0) { } role c(warpgroups = 3) { }", "the role `p` has no threads: 0 warpgroups"),
+        ("role p(warpgroups = 9) { }", "the role `p` asks for 9 warpgroups, more than a block has"),
         (
             "if thread_idx.x < 128 { role p(warpgroups = 3) { } }",
             "the role `p` is not at the top level of a kernel body",

@@ -159,7 +159,11 @@ impl Lower<'_> {
                         let file = self.file();
                         let d = Diagnostic::error(
                             codes::ROLES_DO_NOT_FIT,
-                            format!("the role `{}` has no threads: {v} warpgroups", name.name),
+                            if v < 1 {
+                                format!("the role `{}` has no threads: {v} warpgroups", name.name)
+                            } else {
+                                format!("the role `{}` asks for {v} warpgroups, more than a block has", name.name)
+                            },
                             file,
                             a.span,
                         )
