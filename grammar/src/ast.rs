@@ -197,6 +197,15 @@ pub enum StmtKind {
         cond: Expr,
         body: Block,
     },
+    /// `role name(warpgroups = N, registers = R) as rank { body }`: the warpgroups of one role of a
+    /// warp-specialized kernel. `id` is the binding of `rank` (when written).
+    Role {
+        id: NodeId,
+        name: Ident,
+        args: Vec<NamedArg>,
+        rank: Option<Ident>,
+        body: Block,
+    },
     /// `if cond { .. } else if .. { .. } else { .. }`; an `else if` is an `If` inside the else block.
     If {
         cond: Expr,

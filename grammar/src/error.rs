@@ -335,7 +335,7 @@ let x = f(a));   // error: the second `)` closes nothing\n\nDelete it, or add th
         code: "E0024",
         title: "keyword used as a name",
         explanation: "Keywords (`kernel fn const use let mut for in while if else return break continue as \
-launch true false`) cannot name variables, parameters, functions or fields.\n\n    let for = 3;    // error\n    \
+role launch true false`) cannot name variables, parameters, functions or fields.\n\n    let for = 3;    // error\n    \
 let for_ = 3;   // ok",
     },
     CodeInfo {

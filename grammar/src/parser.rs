@@ -263,7 +263,7 @@ const CONTINUATIONS: &[&str] = &[
 const STARTERS: &[&str] = &["Int", "Float", "Ident", "Str", "Bool", "_", "(", "-", "!", "~"];
 
 /// Tokens that start a statement but not an expression.
-const STATEMENT_KEYWORDS: &[&str] = &["let", "for", "while", "if", "return", "break", "continue", "{"];
+const STATEMENT_KEYWORDS: &[&str] = &["let", "for", "while", "if", "return", "break", "continue", "role", "{"];
 /// Tokens that start an item.
 const ITEM_STARTERS: &[&str] = &["kernel", "fn", "const", "use", "DocComment"];
 

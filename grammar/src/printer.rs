@@ -163,6 +163,16 @@ impl Printer {
                     p.block(body);
                 });
             }
+            StmtKind::Role { id, name, args, rank, body } => {
+                let rank = rank.as_ref().map(|r| format!(" as {}", r.name)).unwrap_or_default();
+                self.line(format_args!("Role {}{rank} #{} @{span:?}", name.name, id.0));
+                self.nested(|p| {
+                    for arg in args {
+                        p.expr(&arg.value, &format!("{} = ", arg.name.name));
+                    }
+                    p.block(body);
+                });
+            }
             StmtKind::If { cond, then_block, else_block } => {
                 self.line(format_args!("If @{span:?}"));
                 self.nested(|p| {

@@ -63,6 +63,8 @@ pub enum Token<'src> {
     Continue,
     #[token("as")]
     As,
+    #[token("role")]
+    Role,
     /// CuTe's composition operator: `A o B`. (A one-letter keyword: it outranks the identifier pattern.)
     #[token("o", priority = 3)]
     Compose,
@@ -369,6 +371,7 @@ impl Token<'_> {
             Return => "Return",
             Break => "Break",
             Continue => "Continue",
+            Role => "Role",
             As => "As",
             Compose => "Compose",
             Launch => "Launch",
@@ -450,6 +453,7 @@ impl Token<'_> {
             Break => "break",
             Continue => "continue",
             As => "as",
+            Role => "role",
             Compose => "o",
             Launch => "launch",
             Underscore => "_",
@@ -522,6 +526,7 @@ impl Token<'_> {
                 | Break
                 | Continue
                 | As
+                | Role
                 | Launch
                 | Bool(_)
         )

@@ -8,4 +8,5 @@ mod lexer;
 mod precedence;
 mod recovery;
 mod robustness;
+mod roles;
 mod ui;

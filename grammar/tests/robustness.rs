@@ -86,6 +86,11 @@ fn walk_block(b: &Block, ids: &mut HashSet<NodeId>, spans: &mut Vec<Span>) {
                 walk_expr(cond, ids, spans);
                 walk_block(body, ids, spans);
             }
+            StmtKind::Role { id: i, args, body, .. } => {
+                id(ids, *i);
+                args.iter().for_each(|a| walk_expr(&a.value, ids, spans));
+                walk_block(body, ids, spans);
+            }
             StmtKind::If { cond, then_block, else_block } => {
                 walk_expr(cond, ids, spans);
                 walk_block(then_block, ids, spans);

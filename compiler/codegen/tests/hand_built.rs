@@ -88,10 +88,9 @@ fn codegen_rejects_invalid_ir_without_panicking() {
     assert!(matches!(err, cutec_codegen::CodegenError::Invalid(_)), "{err}");
 }
 
-/// The Hopper operations compile to their PTX instructions; warpgroup regions (which no pass makes yet) are a
-/// coded "not supported yet" error, never a panic.
+/// The Hopper operations compile to their PTX instructions.
 #[test]
-fn hopper_operations_compile_and_warpgroup_regions_are_not_supported_yet() {
+fn hopper_operations_compile() {
     let options = cutec_codegen::Options::default();
     let cases: [(&str, &[&str]); 2] = [
         (
@@ -121,14 +120,52 @@ fn hopper_operations_compile_and_warpgroup_regions_are_not_supported_yet() {
             assert!(out.ptx.contains(i), "no `{i}` in\n{}", out.ptx);
         }
     }
-    let ws = cutec_ir::parse(include_str!("../../ir/tests/ir/warp_specialized.ir")).expect("parses");
-    match cutec_codegen::compile(&ws, &options) {
-        Err(cutec_codegen::CodegenError::Unsupported { what }) => assert!(!what.is_empty()),
-        Err(e) => panic!("expected Unsupported, got {e}"),
-        Ok(_) => panic!("expected Unsupported"),
-    }
     // A `while` loop compiles.
     let module = cutec_ir::parse(include_str!("../../ir/tests/ir/while_loop.ir")).expect("parses");
     let out = cutec_codegen::compile(&module, &cutec_codegen::Options::default()).expect("compiles");
     assert_eq!(out.ptx.matches("st.global.b32").count() + out.ptx.matches("st.global.f32").count(), 1, "{}", out.ptx);
+}
+
+/// A warpgroup region is a test of the thread's warpgroup, then the region's `setmaxnreg` (`.dec` under the
+/// registers at entry, `.inc` over them), then its body; the kernel then says how many threads it has at most
+/// and that it wants one CTA per SM, without which ptxas ignores `setmaxnreg`.
+#[test]
+fn warpgroup_regions_test_the_warpgroup_and_set_their_registers() {
+    let options = cutec_codegen::Options::default();
+    let o0 =
+        cutec_codegen::Options { opt_level: cutec_codegen::OptLevel::from_level(0).expect("-O0"), ..options.clone() };
+    let text = include_str!("../../ir/tests/ir/warp_specialized.ir");
+    // 256 threads: 248 registers each at entry, so 40 and 232 are both decreases; 384 threads: 168, so 232 is an
+    // increase.
+    let cases = [
+        ("block(256, 1, 1)", "consumer 1..2", "setmaxnreg.dec.sync.aligned.u32 \t232;", 1),
+        ("block(384, 1, 1)", "consumer 1..3", "setmaxnreg.inc.sync.aligned.u32 \t232;", 2),
+    ];
+    for (block, consumers, consumer, count) in cases {
+        let text = text.replace("block(256, 1, 1)", block).replace("consumer 1..2", consumers);
+        let module = cutec_ir::parse(&text).expect("parses");
+        cutec_ir::validate(&module).unwrap_or_else(|e| panic!("{e}"));
+        let ptx = cutec_codegen::compile(&module, &options).unwrap_or_else(|e| panic!("{e}")).ptx;
+        assert!(ptx.contains("setmaxnreg.dec.sync.aligned.u32 \t40;"), "{ptx}");
+        assert!(ptx.contains(consumer), "{ptx}");
+        assert!(ptx.contains(".maxntid") && ptx.contains(".minnctapersm 1") && !ptx.contains(".reqntid"), "{ptx}");
+        // Each region tests `thread_idx.x / 128 - first <u count`, then sets its registers (seen unoptimized:
+        // LLVM merges the two tests of this kernel).
+        let ir = cutec_codegen::compile(&module, &o0).unwrap_or_else(|e| panic!("{e}")).llvm_ir;
+        for (name, first, count) in [("producer", 0, 1), ("consumer", 1, count)] {
+            let test = format!("%{name} = icmp ult i32 %");
+            let line = ir.lines().find(|l| l.contains(&test)).unwrap_or_else(|| panic!("no `{test}` in {ir}"));
+            assert!(line.ends_with(&format!(", {count}")), "{line}");
+            let rank = ir.lines().filter(|l| l.contains("= sub i32 %wg") && l.ends_with(&format!(", {first}")));
+            assert_eq!(rank.count(), 1, "{ir}");
+            // The region's block, `producer1:` (LLVM numbers names it has seen).
+            let region = ir
+                .split(&format!("\n{name}"))
+                .skip(1)
+                .find(|b| b.trim_start_matches(|c: char| c.is_ascii_digit()).starts_with(':'))
+                .unwrap_or_else(|| panic!("no block `{name}` in {ir}"));
+            let first_call = region.lines().find(|l| l.contains("call ")).unwrap_or_default();
+            assert!(first_call.contains("setmaxnreg"), "{name} starts with {first_call}");
+        }
+    }
 }

@@ -36,6 +36,14 @@ pub const WARPGROUP_DIVERGENT: &str = "E0312";
 /// The A operand of `gemm` is a register tensor that is not the wgmma's A fragment for the gemm (not made by
 /// `mma.fragment_a`, a part of one, of another element type or another K).
 pub const WGMMA_A_FRAGMENT: &str = "E0316";
+/// Warpgroup roles that do not fit the block: a role without threads, warpgroups without a role, a block that
+/// is not whole warpgroups or not a constant, a `role` elsewhere than at the top level of a kernel body.
+pub const ROLES_DO_NOT_FIT: &str = "E0313";
+/// Register budgets of roles that `setmaxnreg` cannot give: not a multiple of 8 in 24..=256, or more in all
+/// than the SM's register file.
+pub const REGISTER_BUDGET: &str = "E0314";
+/// An mbarrier tensor that is initialised but never waited on, or waited on but never arrived on.
+pub const MBARRIER_NEVER_COMPLETES: &str = "E0315";
 /// Unrolling a loop would make more statements than the budget (`passes::unroll::MAX_STMTS`).
 pub const UNROLL_TOO_LARGE: &str = "E0320";
 /// A kernel has more statements after inlining and unrolling than the budget.
@@ -188,6 +196,43 @@ through `mma.partition_a` (`copy(mma.partition_a(sa), fa)`), or made by `make_fr
 it into the A operand of the next gemm). A register tensor made otherwise, a slice of a fragment, or a fragment \
 for another K is refused.\n\n    let fa = mma.fragment_a((64, 64));\n    copy(mma.partition_a(sa), fa);\n    \
 gemm(mma, fa, sb, acc, accumulate = false);   // sb: (N, 64) in shared memory\n",
+    },
+    CodeInfo {
+        code: ROLES_DO_NOT_FIT,
+        title: "warpgroup roles that do not fit the block",
+        explanation: "`role NAME(warpgroups = N, registers = R) as RANK { .. }` statements at the top level of a \
+kernel body split the block into warpgroups of 128 threads (warpgroup `w` is `thread_idx.x / 128 == w`): the \
+roles take consecutive warpgroups from 0, in source order, and each runs its body on its own warpgroups only. \
+For that, the block must be a compile-time constant, one-dimensional, whole number of warpgroups; every role \
+needs at least one warpgroup that the block has (a role past the end of the block would have no threads); and \
+every warpgroup needs a role (one without would run none, and hold registers the others cannot have). A `role` \
+inside an `if`, a loop, a block or a device function is refused as well: the split is made once, at the top.\n\n    \
+kernel k(..) launch(grid = (132), block = (384)) {\n        role producer(registers = 40) { .. }             // \
+warpgroup 0\n        role consumer(warpgroups = 2, registers = 232) as wg { .. }  // warpgroups 1 and 2\n    }\n",
+    },
+    CodeInfo {
+        code: REGISTER_BUDGET,
+        title: "register budgets the SM cannot give",
+        explanation: "A role's `registers = R` becomes `setmaxnreg` at the start of its body: R must be a multiple \
+of 8 from 24 to 256. The budgets must also fit the SM's register file of 65536 registers: the sum over the \
+roles of R x 128 threads x their warpgroups, where a role without `registers` keeps the budget at entry (65536 \
+divided by the block's threads, rounded down to a multiple of 8, at most 248). `setmaxnreg.inc` waits until the \
+registers it asks for are free, so a budget past the register file blocks forever. Give back registers in the \
+roles that need few (a TMA producer runs with 40) to give them to the others:\n\n    \
+role producer(registers = 40) { .. }                         // 40 x 128 x 1 =  5120\n    \
+role consumer(warpgroups = 2, registers = 232) as wg { .. }  // 232 x 128 x 2 = 59392, 64512 in all\n",
+    },
+    CodeInfo {
+        code: MBARRIER_NEVER_COMPLETES,
+        title: "an mbarrier that cannot complete",
+        explanation: "An mbarrier orders the threads that arrive on it (`mbarrier_arrive`, \
+`mbarrier_arrive_expect_tx`, the bytes of `tma_load(.., bar = b)`) before the threads that wait on it \
+(`mbarrier_wait`). The compiler checks each shared `u64` tensor used as mbarriers as a whole (its indices are \
+run-time values): if it is initialised but no thread waits on any of its elements, it orders nothing and is \
+likely a mistake (the error is at its `mbarrier_init`); if threads wait on it but nothing ever arrives on it, \
+the wait never completes and the kernel hangs (the error is at the wait).\n\n    \
+mbarrier_init(full[s], 1);\n    mbarrier_arrive_expect_tx(full[s], bytes);   // the producer\n    \
+tma_load(g, sa, bar = full[s]);\n    mbarrier_wait(full[s], phase);               // the consumers\n",
     },
     CodeInfo {
         code: UNROLL_TOO_LARGE,

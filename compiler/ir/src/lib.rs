@@ -38,9 +38,10 @@
 //! - **wgmma groups**: `wgmma.fence`, `wgmma.mma_async m64n128k16.bf16 @acc, %descA, %descB, scale_d %p` (the
 //!   accumulator is a `local` register array, read and written asynchronously; A and B are `i64` shared-memory
 //!   descriptors), `wgmma.commit_group`, `wgmma.wait_group N`.
-//! - **Warpgroup roles**: `warpgroup producer regs(40) { .. }` and `warpgroup consumer(0) regs(232) { .. }`
-//!   ([`Stmt::Warpgroup`], [`Role`]): a region with the register budget `setmaxnreg` gives it; the kernel header
-//!   says `warp_specialized`.
+//! - **Warpgroup roles**: `warpgroup producer 0..1 regs(40) { .. }` and `warpgroup consumer 1..3 regs(232) { .. }`
+//!   ([`Stmt::Warpgroup`], [`Role`]): a region run only by warpgroups `first..first + count` of a one-dimensional
+//!   block (`thread_idx.x / 128`), with the register budget `setmaxnreg` gives it (`.inc` or `.dec` against the
+//!   registers at entry, [`Kernel::entry_registers`]). The language's `role` statements lower to them.
 //!
 //! A two-stage TMA ring loop (`tests/ir/tma_ring.ir`; its dependency graph is snapshot-tested):
 //!
@@ -121,7 +122,9 @@ pub use codes::CODES;
 pub use effects::Effects;
 pub use expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
 pub use lower::{lower, lower_all};
-pub use module::{Alloc, Kernel, MAX_SHARED_BYTES, MAX_STATIC_SHARED_BYTES, Module, Param, Var};
+pub use module::{
+    Alloc, Kernel, MAX_SHARED_BYTES, MAX_STATIC_SHARED_BYTES, Module, Param, SM_REGISTERS, Var, entry_registers,
+};
 pub use op::{GmmaDesc, GmmaSwizzle, Op, WgmmaShape};
 pub use parse::{ParseError, parse};
 pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, run_pipeline};

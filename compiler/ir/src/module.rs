@@ -78,6 +78,16 @@ pub struct Kernel {
     pub loc: Loc,
 }
 
+/// The registers per thread at the start of a kernel of `threads` threads that asks for one CTA per SM
+/// (`.minnctapersm 1`): the register file's 64 Ki shared evenly, in ptxas's steps of 8, at most 255. A
+/// `setmaxnreg` to more is `.inc`, to fewer `.dec`.
+pub fn entry_registers(threads: u32) -> u32 {
+    ((65536 / threads.max(1)) / 8 * 8).min(248)
+}
+
+/// The registers of one SM that the warpgroups of a CTA share (`setmaxnreg.inc` past them blocks forever).
+pub const SM_REGISTERS: u32 = 65536;
+
 impl Kernel {
     pub fn new(name: impl Into<String>) -> Kernel {
         Kernel {
@@ -93,6 +103,12 @@ impl Kernel {
             interface: None,
             loc: Loc::NONE,
         }
+    }
+
+    /// The registers per thread at the start of the kernel, when its block size is known: see
+    /// [`entry_registers`].
+    pub fn entry_registers(&self) -> Option<u32> {
+        self.block_size.map(|[x, y, z]| entry_registers(x.saturating_mul(y).saturating_mul(z)))
     }
 
     /// Bytes of shared memory, each allocation aligned as it asks.

@@ -170,13 +170,11 @@ impl Printer<'_> {
                 self.nested(body);
                 self.line("}");
             }
-            Stmt::Warpgroup { role, regs, ref body } => {
-                let role = match role {
-                    Role::Producer => "producer".to_string(),
-                    Role::Consumer(n) => format!("consumer({n})"),
-                };
+            Stmt::Warpgroup { ref role, regs, ref body } => {
+                let Role { name, first, count } = role;
+                let end = u64::from(*first) + u64::from(*count);
                 let regs = regs.map_or(String::new(), |r| format!(" regs({r})"));
-                self.line(&format!("warpgroup {role}{regs} {{"));
+                self.line(&format!("warpgroup {name} {first}..{end}{regs} {{"));
                 self.nested(body);
                 self.line("}");
             }

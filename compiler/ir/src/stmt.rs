@@ -90,13 +90,14 @@ pub enum Barrier {
     Cta,
 }
 
-/// What the warpgroups running a [`Stmt::Warpgroup`] region do in a warp-specialized kernel.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Role {
-    /// Issues the TMA copies (one warpgroup, few registers).
-    Producer,
-    /// Consumer warpgroup `n` (0-based): waits for the data and runs the wgmma groups.
-    Consumer(u32),
+/// Which warpgroups run a [`Stmt::Warpgroup`] region: warpgroups `first..first + count` of the CTA (warpgroup
+/// `w` is threads `128 w..128 w + 127` of a one-dimensional block), under the role's name in the source
+/// (`producer`, `consumer`, ...).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Role {
+    pub name: String,
+    pub first: u32,
+    pub count: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -153,8 +154,8 @@ pub enum Stmt {
     /// Ends the thread's execution of the kernel.
     Return,
     Barrier(Barrier),
-    /// A region run by the warpgroups of one role in a warp-specialized kernel, after `setmaxnreg` sets their
-    /// register budget to `regs` per thread (if given).
+    /// A region run only by the warpgroups of one role (the other threads skip it), after `setmaxnreg` sets
+    /// their register budget to `regs` per thread (if given: `.inc` over the budget at entry, `.dec` under it).
     Warpgroup {
         role: Role,
         regs: Option<u32>,

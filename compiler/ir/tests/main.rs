@@ -5,5 +5,6 @@ mod hopper;
 mod lower;
 mod passes;
 mod printer;
+mod roles;
 mod text;
 mod validator;

@@ -326,6 +326,12 @@ pub(crate) fn collect_bindings(block: &ast::Block, out: &mut Vec<(String, Span, 
                 out.push((var.name.clone(), var.span, var.span.to(start.span).to(end.span)));
                 collect_bindings(body, out, depth + 1);
             }
+            ast::StmtKind::Role { rank, body, .. } => {
+                if let Some(r) = rank {
+                    out.push((r.name.clone(), r.span, s.span));
+                }
+                collect_bindings(body, out, depth + 1);
+            }
             ast::StmtKind::While { body, .. } | ast::StmtKind::Block(body) => collect_bindings(body, out, depth + 1),
             ast::StmtKind::If { then_block, else_block, .. } => {
                 collect_bindings(then_block, out, depth + 1);

@@ -163,6 +163,7 @@ impl<'a> Fcx<'_, 'a> {
                 self.block(body);
                 self.loops -= 1;
             }
+            StmtKind::Role { id, args, rank, body, .. } => self.role(*id, args, rank.as_ref(), body),
             StmtKind::If { cond, then_block, else_block } => {
                 self.condition(cond, "`if`");
                 self.block(then_block);
@@ -180,6 +181,47 @@ impl<'a> Fcx<'_, 'a> {
             StmtKind::Block(b) => self.block(b),
             StmtKind::Error => {}
         }
+    }
+
+    /// `role name(warpgroups = N, registers = R) as rank { body }`: N and R are compile-time integers (recorded
+    /// for the lowering, which places the roles and checks that they fit the block); `rank` is an `int`.
+    fn role(&mut self, id: ast::NodeId, args: &[ast::NamedArg], rank: Option<&ast::Ident>, body: &Block) {
+        const ACCEPTED: [&str; 2] = ["warpgroups", "registers"];
+        for a in args {
+            let t = self.value(&a.value, Some(Scalar::Int));
+            let Some(&what) = ACCEPTED.iter().find(|&&n| n == a.name.name) else {
+                self.error(SemaError::UnknownNamedArg {
+                    name: a.name.name.clone(),
+                    span: a.name.span,
+                    callee: "role".into(),
+                    suggestion: crate::body::similar(&a.name.name, ACCEPTED.iter().copied()),
+                    accepted: "`warpgroups`, `registers`".into(),
+                });
+                continue;
+            };
+            if let Some(first) = args.iter().find(|b| b.name.name == what).filter(|b| b.span != a.span) {
+                let first = self.loc(first.name.span);
+                self.error(SemaError::Duplicate { what: "argument", name: what.into(), span: a.name.span, first });
+                continue;
+            }
+            if t.is_error() {
+                continue;
+            }
+            if !t.is_integer() {
+                let found = t.to_string();
+                let span = a.value.span;
+                self.error(SemaError::Mismatch { span, expected: "int".into(), found, because: None, help: None });
+                continue;
+            }
+            let context = if what == "warpgroups" { "a role's number of warpgroups" } else { "a role's registers" };
+            self.require_const(&a.value, context);
+        }
+        self.push_scope();
+        if let Some(r) = rank {
+            self.bind(r, id, Type::INT, false, false);
+        }
+        self.block(body);
+        self.pop_scope();
     }
 
     /// Checks an assignment target and returns its type (`Error` if it cannot be assigned).

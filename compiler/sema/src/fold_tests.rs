@@ -20,9 +20,10 @@ fn let_id(out: &CheckOutput, name: &str) -> Option<NodeId> {
     fn block(b: &ast::Block, name: &str) -> Option<NodeId> {
         b.stmts.iter().find_map(|s| match &s.kind {
             ast::StmtKind::Let { id, name: n, .. } if n.name == name => Some(*id),
-            ast::StmtKind::For { body, .. } | ast::StmtKind::While { body, .. } | ast::StmtKind::Block(body) => {
-                block(body, name)
-            }
+            ast::StmtKind::For { body, .. }
+            | ast::StmtKind::While { body, .. }
+            | ast::StmtKind::Role { body, .. }
+            | ast::StmtKind::Block(body) => block(body, name),
             ast::StmtKind::If { then_block, else_block, .. } => {
                 block(then_block, name).or_else(|| else_block.as_ref().and_then(|b| block(b, name)))
             }

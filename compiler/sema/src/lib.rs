@@ -59,6 +59,8 @@ mod types;
 #[cfg(test)]
 mod fold_tests;
 #[cfg(test)]
+mod role_tests;
+#[cfg(test)]
 mod tests;
 
 pub use builtins::{ATTRIBUTES, ArgKind, BUILTINS, Builtin, BuiltinInfo, Form, GenericKind, Method, TILED_MMA_METHODS};

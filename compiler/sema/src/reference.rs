@@ -359,12 +359,19 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
         B::FenceProxyAsync => (HEADER, "    fence_proxy_async();\n"),
         B::ElectOne => (HEADER, "    if elect_one() {\n        x[0, warp_idx] = 1.0;\n    }\n"),
         B::Setmaxnreg => (HEADER, "    setmaxnreg<240>();\n"),
-        B::MbarrierInit => (HEADER, "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_init(bars[0], 128);\n"),
+        B::MbarrierInit => (
+            HEADER,
+            "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_init(bars[0], 128);\n    sync_threads();\n    \
+             mbarrier_arrive(bars[0]);\n    mbarrier_wait(bars[0], 0);\n",
+        ),
         B::MbarrierArrive => (HEADER, "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_arrive(bars[0]);\n"),
         B::MbarrierArriveExpectTx => {
             (HEADER, "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_arrive_expect_tx(bars[0], 16384);\n")
         }
-        B::MbarrierWait => (HEADER, "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_wait(bars[0], 0);\n"),
+        B::MbarrierWait => (
+            HEADER,
+            "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_arrive(bars[0]);\n    mbarrier_wait(bars[0], 0);\n",
+        ),
         B::StaticAssert => (HEADER, "    static_assert(size(x) % 128 == 0, \"every thread takes the same share\");\n"),
     }
 }

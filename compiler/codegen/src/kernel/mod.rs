@@ -159,11 +159,16 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
         Ok(function)
     }
 
+    /// Whether the kernel sets its warpgroups' registers: `setmaxnreg` itself or a role's region with a budget.
     fn uses_setmaxnreg(&self) -> bool {
         let mut found = false;
-        self.kernel
-            .body
-            .visit(&mut |s| found |= matches!(s, cutec_ir::Stmt::Op { op: cutec_ir::Op::Setmaxnreg { .. }, .. }));
+        self.kernel.body.visit(&mut |s| {
+            found |= matches!(
+                s,
+                cutec_ir::Stmt::Op { op: cutec_ir::Op::Setmaxnreg { .. }, .. }
+                    | cutec_ir::Stmt::Warpgroup { regs: Some(_), .. }
+            )
+        });
         found
     }
 

@@ -8,6 +8,12 @@ use cutec_ir::{Expr, Handle, Op, Type};
 use inkwell::values::{BasicValue, BasicValueEnum};
 
 impl<'ctx> KernelCodegen<'_, 'ctx> {
+    /// `setmaxnreg.inc` (`inc`) or `.dec` to `regs` registers per thread of the warpgroup.
+    pub(super) fn setmaxnreg(&self, regs: u32, inc: bool) -> Result<(), CodegenError> {
+        let n = self.context.i32_type().const_int(u64::from(regs), false);
+        self.call_void(if inc { nv::SETMAXNREG_INC } else { nv::SETMAXNREG_DEC }, &[], &[n.into()])
+    }
+
     /// Performs an operation; gives its value if it has one.
     pub(super) fn op(&mut self, op: &Op) -> Result<Option<BasicValueEnum<'ctx>>, CodegenError> {
         let b = &self.builder;
@@ -163,8 +169,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 return Ok(None);
             }
             Op::Setmaxnreg { regs, inc } => {
-                let n = self.context.i32_type().const_int(u64::from(regs), false);
-                self.call_void(if inc { nv::SETMAXNREG_INC } else { nv::SETMAXNREG_DEC }, &[], &[n.into()])?;
+                self.setmaxnreg(regs, inc)?;
                 return Ok(None);
             }
             Op::Wgmma { .. } => {

@@ -4,7 +4,7 @@ use super::{KernelCodegen, LoopTargets, ll};
 use crate::CodegenError;
 use crate::intrinsics as nv;
 use crate::metadata;
-use cutec_ir::{Barrier, Block, Expr, Handle, Stmt, Unroll};
+use cutec_ir::{Barrier, Block, Dim, Expr, Handle, SpecialReg, Stmt, Unroll};
 use inkwell::IntPredicate;
 use inkwell::values::BasicValueEnum;
 
@@ -65,9 +65,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 self.for_(ptr, self.value(start)?, self.value(end)?, step, unroll, body)?;
             }
             Stmt::While { ref header, cond, ref body } => self.while_(header, cond, body)?,
-            Stmt::Warpgroup { .. } => {
-                return Err(CodegenError::Unsupported { what: "a warpgroup region".into() });
-            }
+            Stmt::Warpgroup { ref role, regs, ref body } => self.warpgroup(role, regs, body)?,
             Stmt::Break | Stmt::Continue => {
                 let Some(targets) = self.loops.last().copied() else {
                     return Err(CodegenError::llvm("loops", "a jump outside a loop"));
@@ -179,6 +177,32 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         r?;
         self.branch_if_open(head)?;
         self.builder.position_at_end(exit);
+        Ok(())
+    }
+
+    /// A role's region: `if (thread_idx.x / 128 - first) <u count { setmaxnreg(regs); body }`.
+    fn warpgroup(&mut self, role: &cutec_ir::Role, regs: Option<u32>, body: &Block) -> Result<(), CodegenError> {
+        let i32t = self.context.i32_type();
+        let tid = self.call(&nv::special_reg(SpecialReg::ThreadIdx(Dim::X)), &[], &[])?.into_int_value();
+        let b = &self.builder;
+        let wg = ll(b.build_int_unsigned_div(tid, i32t.const_int(128, false), "wg"))?;
+        let rank = ll(b.build_int_sub(wg, i32t.const_int(u64::from(role.first), false), ""))?;
+        let count = i32t.const_int(u64::from(role.count), false);
+        let cond = ll(b.build_int_compare(IntPredicate::ULT, rank, count, &role.name))?;
+        let f = self.function()?;
+        let then_bb = self.context.append_basic_block(f, &role.name);
+        let merge = self.context.append_basic_block(f, "endrole");
+        ll(self.builder.build_conditional_branch(cond, then_bb, merge))?;
+        self.builder.position_at_end(then_bb);
+        if let Some(regs) = regs {
+            // The validator made sure the block size, hence the registers at entry, is known.
+            let entry =
+                self.kernel.entry_registers().ok_or_else(|| CodegenError::llvm("setmaxnreg", "no block size"))?;
+            self.setmaxnreg(regs, regs > entry)?;
+        }
+        self.block(body)?;
+        self.branch_if_open(merge)?;
+        self.builder.position_at_end(merge);
         Ok(())
     }
 

@@ -424,7 +424,10 @@ fn find_return(stmts: &[ast::Stmt]) -> Option<Span> {
         StmtKind::If { then_block, else_block, .. } => {
             find_return(&then_block.stmts).or_else(|| else_block.as_ref().and_then(|b| find_return(&b.stmts)))
         }
-        StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::Block(body) => find_return(&body.stmts),
+        StmtKind::For { body, .. }
+        | StmtKind::While { body, .. }
+        | StmtKind::Role { body, .. }
+        | StmtKind::Block(body) => find_return(&body.stmts),
         _ => None,
     })
 }

@@ -23,6 +23,7 @@
 
 use super::value::{TensorView, Value};
 use super::{LResult, Lower};
+use crate::module::entry_registers;
 use crate::{AddrSpace, Expr, GmmaDesc, Handle, Op, WgmmaShape, codes};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast;
@@ -32,12 +33,6 @@ use cutec_sema::{Method, Scalar, SymInt, Type};
 /// The checker's scalar of a wgmma's A and B.
 fn input_scalar(shape: WgmmaShape) -> Scalar {
     if shape.input == crate::Scalar::BF16 { Scalar::BF16 } else { Scalar::F16 }
-}
-
-/// The registers per thread at the start of a kernel of `threads` threads that asks for one CTA per SM
-/// (`.minnctapersm 1`): the register file's 64 Ki shared evenly, in ptxas's steps of 8, at most 255.
-fn entry_registers(threads: u32) -> u32 {
-    ((65536 / threads.max(1)) / 8 * 8).min(248)
 }
 
 impl Lower<'_> {

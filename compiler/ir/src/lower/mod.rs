@@ -28,8 +28,10 @@ mod interface;
 mod layout;
 mod mma;
 mod prove;
+mod role;
 mod stmatrix;
 mod stmt;
+mod sync_check;
 mod tma;
 mod value;
 
@@ -171,6 +173,10 @@ pub(crate) struct Lower<'p> {
     /// `fragment_a`, and `make_fragment_like` of a whole one), by allocation: what `gemm` accepts as A in
     /// registers.
     pub wgmma_fragments: HashMap<Handle<Expr>, u32>,
+    /// Where each top-level `role` of the kernel runs, by its statement's id (see [`Lower::plan_roles`]).
+    pub roles: HashMap<NodeId, role::RoleSlot>,
+    /// What the body does with each mbarrier tensor (see `sync_check`).
+    pub mbarriers: sync_check::MbarrierUses,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -206,6 +212,8 @@ impl<'p> Lower<'p> {
             divergent: Vec::new(),
             warp_fragments: HashMap::new(),
             wgmma_fragments: HashMap::new(),
+            roles: HashMap::new(),
+            mbarriers: sync_check::MbarrierUses::default(),
         }
     }
 
@@ -283,7 +291,10 @@ impl<'p> Lower<'p> {
         if let Ok(iface) = self.interface(info, f.sig_span) {
             self.b.kernel_mut().interface = Some(iface);
         }
+        // Roles that cannot be placed are reported here, and their bodies then skipped.
+        let _ = self.plan_roles(f);
         let _ = self.block(&f.body);
+        self.check_mbarriers();
         self.frames.pop();
     }
 

@@ -158,6 +158,7 @@ impl Lower<'_> {
                 Ok(())
             }
             StmtKind::Block(b) => self.block(b),
+            StmtKind::Role { .. } => self.role(s),
             StmtKind::Error => Err(Reported),
         }
     }
@@ -291,6 +292,10 @@ fn visit_stmt(s: &ast::Stmt, f: &mut dyn FnMut(&ast::Expr)) {
         }
         StmtKind::While { cond, body } => {
             visit_expr(cond, f);
+            block(body, f);
+        }
+        StmtKind::Role { args, body, .. } => {
+            args.iter().for_each(|a| visit_expr(&a.value, f));
             block(body, f);
         }
         StmtKind::If { cond, then_block, else_block } => {

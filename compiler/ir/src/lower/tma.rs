@@ -19,6 +19,7 @@
 //! Elements of a box outside the argument are filled with zeros by loads and skipped by stores (the hardware
 //! does it), so TMA copies need no predicate: a ragged tile is correct as is.
 
+use super::sync_check::BarrierUse;
 use super::value::{TensorView, Value};
 use super::{LResult, Lower};
 use crate::{AddrSpace, Expr, Handle, Op, Type, codes};
@@ -133,7 +134,12 @@ impl Lower<'_> {
         let Some(first) = args.first() else {
             return self.error(codes::INTERNAL, e.span, "an mbarrier call without its barrier");
         };
-        let bar = self.mbarrier_ptr(&first.value)?;
+        let used = match b {
+            Builtin::MbarrierInit => BarrierUse::Init,
+            Builtin::MbarrierWait => BarrierUse::Wait,
+            _ => BarrierUse::Arrive,
+        };
+        let bar = self.mbarrier_ptr(&first.value, used, e.span)?;
         let mut ints = Vec::new();
         // `mbarrier_arrive(bar, cta = r)`: the barrier at the same place in CTA r of the cluster.
         let remote = match args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "cta")) {
@@ -177,8 +183,9 @@ impl Lower<'_> {
         Ok(Value::Unit)
     }
 
-    /// The shared-memory address of an mbarrier: an element `bars[i]` of a `u64` tensor in shared memory.
-    fn mbarrier_ptr(&mut self, e: &ast::Expr) -> LResult<Handle<Expr>> {
+    /// The shared-memory address of an mbarrier: an element `bars[i]` of a `u64` tensor in shared memory. The
+    /// call at `call` uses it as `used` (recorded for E0315).
+    fn mbarrier_ptr(&mut self, e: &ast::Expr, used: BarrierUse, call: Span) -> LResult<Handle<Expr>> {
         let not_one = |this: &mut Self| {
             this.error(
                 codes::NOT_AN_MBARRIER,
@@ -191,6 +198,7 @@ impl Lower<'_> {
         if t.space != AddrSpace::Shared || t.elem != Scalar::U64 {
             return not_one(self);
         }
+        self.note_mbarrier(t.base, used, call);
         let coord = self.index_coord(indices)?;
         let coord = self.coord_of(&coord, e.span)?;
         let (shape, stride) = (t.layout.shape().clone(), t.layout.stride().clone());
@@ -219,7 +227,7 @@ impl Lower<'_> {
             None => None,
         };
         let (g, s) = (self.expr(&src.value)?, self.expr(&dst.value)?);
-        let bar = self.mbarrier_ptr(&bar.value)?;
+        let bar = self.mbarrier_ptr(&bar.value, BarrierUse::Arrive, e.span)?;
         let (Value::Tensor(g), Value::Tensor(s)) = (g, s) else {
             return self.unsupported(e.span, "`tma_load` into a new buffer without `pipelined`");
         };

@@ -573,11 +573,17 @@ impl Parser {
                 Stmt::While { header, cond, body: self.stmts()? }
             }
             "warpgroup" => {
-                let role = match self.word()?.as_str() {
-                    "producer" => Role::Producer,
-                    "consumer" => Role::Consumer(self.paren_int()?),
-                    other => return self.error(format!("unknown warpgroup role `{other}`")),
+                let name = self.word()?;
+                let first: u32 = self.integer()?;
+                match self.next()? {
+                    Tok::DotDot => {}
+                    _ => return self.error("expected `..`"),
+                }
+                let end: u32 = self.integer()?;
+                let Some(count) = end.checked_sub(first) else {
+                    return self.error(format!("warpgroups {first}..{end} is an empty range"));
                 };
+                let role = Role { name, first, count };
                 let regs = if self.eat_word("regs") { Some(self.paren_int()?) } else { None };
                 self.punct('{')?;
                 Stmt::Warpgroup { role, regs, body: self.stmts()? }

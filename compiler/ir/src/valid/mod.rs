@@ -105,6 +105,10 @@ pub enum ValidationError {
     BadOp { op: &'static str, why: &'static str },
     #[error("a warpgroup's register budget must be a multiple of 8 from 24 to 256, found {0}")]
     BadRegisterBudget(u32),
+    #[error("a warpgroup region in a kernel whose block is not a constant, one-dimensional number of warpgroups")]
+    WarpgroupsWithoutBlock,
+    #[error("a warpgroup region over {count} warpgroups from warpgroup {first}, in a block of {warpgroups}")]
+    NoSuchWarpgroups { first: u32, count: u32, warpgroups: u32 },
 }
 
 /// A [`ValidationError`] in a kernel, at a location.
@@ -402,11 +406,20 @@ impl Flow<'_> {
             }
             // Checked by `stmt` (the header's scope covers the condition).
             Stmt::While { .. } | Stmt::Return | Stmt::Barrier(_) => {}
-            Stmt::Warpgroup { role: Role::Producer | Role::Consumer(_), regs, .. } => {
+            Stmt::Warpgroup { role: Role { first, count, .. }, regs, .. } => {
                 if let Some(r) = regs
                     && (!(24..=256).contains(&r) || r % 8 != 0)
                 {
                     return Err(ValidationError::BadRegisterBudget(r));
+                }
+                // Codegen picks `setmaxnreg.inc` or `.dec` against the registers at entry, which the block size
+                // gives; and the region's warpgroups must exist.
+                let warpgroups = match self.kernel.block_size {
+                    Some([x, 1, 1]) if x % 128 == 0 => x / 128,
+                    _ => return Err(ValidationError::WarpgroupsWithoutBlock),
+                };
+                if count == 0 || first.checked_add(count).is_none_or(|end| end > warpgroups) {
+                    return Err(ValidationError::NoSuchWarpgroups { first, count, warpgroups });
                 }
             }
         }

@@ -1,0 +1,187 @@
+//! Warpgroup roles: `role` statements become `warpgroup` regions on consecutive warpgroups, and the lowering
+//! refuses roles that cannot run (E0313, E0314) and mbarriers that cannot complete (E0315).
+
+use crate::lower::{example, lower_source, lowered_and_optimized};
+use cutec_diagnostics::Diagnostic;
+use cutec_ir::{KernelBuilder, Module, Role, Stmt, ValidationError, validate};
+
+/// The top-level warpgroup regions of a kernel: (name, first, count, regs).
+fn regions(k: &cutec_ir::Kernel) -> Vec<(String, u32, u32, Option<u32>)> {
+    let mut v = Vec::new();
+    k.body.visit(&mut |s| {
+        if let Stmt::Warpgroup { role, regs, .. } = s {
+            v.push((role.name.clone(), role.first, role.count, *regs));
+        }
+    });
+    v
+}
+
+/// The codes and messages of the lowering's errors on `source`.
+fn errors(source: &str) -> Vec<(String, String)> {
+    match lower_source(source, "k", &[]) {
+        Ok(m) => panic!("expected errors, got\n{}", cutec_ir::print(&m)),
+        Err(d) => {
+            d.iter().filter(|d| d.is_error()).map(|d: &Diagnostic| (d.code.to_string(), d.message.clone())).collect()
+        }
+    }
+}
+
+const HEAD: &str = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (384)) {";
+
+#[test]
+fn roles_take_consecutive_warpgroups_and_bind_their_rank() {
+    let src = format!(
+        "{HEAD}
+    let v = x[thread_idx.x];
+    role producer(registers = 40) {{ x[0] = v; }}
+    role consumer(warpgroups = 2, registers = 232) as wg {{ x[wg + 1] = v; }}
+    x[2] = v;
+}}"
+    );
+    let (module, text) = lowered_and_optimized(&src, "k", &[]);
+    let k = &module.kernels[0];
+    assert_eq!(regions(k), [("producer".into(), 0, 1, Some(40)), ("consumer".into(), 1, 2, Some(232))], "{text}");
+    // The rank is `thread_idx.x / 128 - 1`, computed in the consumers' region.
+    assert!(text.contains("warpgroup consumer 1..3 regs(232) {"), "{text}");
+    assert!(text.contains("= div %") && text.contains(", 128"), "{text}");
+    let again = cutec_ir::print(&cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")));
+    assert_eq!(again, text);
+}
+
+#[test]
+fn a_role_without_registers_sets_none_and_the_rank_is_optional() {
+    let src = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (256)) {
+    role a { x[0] = 1.0; }
+    role b(warpgroups = 1) { x[1] = 1.0; }
+}";
+    let (module, text) = lowered_and_optimized(src, "k", &[]);
+    assert_eq!(regions(&module.kernels[0]), [("a".into(), 0, 1, None), ("b".into(), 1, 1, None)], "{text}");
+}
+
+#[test]
+fn the_manual_gemm_runs_one_producer_and_two_consumers() {
+    let (module, text) = lowered_and_optimized(&example("gemm_sm90_manual.cute"), "gemm_sm90_manual", &[]);
+    let k = &module.kernels[0];
+    assert_eq!(regions(k), [("producer".into(), 0, 1, Some(40)), ("consumer".into(), 1, 2, Some(232))], "{text}");
+    // The budgets are regions' now: no `setmaxnreg` statement is left in the bodies.
+    assert!(!text.contains("setmaxnreg"), "{text}");
+}
+
+#[test]
+fn roles_that_do_not_fit_the_block_are_refused() {
+    let cases = [
+        // A role past the block's warpgroups.
+        (
+            "role p { } role c(warpgroups = 3) { }",
+            "the role `c` has no threads: it needs warpgroups 1..=3, and the block has only 3",
+        ),
+        // Warpgroups left without a role.
+        ("role p { }", "warpgroups 1..=2 of the block have no role"),
+        ("role p(warpgroups = 0) { } role c(warpgroups = 3) { }", "the role `p` has no threads: 0 warpgroups"),
+        ("role p(warpgroups = 9) { }", "the role `p` asks for 9 warpgroups, more than a block has"),
+        (
+            "if thread_idx.x < 128 { role p(warpgroups = 3) { } }",
+            "the role `p` is not at the top level of a kernel body",
+        ),
+        ("{ role p(warpgroups = 3) { } }", "the role `p` is not at the top level of a kernel body"),
+        ("role p(warpgroups = 3) { role q { } }", "the role `q` is not at the top level of a kernel body"),
+    ];
+    for (body, message) in cases {
+        let src = format!("{HEAD}\n    {body}\n}}");
+        assert_eq!(errors(&src), [("E0313".to_string(), message.to_string())], "{src}");
+    }
+    let odd = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (320)) { role p(warpgroups = 2) { } }";
+    assert_eq!(errors(odd), [("E0313".into(), "a block of 320 threads is not a whole number of warpgroups".into())]);
+    let dynamic = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (N)) { role p { } }";
+    assert_eq!(errors(dynamic), [("E0313".into(), "roles need a block size known at compile time".into())]);
+    let in_fn = format!("{HEAD}\n    f(x);\n}}\nfn f(x: Tensor<f32, N:1, gmem>) {{ role p(warpgroups = 3) {{ }} }}");
+    assert_eq!(errors(&in_fn), [("E0313".into(), "the role `p` is not at the top level of a kernel body".into())]);
+}
+
+#[test]
+fn register_budgets_past_the_register_file_are_refused() {
+    let over =
+        format!("{HEAD}\n    role p(registers = 240) {{ }}\n    role c(warpgroups = 2, registers = 232) {{ }}\n}}");
+    // 240 * 128 + 232 * 256 = 90112 > 65536; the role asking for the most per thread is blamed.
+    assert_eq!(errors(&over), [("E0314".into(), "the roles ask for 90112 registers, more than the SM's 65536".into())]);
+    // A role without `registers` counts at the budget at entry: 65536 / 384 = 170, 168 in steps of 8.
+    let entry = format!("{HEAD}\n    role p {{ }}\n    role c(warpgroups = 2, registers = 200) {{ }}\n}}");
+    assert_eq!(
+        errors(&entry),
+        [("E0314".into(), "the roles ask for 72704 registers, more than the SM's 65536".into())]
+    );
+    let fits = format!("{HEAD}\n    role p {{ }}\n    role c(warpgroups = 2, registers = 168) {{ }}\n}}");
+    assert!(lower_source(&fits, "k", &[]).is_ok());
+    for bad in [20, 100, 264] {
+        let src = format!("{HEAD}\n    role p(warpgroups = 3, registers = {bad}) {{ }}\n}}");
+        let message = format!("the role `p` asks for {bad} registers per thread");
+        assert_eq!(errors(&src), [("E0314".to_string(), message)], "{src}");
+    }
+}
+
+#[test]
+fn gemm_in_a_role_is_warpgroup_uniform_but_not_under_a_lane_test() {
+    let body = |cond: &str| {
+        format!(
+            "kernel k(c: Tensor<bf16, (M, N):(N, 1), gmem>) launch(grid = (1), block = (256)) {{
+    let sa = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (128, 64)));
+    let sb = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));
+    role consumer(warpgroups = 2, registers = 232) as wg {{
+        let mma = tiled_mma(wgmma<64, 64, 16, bf16, bf16, f32>, (1, 1, 1));
+        let acc = mma.fragment_c((64, 64));
+        if {cond} {{
+            gemm(mma, local_tile(sa, (64, 64), (wg, 0)), sb, acc);
+            wgmma_wait<0>();
+        }}
+        store(acc, mma.partition_c(local_tile(c, (64, 64), (wg, 0))));
+    }}
+}}"
+        )
+    };
+    let (module, text) = lowered_and_optimized(&body("wg == 0"), "k", &[]);
+    assert_eq!(regions(&module.kernels[0]).len(), 1, "{text}");
+    let codes: Vec<_> = errors(&body("lane_idx == 0")).into_iter().map(|(c, _)| c).collect();
+    assert_eq!(codes, ["E0312", "E0312"]);
+}
+
+#[test]
+fn mbarriers_nobody_waits_on_or_nothing_arrives_on_are_refused() {
+    let kernel = |uses: &str| {
+        format!(
+            "{HEAD}
+    let bars = make_tensor<u64, smem>(2);
+    if thread_idx.x == 0 {{ mbarrier_init(bars[0], 1); }}
+    sync_threads();
+    {uses}
+}}"
+        )
+    };
+    assert_eq!(errors(&kernel("mbarrier_arrive(bars[1]);")), [("E0315".into(), "no thread waits on `bars`".into())]);
+    assert_eq!(
+        errors(&kernel("mbarrier_wait(bars[1], 0);")),
+        [("E0315".into(), "this wait on `bars` never completes".into())]
+    );
+    // Per tensor: an arrival on one element and a wait on another are the tensor's protocol.
+    assert!(lower_source(&kernel("mbarrier_arrive(bars[1]); mbarrier_wait(bars[0], 0);"), "k", &[]).is_ok());
+}
+
+#[test]
+fn a_region_needs_its_warpgroups_in_a_known_block() {
+    let region = |block: Option<[u32; 3]>, first: u32, count: u32| {
+        let mut b = KernelBuilder::new("k");
+        b.kernel_mut().block_size = block;
+        b.warpgroup(Role { name: "p".into(), first, count }, Some(40), |_| {});
+        validate(&Module { kernels: vec![b.finish()] }).map(drop).map_err(|e| e.error)
+    };
+    assert_eq!(region(Some([256, 1, 1]), 1, 1), Ok(()));
+    assert_eq!(region(None, 0, 1), Err(ValidationError::WarpgroupsWithoutBlock));
+    assert_eq!(region(Some([128, 2, 1]), 0, 1), Err(ValidationError::WarpgroupsWithoutBlock));
+    assert_eq!(
+        region(Some([256, 1, 1]), 1, 2),
+        Err(ValidationError::NoSuchWarpgroups { first: 1, count: 2, warpgroups: 2 })
+    );
+    assert_eq!(
+        region(Some([256, 1, 1]), 0, 0),
+        Err(ValidationError::NoSuchWarpgroups { first: 0, count: 0, warpgroups: 2 })
+    );
+}
