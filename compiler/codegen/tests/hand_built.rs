@@ -169,3 +169,33 @@ fn warpgroup_regions_test_the_warpgroup_and_set_their_registers() {
         }
     }
 }
+
+/// Consecutive regions of disjoint warpgroups are one chain of tests: the consumer's test is reached only when
+/// the producer's fails, never from the end of the producer's body (ptxas then treats the consumer as entered by
+/// whole warps). Regions that share warpgroups stay separate tests, one after the other.
+#[test]
+fn disjoint_warpgroup_regions_are_tested_as_one_chain() {
+    let o0 = cutec_codegen::Options {
+        opt_level: cutec_codegen::OptLevel::from_level(0).expect("-O0"),
+        ..cutec_codegen::Options::default()
+    };
+    let text = include_str!("../../ir/tests/ir/warp_specialized.ir");
+    // The LLVM block that holds a role's test, with its `; preds = ..` comment.
+    let block_of = |ir: &str, name: &str| -> String {
+        let test = format!("%{name} = icmp ult");
+        let at = ir.find(&test).unwrap_or_else(|| panic!("no `{test}` in {ir}"));
+        let start = ir[..at].rfind("\n\n").map_or(0, |i| i + 2);
+        ir[start..at].lines().next().unwrap_or_default().to_string()
+    };
+    let module = cutec_ir::parse(text).expect("parses");
+    let ir = cutec_codegen::compile(&module, &o0).expect("compiles").llvm_ir.unwrap_or_default();
+    let header = block_of(&ir, "consumer");
+    assert!(header.starts_with("nextrole"), "{header}");
+    assert!(header.ends_with("preds = %entry"), "the producer's test alone leads there: {header}");
+    // Both on warpgroup 0 (a second region of the same warpgroups): not one chain.
+    let overlapping = text.replace("consumer 1..2", "consumer 0..1");
+    let module = cutec_ir::parse(&overlapping).expect("parses");
+    let ir = cutec_codegen::compile(&module, &o0).expect("compiles").llvm_ir.unwrap_or_default();
+    let header = block_of(&ir, "consumer");
+    assert!(header.starts_with("endrole"), "{header}");
+}
