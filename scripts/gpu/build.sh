@@ -28,6 +28,7 @@ variant copy_div examples/copy.cute "    let gx = local_tile" '    static_assert
 # Hopper by hand: TMA copies and the warp-specialized wgmma GEMM (scripts/gpu/hopper_check.py).
 "$c" build examples/tma_copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/tma_copy_batched.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/dsmem_exchange.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_sm90_manual.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # wgmma with A from registers (hopper_check.py --only rs).
 "$c" build examples/wgmma_rs.cute --emit ptx,manifest,cubin -o "$GPU_DIR"

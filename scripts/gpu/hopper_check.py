@@ -96,6 +96,27 @@ def copy_part(work, quick):
         print(f"{f'{bt}x{m}x{n}':>14} {'PASS' if ok else 'FAIL':>7}")
         os.remove(px)
         os.remove(py)
+    # Distributed shared memory: each CTA of a pair writes its row into the other's shared memory.
+    print("   dsmem_exchange: y[r] = x[r] + x[r ^ 1] through the peer CTA's shared memory (clusters of 2)")
+    for m, n in [(2, 4), (6, 1000), (1000, 777), (4096, 4096)]:
+        px, py = os.path.join(work, "x.npy"), os.path.join(work, "y.npy")
+        rc, out, _ = run("dsmem_exchange.ptx", "dsmem_exchange", {"M": m, "N": n}, saves=[("x", px)],
+                         outputs=[("y", py)])
+        if rc != 0:
+            print(f"{f'{m}x{n}':>14} {'FAIL':>7} cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        x, y = load(px), load(py)
+        ref = x + x.view(m // 2, 2, n).flip(1).reshape(m, n)
+        ok = bool(torch.equal(y, ref))
+        ok_all &= ok
+        print(f"{f'{m}x{n}':>14} {'PASS' if ok else 'FAIL':>7}")
+        os.remove(px)
+        os.remove(py)
+    rc, out, _ = run("dsmem_exchange.ptx", "dsmem_exchange", {"M": 7, "N": 64})
+    refused = rc == 1 and "E0424" in out
+    ok_all &= refused
+    print(f"{'7x64':>14} {'REFUSED' if refused else 'FAIL':>7} {out.strip().splitlines()[0] if out.strip() else ''}")
     # A row stride that is not a multiple of 16 bytes: TMA cannot describe the tensor; the runtime refuses.
     rc, out, _ = run("tma_copy.ptx", "tma_copy", {"M": 1000, "N": 777})
     refused = rc == 1 and "E0424" in out and "multiple of 16" in out
@@ -348,7 +369,8 @@ def sanitize():
              ("tma_copy.ptx", "tma_copy", {"M": 1000, "N": 1004}),
              ("tma_copy_batched.ptx", "tma_copy_batched", {"B": 3, "M": 33, "N": 260}),
              ("gemm_sm90_kn.ptx", "gemm_sm90_kn", {"M": 200, "N": 304, "K": 136}),
-             ("wgmma_rs.ptx", "wgmma_rs", {"M": 200, "N": 300, "K": 136})]
+             ("wgmma_rs.ptx", "wgmma_rs", {"M": 200, "N": 300, "K": 136}),
+             ("dsmem_exchange.ptx", "dsmem_exchange", {"M": 6, "N": 1000})]
     for module, kernel, dims in cases:
         for tool in ("memcheck", "racecheck", "synccheck"):
             cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "9", CUTEC, "run", os.path.join(GPU, module),

@@ -252,6 +252,9 @@ impl KernelBuilder {
     pub fn extract(&mut self, vector: Handle<Expr>, lane: u32) -> Handle<Expr> {
         self.expr(Expr::Extract { vector, lane })
     }
+    pub fn map_shared(&mut self, ptr: Handle<Expr>, cta: Handle<Expr>) -> Handle<Expr> {
+        self.expr(Expr::MapShared { ptr, cta })
+    }
     pub fn compose(&mut self, ty: Type, parts: Vec<Handle<Expr>>) -> Handle<Expr> {
         self.expr(Expr::Compose { ty, parts })
     }

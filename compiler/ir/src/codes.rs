@@ -36,6 +36,8 @@ pub const WARPGROUP_DIVERGENT: &str = "E0312";
 /// The A operand of `gemm` is a register tensor that is not the wgmma's A fragment for the gemm (not made by
 /// `mma.fragment_a`, a part of one, of another element type or another K).
 pub const WGMMA_A_FRAGMENT: &str = "E0316";
+/// `map_shared` of a tensor that is not in this CTA's shared memory.
+pub const NOT_SHARED: &str = "E0317";
 /// Warpgroup roles that do not fit the block: a role without threads, warpgroups without a role, a block that
 /// is not whole warpgroups or not a constant, a `role` elsewhere than at the top level of a kernel body.
 pub const ROLES_DO_NOT_FIT: &str = "E0313";
@@ -196,6 +198,16 @@ through `mma.partition_a` (`copy(mma.partition_a(sa), fa)`), or made by `make_fr
 it into the A operand of the next gemm). A register tensor made otherwise, a slice of a fragment, or a fragment \
 for another K is refused.\n\n    let fa = mma.fragment_a((64, 64));\n    copy(mma.partition_a(sa), fa);\n    \
 gemm(mma, fa, sb, acc, accumulate = false);   // sb: (N, 64) in shared memory\n",
+    },
+    CodeInfo {
+        code: NOT_SHARED,
+        title: "`map_shared` of a tensor outside this CTA's shared memory",
+        explanation: "`map_shared(t, cta)` gives the same shared-memory tensor in another CTA of the cluster \
+(distributed shared memory, `mapa.shared::cluster`): every CTA of a cluster lays out its shared memory alike, so \
+the address of `t`'s base in this CTA names the same tensor there. `t` must be a tensor of this CTA's shared \
+memory (`make_tensor<T, smem>(..)` or a slice of one), not a global tensor, a register fragment, or a tensor \
+already mapped to another CTA.\n\n    let s = make_tensor<f32, smem>(64);\n    let peer = \
+map_shared(s, block_rank_in_cluster ^ 1);   // the other CTA's `s`\n",
     },
     CodeInfo {
         code: ROLES_DO_NOT_FIT,

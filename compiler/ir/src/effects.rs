@@ -35,7 +35,9 @@ const SPACES: [AddrSpace; 4] = [AddrSpace::Global, AddrSpace::Shared, AddrSpace:
 const fn space_bit(space: AddrSpace) -> u32 {
     match space {
         AddrSpace::Global => 0,
-        AddrSpace::Shared => 1,
+        // A peer's shared memory may be this CTA's own (its rank may be this CTA's): accesses through the
+        // cluster window count as accesses to shared memory.
+        AddrSpace::Shared | AddrSpace::SharedCluster => 1,
         AddrSpace::Local => 2,
         AddrSpace::Param => 3,
     }
@@ -204,7 +206,8 @@ pub fn expr(e: &Expr) -> Effects {
         | Expr::Math { .. }
         | Expr::Offset { .. }
         | Expr::Extract { .. }
-        | Expr::Compose { .. } => Effects::NONE,
+        | Expr::Compose { .. }
+        | Expr::MapShared { .. } => Effects::NONE,
     }
 }
 

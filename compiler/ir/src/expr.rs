@@ -286,6 +286,13 @@ pub enum Expr {
         ty: Type,
         parts: Vec<Handle<Expr>>,
     },
+    /// `mapa.shared::cluster`: the address of the shared-memory location `ptr` (a `ptr<shared>` of this CTA) in
+    /// the CTA of rank `cta` of the cluster, a `ptr<shared_cluster>`. Pure: every CTA of a cluster lays out its
+    /// shared memory the same way.
+    MapShared {
+        ptr: Handle<Expr>,
+        cta: Handle<Expr>,
+    },
 }
 
 impl Expr {
@@ -323,6 +330,10 @@ impl Expr {
             }
             Expr::Extract { vector, .. } => f(vector),
             Expr::Compose { ref parts, .. } => parts.iter().copied().for_each(f),
+            Expr::MapShared { ptr, cta } => {
+                f(ptr);
+                f(cta);
+            }
         }
     }
 
@@ -360,6 +371,10 @@ impl Expr {
             }
             Expr::Extract { vector, .. } => *vector = f(*vector),
             Expr::Compose { parts, .. } => parts.iter_mut().for_each(|p| *p = f(*p)),
+            Expr::MapShared { ptr, cta } => {
+                *ptr = f(*ptr);
+                *cta = f(*cta);
+            }
         }
     }
 }

@@ -255,6 +255,7 @@ impl Printer<'_> {
                 let parts: Vec<String> = parts.iter().map(|&p| o(p)).collect();
                 format!("compose {ty} [{}]", parts.join(", "))
             }
+            Expr::MapShared { ptr, cta } => format!("mapa {}, cta {}", o(ptr), o(cta)),
         }
     }
 }

@@ -62,6 +62,11 @@ pub enum AddrSpace {
     Local,
     /// Kernel parameter space (the future home of TMA descriptors passed by value). LLVM address space 101.
     Param,
+    /// The shared memory of any CTA of the cluster (distributed shared memory), addressed by [`Expr::MapShared`]
+    /// (`mapa`). LLVM address space 7.
+    ///
+    /// [`Expr::MapShared`]: crate::Expr::MapShared
+    SharedCluster,
 }
 
 impl AddrSpace {
@@ -71,6 +76,7 @@ impl AddrSpace {
             AddrSpace::Shared => "shared",
             AddrSpace::Local => "local",
             AddrSpace::Param => "param",
+            AddrSpace::SharedCluster => "shared_cluster",
         }
     }
     /// The LLVM NVPTX address-space number.
@@ -80,6 +86,7 @@ impl AddrSpace {
             AddrSpace::Shared => 3,
             AddrSpace::Local => 5,
             AddrSpace::Param => 101,
+            AddrSpace::SharedCluster => 7,
         }
     }
 }

@@ -401,3 +401,26 @@ fn prefetch_tensormap_names_the_map_of_the_copy_and_no_access() {
     let again = cutec_ir::print(&cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")));
     assert_eq!(again, text);
 }
+
+#[test]
+fn map_shared_addresses_the_peer_ctas_shared_memory_and_round_trips() {
+    let (module, text) = lowered_and_optimized(&example("dsmem_exchange.cute"), "dsmem_exchange", &[]);
+    let info = cutec_ir::validate(&module).expect("valid");
+    let (k, info) = (&module.kernels[0], &info.kernels[0]);
+    let maps: Vec<_> = k.exprs.iter().filter(|(_, e)| matches!(e, cutec_ir::Expr::MapShared { .. })).collect();
+    assert_eq!(maps.len(), 1, "{text}");
+    // The write into the peer's inbox goes through the cluster window; the read of the own inbox does not.
+    let mut stores = Vec::new();
+    k.body.visit(&mut |s| {
+        if let Stmt::Store { ptr, .. } = s {
+            stores.push(info.ty(*ptr));
+        }
+    });
+    assert!(stores.contains(&Type::Ptr(AddrSpace::SharedCluster)), "{stores:?}\n{text}");
+    assert!(text.contains("mapa ") && text.contains("ptr<shared_cluster>"), "{text}");
+    let parsed = cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(cutec_ir::print(&parsed), text);
+    // Accesses through the window count as shared-memory accesses: the barrier after them stays after them.
+    let effects = cutec_ir::effects::block(k, &k.body);
+    assert!(effects.contains(cutec_ir::Effects::writes(AddrSpace::Shared)), "{effects:?}");
+}

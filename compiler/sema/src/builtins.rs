@@ -41,6 +41,7 @@ pub enum Builtin {
     BarrierSync,
     SyncWarp,
     ClusterSync,
+    MapShared,
     // Integers.
     CeilDiv,
     // Tensors.
@@ -432,6 +433,14 @@ pub static BUILTINS: &[BuiltinInfo] = &[
     ),
     func(B::SyncWarp, "sync_warp", &[], "()", "Barrier over the warp (`__syncwarp`)."),
     func(B::ClusterSync, "cluster_sync", &[], "()", "Barrier over all threads of the cluster."),
+    func(
+        B::MapShared,
+        "map_shared",
+        &[p("t", K::Tensor), p("cta", K::Int)],
+        "Tensor",
+        "The shared-memory tensor `t` of the CTA of rank `cta` in the cluster (distributed shared memory): the same \
+         layout, read and written with `ld`/`st.shared::cluster`. Order the accesses with `cluster_sync()`.",
+    ),
     func(B::CeilDiv, "ceil_div", &[p("a", K::Int), p("b", K::Int)], "int", "a / b rounded up."),
     func(
         B::LocalTile,

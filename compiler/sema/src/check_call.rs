@@ -484,6 +484,10 @@ impl Fcx<'_, '_> {
                 Some(t) => new_tensor(t.elem.clone(), add(arg(1).rank(), Some(arg(2).wildcards())), t.space),
                 None => err,
             },
+            B::MapShared => match tensor(arg(0)) {
+                Some(t) => new_tensor(t.elem.clone(), t.layout.rank, t.space),
+                None => err,
+            },
             B::LocalPartition => match tensor(arg(0)) {
                 Some(t) => new_tensor(t.elem.clone(), arg(1).rank().or(t.layout.rank), t.space),
                 None => err,

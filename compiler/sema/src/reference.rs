@@ -123,7 +123,7 @@ impl BuiltinGroup {
             | B::Select
             | B::CeilDiv => G::Math,
             B::ShflXor | B::ShflDown | B::ShflIdx => G::Warp,
-            B::SyncThreads | B::BarrierSync | B::SyncWarp | B::ClusterSync => G::Sync,
+            B::SyncThreads | B::BarrierSync | B::SyncWarp | B::ClusterSync | B::MapShared => G::Sync,
             B::LocalTile
             | B::LocalPartition
             | B::MakeFragmentLike
@@ -235,6 +235,12 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
         B::BarrierSync => (HEADER, "    barrier_sync(1, 128);\n"),
         B::SyncWarp => (HEADER, "    sync_warp();\n"),
         B::ClusterSync => (CLUSTER, "    cluster_sync();\n"),
+        B::MapShared => (
+            CLUSTER,
+            "    let s = make_tensor<f32, smem>(64);\n    let peer = map_shared(s, block_rank_in_cluster ^ 1);\n    \
+             peer[thread_idx.x % 64] = 1.0; // into the other CTA's `s`\n    cluster_sync();\n    \
+             x[block_idx.x, thread_idx.x % 64] = s[thread_idx.x % 64];\n",
+        ),
         B::LocalTile => (
             HEADER,
             "    let tile = local_tile(x, (32, 64), (block_idx.x, 0)); // (32,64):(64,1)\n    tile[0, 0] = 0.0;\n",

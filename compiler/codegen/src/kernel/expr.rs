@@ -71,6 +71,9 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             }
             // Defined by its operation statement (`stmt.rs`), never emitted.
             Expr::OpResult(_) => return Err(invalid(h)),
+            Expr::MapShared { ptr, cta } => {
+                self.call(nv::MAPA_SHARED_CLUSTER, &[], &[self.value(ptr)?, self.value(cta)?])?
+            }
             Expr::Extract { vector, lane } => {
                 let v = self.value(vector)?.into_vector_value();
                 let lane = self.context.i32_type().const_int(lane as u64, false);

@@ -32,6 +32,7 @@ const SASS: &[Expect] = &[
     Expect { example: "transpose", defines: &[], has: &["BAR.SYNC", "LDS", "STS"], lacks: &["LDL", "STL"] },
     Expect { example: "tma_copy", defines: &[], has: &["UTMALDG.2D", "UTMASTG.2D", "SYNCS.ARRIVE.TRANS64", "SYNCS.PHASECHK.TRANS64.TRYWAIT"], lacks: &["LDL", "STL", "LDG", "STG"] },
     Expect { example: "tma_copy_batched", defines: &[], has: &["UTMALDG.3D", "UTMASTG.3D"], lacks: &["LDL", "STL", "LDG", "STG"] },
+    Expect { example: "dsmem_exchange", defines: &[], has: &["ST.E", "UCGABAR_ARV", "UCGABAR_WAIT", "LDS"], lacks: &["LDL", "STL"] },
     Expect { example: "gemm_sm90_manual", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64.RED", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STS"] },
     Expect { example: "gemm_sm90_kn", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT"], lacks: &["LDL", "STL"] },
     Expect { example: "wgmma_rs", defines: &[], has: &["HGMMA.64x128x16.F32.BF16", "UTMALDG.2D", "UTMACCTL.PF", "LDG.E"], lacks: &["LDL", "STL"] },

@@ -84,8 +84,46 @@ impl Lower<'_> {
                 self.b.op(Op::FenceProxyAsync);
                 Ok(Value::Unit)
             }
+            Builtin::MapShared => self.map_shared_call(e, args),
             _ => return None,
         })
+    }
+
+    /// `map_shared(t, cta)`: the view `t` of this CTA's shared memory, in the CTA of rank `cta` of the cluster
+    /// (`mapa.shared::cluster` of its base; offsets, swizzle and bounds are the same, since every CTA lays out
+    /// its shared memory alike).
+    fn map_shared_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
+        let (Some(t), Some(cta)) = (args.first(), args.get(1)) else {
+            return self.error(codes::INTERNAL, e.span, "`map_shared` without its operands");
+        };
+        let (view, rank) = (self.expr(&t.value)?, self.expr(&cta.value)?);
+        let rank = self.scalar(&rank, cutec_sema::Scalar::Int, cta.span)?;
+        self.at(e.span);
+        match view {
+            Value::Tensor(v) if v.space == AddrSpace::Shared => {
+                let base = self.b.map_shared(v.base, rank);
+                Ok(Value::Tensor(TensorView { base, space: AddrSpace::SharedCluster, param: None, ..v }))
+            }
+            other => {
+                let what = match &other {
+                    Value::Tensor(v) if v.space == AddrSpace::SharedCluster => "already another CTA's shared memory",
+                    Value::Tensor(v) if v.space == AddrSpace::Global => "a tensor in global memory",
+                    Value::Tensor(_) => "a tensor in registers",
+                    _ => "not a tensor",
+                };
+                let file = self.file();
+                let d = cutec_diagnostics::Diagnostic::error(
+                    codes::NOT_SHARED,
+                    "`map_shared` maps a tensor of this CTA's shared memory",
+                    file,
+                    t.span,
+                )
+                .with_primary_message(what)
+                .with_help("map a tensor made by `make_tensor<T, smem>(..)` (or a slice of one)");
+                self.diagnostics.push(d);
+                Err(super::Reported)
+            }
+        }
     }
 
     /// `barrier_sync(id, threads)`: a named barrier; a constant id must be 1..=15 (0 is `sync_threads`'s) and a

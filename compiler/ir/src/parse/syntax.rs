@@ -61,6 +61,7 @@ fn space(name: &str) -> Option<AddrSpace> {
         "shared" => AddrSpace::Shared,
         "local" => AddrSpace::Local,
         "param" => AddrSpace::Param,
+        "shared_cluster" => AddrSpace::SharedCluster,
         _ => return None,
     })
 }
@@ -787,6 +788,12 @@ impl Parser {
                 let v = self.operands(2)?;
                 self.keyword("x")?;
                 Expr::Offset { base: v[0], index: v[1], elem: self.ty()? }
+            }
+            "mapa" => {
+                let ptr = self.operand()?;
+                self.punct(',')?;
+                self.keyword("cta")?;
+                Expr::MapShared { ptr, cta: self.operand()? }
             }
             "extract" => {
                 let vector = self.operand()?;

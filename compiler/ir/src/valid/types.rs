@@ -131,6 +131,17 @@ pub fn resolve(kernel: &Kernel, me: Handle<Expr>, expr: &Expr, types: &[Type]) -
         }
         // Its statement checks that the operation produces this type.
         Expr::OpResult(t) => t,
+        Expr::MapShared { ptr, cta } => {
+            let p = ty(ptr)?;
+            if p != Type::Ptr(AddrSpace::Shared) {
+                return Err(E::OperandType { expr: me, found: p, expected: "a shared-memory pointer" });
+            }
+            let c = ty(cta)?;
+            if c != Type::I32 {
+                return Err(E::OperandType { expr: me, found: c, expected: "an i32 CTA rank" });
+            }
+            Type::Ptr(AddrSpace::SharedCluster)
+        }
         Expr::Extract { vector, lane } => match ty(vector)? {
             Type::Vector { scalar, lanes } if lane < lanes as u32 => Type::Scalar(scalar),
             t => return Err(E::OperandType { expr: me, found: t, expected: "a vector with that lane" }),
@@ -188,5 +199,5 @@ pub fn check_access(ty: Type, align: u32) -> Result<(), &'static str> {
 
 /// Which address spaces a store may write.
 pub fn storable(space: AddrSpace) -> bool {
-    matches!(space, AddrSpace::Global | AddrSpace::Shared | AddrSpace::Local)
+    matches!(space, AddrSpace::Global | AddrSpace::Shared | AddrSpace::Local | AddrSpace::SharedCluster)
 }
