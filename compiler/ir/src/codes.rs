@@ -38,6 +38,8 @@ pub const WARPGROUP_DIVERGENT: &str = "E0312";
 pub const WGMMA_A_FRAGMENT: &str = "E0316";
 /// `map_shared` of a tensor that is not in this CTA's shared memory.
 pub const NOT_SHARED: &str = "E0317";
+/// `map_shared` before any `cluster_sync()`: the other CTAs of the cluster may not have started.
+pub const DSMEM_BEFORE_CLUSTER_SYNC: &str = "E0318";
 /// Warpgroup roles that do not fit the block: a role without threads, warpgroups without a role, a block that
 /// is not whole warpgroups or not a constant, a `role` elsewhere than at the top level of a kernel body.
 pub const ROLES_DO_NOT_FIT: &str = "E0313";
@@ -208,6 +210,18 @@ the address of `t`'s base in this CTA names the same tensor there. `t` must be a
 memory (`make_tensor<T, smem>(..)` or a slice of one), not a global tensor, a register fragment, or a tensor \
 already mapped to another CTA.\n\n    let s = make_tensor<f32, smem>(64);\n    let peer = \
 map_shared(s, block_rank_in_cluster ^ 1);   // the other CTA's `s`\n",
+    },
+    CodeInfo {
+        code: DSMEM_BEFORE_CLUSTER_SYNC,
+        title: "another CTA's shared memory mapped before the cluster has synchronised",
+        explanation: "The CTAs of a cluster are scheduled together, but one may start before another: until a CTA \
+has started, its shared memory is not its own, and a peer's write into it through `map_shared` is lost or \
+lands in another kernel's memory. `cluster_sync()` returns only once every CTA of the cluster has arrived, so \
+each has started; the compiler asks for one before any `map_shared` in the kernel, in program order. A second \
+`cluster_sync()` after the accesses orders them before the reads of the other CTA, and keeps a CTA from leaving \
+while its peers may still write into it.\n\n    cluster_sync();                                   // every CTA has started\n    \
+let peer = map_shared(inbox, block_rank_in_cluster ^ 1);\n    peer[thread_idx.x] = mine;\n    cluster_sync();   \
+                                // the writes are done and visible\n",
     },
     CodeInfo {
         code: ROLES_DO_NOT_FIT,

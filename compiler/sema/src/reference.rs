@@ -237,7 +237,8 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
         B::ClusterSync => (CLUSTER, "    cluster_sync();\n"),
         B::MapShared => (
             CLUSTER,
-            "    let s = make_tensor<f32, smem>(64);\n    let peer = map_shared(s, block_rank_in_cluster ^ 1);\n    \
+            "    let s = make_tensor<f32, smem>(64);\n    cluster_sync(); // every CTA of the cluster has started\n    \
+             let peer = map_shared(s, block_rank_in_cluster ^ 1);\n    \
              peer[thread_idx.x % 64] = 1.0; // into the other CTA's `s`\n    cluster_sync();\n    \
              x[block_idx.x, thread_idx.x % 64] = s[thread_idx.x % 64];\n",
         ),

@@ -169,6 +169,8 @@ pub(crate) struct Lower<'p> {
     pub divergent: Vec<Span>,
     /// The views `mma.partition_c` made, by their offset's IR value ([`stmatrix::WarpFragment`]).
     pub warp_fragments: HashMap<u32, stmatrix::WarpFragment>,
+    /// Whether a `cluster_sync()` came before, in program order: `map_shared` needs one.
+    pub cluster_synced: bool,
     /// The register arrays laid out as a wgmma's (thread, value) map of a 64 x `cols` tile (`fragment_c`,
     /// `fragment_a`, and `make_fragment_like` of a whole one), by allocation: what `gemm` accepts as A in
     /// registers.
@@ -211,6 +213,7 @@ impl<'p> Lower<'p> {
             tma_uses: Vec::new(),
             divergent: Vec::new(),
             warp_fragments: HashMap::new(),
+            cluster_synced: false,
             wgmma_fragments: HashMap::new(),
             roles: HashMap::new(),
             mbarriers: sync_check::MbarrierUses::default(),

@@ -77,6 +77,7 @@ impl Lower<'_> {
             Builtin::ClusterSync => {
                 self.at(e.span);
                 self.b.op(Op::ClusterBarrier);
+                self.cluster_synced = true;
                 Ok(Value::Unit)
             }
             Builtin::FenceProxyAsync => {
@@ -99,6 +100,22 @@ impl Lower<'_> {
         let (view, rank) = (self.expr(&t.value)?, self.expr(&cta.value)?);
         let rank = self.scalar(&rank, cutec_sema::Scalar::Int, cta.span)?;
         self.at(e.span);
+        // A CTA of the cluster may not have started yet, and its shared memory is not its own until it has:
+        // `cluster_sync()` first (CUDA's programming guide, "Distributed Shared Memory"; compute-sanitizer's
+        // racecheck reports the write otherwise).
+        if !self.cluster_synced {
+            let file = self.file();
+            let d = cutec_diagnostics::Diagnostic::error(
+                codes::DSMEM_BEFORE_CLUSTER_SYNC,
+                "another CTA's shared memory is mapped before the cluster has synchronised",
+                file,
+                e.span,
+            )
+            .with_primary_message("the CTA of this rank may not have started yet")
+            .with_help("call `cluster_sync()` before `map_shared`: every CTA of the cluster has then started");
+            self.diagnostics.push(d);
+            return Err(super::Reported);
+        }
         match view {
             Value::Tensor(v) if v.space == AddrSpace::Shared => {
                 let base = self.b.map_shared(v.base, rank);
