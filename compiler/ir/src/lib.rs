@@ -25,8 +25,8 @@
 //!
 //! # Asynchrony: how the Hopper pieces are written
 //!
-//! (In the IR now, with printer, parser, effects, validator and dependency graph; code generation reports them
-//! as not supported yet until the passes that produce them land.)
+//! (In the IR, with printer, parser, effects, validator and dependency graph, and code generation; the language
+//! writes them by hand today, and the scheduling passes will write them from plain loops.)
 //!
 //! - **TMA**: a kernel parameter of type `ptr<param>` (64-byte aligned) is the tensor map;
 //!   `tma.load %dst, %map[%c0, %c1], %bar` copies a box into shared memory *asynchronously* (effects:
@@ -41,7 +41,12 @@
 //! - **Warpgroup roles**: `warpgroup producer 0..1 regs(40) { .. }` and `warpgroup consumer 1..3 regs(232) { .. }`
 //!   ([`Stmt::Warpgroup`], [`Role`]): a region run only by warpgroups `first..first + count` of a one-dimensional
 //!   block (`thread_idx.x / 128`), with the register budget `setmaxnreg` gives it (`.inc` or `.dec` against the
-//!   registers at entry, [`Kernel::entry_registers`]). The language's `role` statements lower to them.
+//!   registers at entry, [`Kernel::entry_registers`]). The language's `role` statements lower to them;
+//!   consecutive regions of disjoint warpgroups are one `else if` chain in code generation.
+//! - **Distributed shared memory**: `mapa %p, cta %r` ([`Expr::MapShared`]) is the `ptr<shared_cluster>` of the
+//!   shared-memory location `%p` in the CTA of rank `%r` of the cluster; loads and stores through it count as
+//!   shared-memory effects (the rank may be the CTA's own). `stmatrix.x4 %row, %r0, ..` ([`Op::Stmatrix`]) is a
+//!   warp's store of four 8 x 8 matrices of 16-bit elements.
 //!
 //! A two-stage TMA ring loop (`tests/ir/tma_ring.ir`; its dependency graph is snapshot-tested):
 //!
