@@ -9,7 +9,7 @@
 //! 3. **Statements**, walking the body: every non-global expression is defined at most once, by an `Emit` or, for
 //!    an operation's result, by its operation statement, and global ones never; every use (by an emitted
 //!    expression or a statement) comes after its definition in the same block or an enclosing one (a `while`'s
-//!    header encloses its condition and body); operations have operands of their types ([`ops`]); stores write
+//!    header encloses its condition and body); operations have operands of their types (`ops.rs`); stores write
 //!    global, shared or local memory with a legal type and alignment; conditions are `i1`; loop variables are
 //!    integers the body never writes; `break`/`continue` are inside a loop; warpgroup register budgets are what
 //!    `setmaxnreg` accepts; no store goes through a pointer derived from a `readonly` parameter (back ends tell
