@@ -7,7 +7,7 @@
 //! - `data`: SSA def-use, a value defined by one statement (an emission or an operation's result) and used by
 //!   the other;
 //! - `var.raw|war|waw`: a variable written then read, read then written, or written twice;
-//! - `mem.raw|war|waw(space)`: memory accesses of one address space, from the [`effects`](crate::effects), without
+//! - `mem.raw|war|waw(space)`: memory accesses of one address space, from the [effects model](crate::effects), without
 //!   alias analysis (two accesses to shared memory may touch the same bytes);
 //! - `order`: a barrier or fence (`bar.sync`, `mbarrier.wait`, `wgmma.wait_group`...) and a memory access it
 //!   orders;
