@@ -182,10 +182,12 @@ make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n",
         title: "a warpgroup operation some of its threads may skip",
         explanation: "`gemm` (its `wgmma.mma_async` and fences), `wgmma_wait` and `setmaxnreg` are executed by all \
 128 threads of a warpgroup together (`.sync.aligned`); if some threads of a warpgroup skip one, the kernel hangs \
-or computes garbage. The compiler checks each enclosing `if` and `while`: a condition on `thread_idx.x` is fine \
-when it only looks at `thread_idx.x / 128` (or a multiple of 128, or a shift by 7 or more), which is the same in \
-a whole warpgroup; a condition on `thread_idx.x % 128`, `lane_idx`, `warp_idx` or `elect_one()` is not. The \
-secondary label shows the condition.\n\n    let wg = thread_idx.x / 128;\n    if wg == 1 { gemm(mma, sa, sb, acc); }          // fine\n    \
+or computes garbage. The compiler checks each enclosing `if` and `while` and the bounds of each enclosing `for`: \
+a condition on `thread_idx.x` is fine when it only looks at `thread_idx.x / 128` (or a multiple of 128, or a \
+shift by 7 or more), which is the same in a whole warpgroup; a condition on `thread_idx.x % 128`, `lane_idx`, \
+`warp_idx` or `elect_one()` is not. A `return` under such a condition earlier in the kernel, or a `break` or \
+`continue` under one earlier in an enclosing loop's body, leaves some threads out just the same. The secondary \
+label shows the condition, the bounds or the jump.\n\n    let wg = thread_idx.x / 128;\n    if wg == 1 { gemm(mma, sa, sb, acc); }          // fine\n    \
 if thread_idx.x == 0 { gemm(mma, sa, sb, acc); }  // error\n",
     },
     CodeInfo {

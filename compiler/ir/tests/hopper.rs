@@ -424,3 +424,13 @@ fn map_shared_addresses_the_peer_ctas_shared_memory_and_round_trips() {
     let effects = cutec_ir::effects::block(k, &k.body);
     assert!(effects.contains(cutec_ir::Effects::writes(AddrSpace::Shared)), "{effects:?}");
 }
+
+#[test]
+fn stmatrix_is_not_used_after_some_threads_returned() {
+    // The same store as the swizzled case, after a `return` that some lanes take: stmatrix would need them.
+    let src = STORE_ACC
+        .replace("    if TILE == 0 {\n", "    if lane_idx == 31 {\n        return;\n    }\n    if TILE == 0 {\n");
+    let (module, _) = lowered_and_optimized(&src, "store_acc", &[("TILE", 0)]);
+    let st = ops(&module.kernels[0]).iter().filter(|o| matches!(o, Op::Stmatrix { .. })).count();
+    assert_eq!(st, 0);
+}

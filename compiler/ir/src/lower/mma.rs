@@ -71,18 +71,33 @@ impl Lower<'_> {
         }
     }
 
-    /// E0312 at `span` when an enclosing condition may split a warpgroup.
+    /// Where the code being lowered may run on part of a warpgroup only: the innermost enclosing condition (or
+    /// loop bounds) that may differ between its threads, else an earlier `return`, or a `break`/`continue` earlier
+    /// in an enclosing loop's body, taken by some of its threads only; with what to say there.
+    pub(super) fn warpgroup_split(&self) -> Option<(Span, &'static str)> {
+        if let Some(&split) = self.divergent.last() {
+            return Some(split);
+        }
+        if let Some(exit) = self.loop_exits.iter().flatten().next() {
+            return Some((*exit, "some threads of the warpgroup may skip the rest of the loop's body here"));
+        }
+        self.left_early.map(|r| (r, "some threads of the warpgroup may have left the kernel here"))
+    }
+
+    /// E0312 at `span` when the warpgroup may be split there (see [`Lower::warpgroup_split`]).
     fn require_whole_warpgroup(&mut self, span: Span, what: &str) -> LResult<()> {
-        let Some(&cond) = self.divergent.last() else { return Ok(()) };
+        let Some((at, why)) = self.warpgroup_split() else { return Ok(()) };
         let file = self.file();
         let d = cutec_diagnostics::Diagnostic::error(
             codes::WARPGROUP_DIVERGENT,
-            format!("{what} needs all 128 threads of the warpgroup, but a condition around it may split it"),
+            format!("{what} needs all 128 threads of the warpgroup, but some of them may not be here"),
             file,
             span,
         )
-        .with_label(file, cond, "this condition may differ between the threads of a warpgroup")
-        .with_help("test `thread_idx.x / 128` (the warpgroup), not a thread or a lane, around warpgroup operations");
+        .with_label(file, at, why)
+        .with_help(
+            "make what leaves threads out depend on `thread_idx.x / 128` (the warpgroup), not on a thread or a lane",
+        );
         self.diagnostics.push(d);
         Err(super::Reported)
     }

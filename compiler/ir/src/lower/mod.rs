@@ -165,8 +165,14 @@ pub(crate) struct Lower<'p> {
     pub tensor_maps: Vec<(cutec_manifest::TensorMapParam, Handle<Expr>)>,
     /// The kernel parameters TMA copies read (`false`) or write (`true`) through a tensor map.
     pub tma_uses: Vec<(usize, bool)>,
-    /// The enclosing conditions that may differ between the threads of a warpgroup (innermost last).
-    pub divergent: Vec<Span>,
+    /// The enclosing conditions (and loop bounds) that may differ between the threads of a warpgroup, innermost
+    /// last, with what a diagnostic says of each.
+    pub divergent: Vec<(Span, &'static str)>,
+    /// A `return` under such a condition, lowered earlier: the code after it runs without the threads that took it.
+    pub left_early: Option<Span>,
+    /// Per enclosing loop: a `break` or `continue` under such a condition in its body so far (the rest of the
+    /// body runs without the threads that took it).
+    pub loop_exits: Vec<Option<Span>>,
     /// The views `mma.partition_c` made, by their offset's IR value ([`stmatrix::WarpFragment`]).
     pub warp_fragments: HashMap<u32, stmatrix::WarpFragment>,
     /// Whether a `cluster_sync()` came before, in program order: `map_shared` needs one.
@@ -212,6 +218,8 @@ impl<'p> Lower<'p> {
             tensor_maps: Vec::new(),
             tma_uses: Vec::new(),
             divergent: Vec::new(),
+            left_early: None,
+            loop_exits: Vec::new(),
             warp_fragments: HashMap::new(),
             cluster_synced: false,
             wgmma_fragments: HashMap::new(),

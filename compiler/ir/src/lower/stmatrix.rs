@@ -71,7 +71,7 @@ impl Lower<'_> {
         if dst.space != AddrSpace::Shared || src.space != AddrSpace::Local || to_elem.size_bytes() != 2 {
             return Ok(false);
         }
-        if !self.divergent.is_empty() || so.is_empty() || !so.len().is_multiple_of(GROUP) {
+        if self.warpgroup_split().is_some() || so.is_empty() || !so.len().is_multiple_of(GROUP) {
             return Ok(false);
         }
         let SymInt::Value { id, .. } = dst.offset else { return Ok(false) };

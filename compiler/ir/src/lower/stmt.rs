@@ -71,7 +71,7 @@ impl Lower<'_> {
                 self.at(s.span);
                 let splits = !self.warpgroup_uniform(c, 0);
                 if splits {
-                    self.divergent.push(cond.span);
+                    self.divergent.push((cond.span, "this condition may differ between the threads of a warpgroup"));
                 }
                 self.b.open_block();
                 // What the condition says holds in the `then` block: accesses there may need no predicate.
@@ -108,9 +108,20 @@ impl Lower<'_> {
                 self.frame_mut()?.bindings.insert(*id, Binding::Var(var, Scalar::Int));
                 self.loop_ranges.insert(var, (lo, hi));
                 self.epoch += 1;
+                // Bounds that differ between the threads of a warpgroup give them different trip counts.
+                let splits = !(self.warpgroup_uniform(lo, 0) && self.warpgroup_uniform(hi, 0));
+                if splits {
+                    let bounds = cutec_diagnostics::Span { start: start.span.start, end: end.span.end };
+                    self.divergent.push((bounds, "these bounds may differ between the threads of a warpgroup"));
+                }
+                self.loop_exits.push(None);
                 self.b.open_block();
                 let r = self.block(body);
                 let body = self.b.close_block();
+                self.loop_exits.pop();
+                if splits {
+                    self.divergent.pop();
+                }
                 self.epoch += 1;
                 self.loop_ranges.remove(&var);
                 self.at(s.span);
@@ -128,12 +139,14 @@ impl Lower<'_> {
                 let c = c?;
                 let splits = !self.warpgroup_uniform(c, 0);
                 if splits {
-                    self.divergent.push(cond.span);
+                    self.divergent.push((cond.span, "this condition may differ between the threads of a warpgroup"));
                 }
                 self.b.open_block();
                 let known = self.facts.len();
                 self.learn(c);
+                self.loop_exits.push(None);
                 let r = self.block(body);
+                self.loop_exits.pop();
                 self.facts.truncate(known);
                 if splits {
                     self.divergent.pop();
@@ -145,16 +158,24 @@ impl Lower<'_> {
                 r
             }
             StmtKind::Return(None) if self.frames.len() == 1 => {
+                if !self.divergent.is_empty() && self.left_early.is_none() {
+                    self.left_early = Some(s.span);
+                }
                 self.b.ret();
                 Ok(())
             }
             StmtKind::Return(_) => self.unsupported(s.span, "`return` here"),
-            StmtKind::Break => {
-                self.b.break_();
-                Ok(())
-            }
-            StmtKind::Continue => {
-                self.b.continue_();
+            StmtKind::Break | StmtKind::Continue => {
+                if !self.divergent.is_empty()
+                    && let Some(exit @ None) = self.loop_exits.last_mut()
+                {
+                    *exit = Some(s.span);
+                }
+                if matches!(s.kind, StmtKind::Break) {
+                    self.b.break_();
+                } else {
+                    self.b.continue_();
+                }
                 Ok(())
             }
             StmtKind::Block(b) => self.block(b),
