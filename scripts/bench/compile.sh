@@ -42,4 +42,15 @@ for name, args, bar in cases:
     print(f"{name:<18} " + " ".join(f"{med.get(c, 0):>7.2f}" for c in cols)
           + f" {med.get('total', 0):>8.2f} {wall:>8.2f}  {wall / bar:.2f}x of {bar:.0f} ms")
 print(f"(milliseconds, medians of {runs} builds; 'process' includes starting the binary and writing the PTX)")
+# The machine's speed varies from day to day and minute to minute (a VM): a fixed amount of CPU work, timed the
+# same way in the same run, is the anchor to compare figures across runs by.
+def anchor():
+    t0 = time.perf_counter()
+    s = 0
+    for i in range(3_000_000):
+        s += i
+    return (time.perf_counter() - t0) * 1e3
+loops = [anchor() for _ in range(runs)]
+print(f"anchor: a fixed Python loop of 3M additions, median {statistics.median(loops):.0f} ms, "
+      f"min {min(loops):.0f} ms, max {max(loops):.0f} ms over {runs} runs")
 PY
