@@ -23,6 +23,12 @@ fn main() -> ExitCode {
     // An internal error is a bug in cutec, never the user's fault: say so (E0402) and where to report it, like
     // rustc, in the format of every other diagnostic.
     std::panic::set_hook(Box::new(|info| {
+        // A reader that stopped reading (`cutec explain E0313 | head`): nothing is wrong, and there is nobody
+        // left to tell. `print!` panics on it; Unix tools end quietly.
+        if panic_message(info).is_some_and(|m| m.starts_with("failed printing to stdout") && m.contains("Broken pipe"))
+        {
+            std::process::exit(0);
+        }
         let d = Diagnostic::unlocated(cutec::codes::INTERNAL, format!("internal compiler error: {info}"))
             .with_note("cutec should never panic; please report this with the input that caused it");
         let mut err = std::io::stderr().lock();
@@ -40,4 +46,10 @@ fn main() -> ExitCode {
             ExitCode::from(101)
         }
     }
+}
+
+/// The message a panic was raised with, when it is text.
+fn panic_message<'a>(info: &'a std::panic::PanicHookInfo<'_>) -> Option<&'a str> {
+    let payload = info.payload();
+    payload.downcast_ref::<&str>().copied().or_else(|| payload.downcast_ref::<String>().map(String::as_str))
 }

@@ -117,6 +117,24 @@ fn version_and_explain() {
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("E0400: "));
 }
 
+/// A reader that stops reading (`cutec explain E0313 | head -1`) ends the output quietly: no internal error.
+#[test]
+fn a_closed_standard_output_is_not_an_internal_error() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cutec"))
+        .args(["explain", "E0313"])
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("cutec runs");
+    // Closed before cutec writes anything: its first write fails with a broken pipe.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("cutec ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("internal compiler error") && !err.contains("E0402"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
 #[test]
 fn build_emits_tokens_and_ast() {
     let o = cutec(&["build", "examples/copy.cute", "--emit", "ast"]);
