@@ -40,6 +40,8 @@ pub const WGMMA_A_FRAGMENT: &str = "E0316";
 pub const NOT_SHARED: &str = "E0317";
 /// `map_shared` before any `cluster_sync()`: the other CTAs of the cluster may not have started.
 pub const DSMEM_BEFORE_CLUSTER_SYNC: &str = "E0318";
+/// A CTA rank (`map_shared`, `mbarrier_arrive(.., cta = r)`) not provably inside the kernel's cluster.
+pub const CTA_RANK: &str = "E0319";
 /// Warpgroup roles that do not fit the block: a role without threads, warpgroups without a role, a block that
 /// is not whole warpgroups or not a constant, a `role` elsewhere than at the top level of a kernel body.
 pub const ROLES_DO_NOT_FIT: &str = "E0313";
@@ -224,6 +226,17 @@ each has started; the compiler asks for one before any `map_shared` in the kerne
 while its peers may still write into it.\n\n    cluster_sync();                                   // every CTA has started\n    \
 let peer = map_shared(inbox, block_rank_in_cluster ^ 1);\n    peer[thread_idx.x] = mine;\n    cluster_sync();   \
                                 // the writes are done and visible\n",
+    },
+    CodeInfo {
+        code: CTA_RANK,
+        title: "a CTA rank that may be outside the cluster",
+        explanation: "`map_shared(t, r)` and `mbarrier_arrive(bar, cta = r)` name the CTA of rank `r` in the \
+cluster. The hardware does not report a rank outside the cluster: `mapa` of it is undefined, and the access \
+lands anywhere. So the compiler asks that `0 <= r < cluster size` be provable where the rank is used: a \
+constant, a loop variable of `for r in 0..CLUSTER unroll`, or `block_rank_in_cluster` (with `^ k` for a \
+partner). The kernel must also be launched in clusters (`launch(.., cluster = (2))`).\n\n    \
+let peer = map_shared(s, block_rank_in_cluster ^ 1);   // fine in clusters of 2\n    \
+let far = map_shared(s, thread_idx.x);                 // error: not bounded by the cluster\n",
     },
     CodeInfo {
         code: ROLES_DO_NOT_FIT,

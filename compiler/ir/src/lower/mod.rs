@@ -380,6 +380,20 @@ impl<'p> Lower<'p> {
         Err(Reported)
     }
 
+    /// Reports an error at `span` with what its primary label says there and a help line.
+    pub fn refuse<T>(
+        &mut self,
+        code: &'static str,
+        span: Span,
+        message: impl Into<String>,
+        label: impl Into<String>,
+        help: impl Into<String>,
+    ) -> LResult<T> {
+        let d = Diagnostic::error(code, message, self.file(), span).with_primary_message(label).with_help(help);
+        self.diagnostics.push(d);
+        Err(Reported)
+    }
+
     /// Reports E0305 for the const generic `name` of the current function, which has no value: at its
     /// declaration, with the use that needed it as a secondary label. `use_span` is that use, or a parameter's
     /// name (the use is then found in its type), or the signature (the use is then found in the launch clause).

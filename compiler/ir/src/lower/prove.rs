@@ -276,6 +276,21 @@ impl Lower<'_> {
                 (Some(m), _) | (_, Some(m)) if m >= 0 => (zero(), Some(Linear::constant(m))),
                 _ => (None, None),
             },
+            // `x ^ m` of a non-negative `x` and a constant `m >= 0` stays below the next power of two above both.
+            Expr::Binary { op: BinaryOp::Xor, lhs, rhs } => match (self.ir_const(*lhs), self.ir_const(*rhs)) {
+                (Some(m), None) | (None, Some(m)) if m >= 0 => {
+                    let x = if self.ir_const(*lhs).is_some() { *rhs } else { *lhs };
+                    match self.range_of_value(x, depth + 1) {
+                        (Some(lo), Some(hi)) if self.nonneg(&lo, depth + 1) && hi.terms.is_empty() => {
+                            let top = hi.konst.max(m).max(0) as u64;
+                            let bound = (top + 1).next_power_of_two() as i64 - 1;
+                            (zero(), Some(Linear::constant(bound)))
+                        }
+                        _ => (None, None),
+                    }
+                }
+                _ => (None, None),
+            },
             // `x >> k` of a non-negative `x` is `x / 2^k`.
             Expr::Binary { op: BinaryOp::Shr, lhs, rhs } => match self.ir_const(*rhs) {
                 Some(k) if (0..31).contains(&k) => {

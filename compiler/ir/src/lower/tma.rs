@@ -90,6 +90,33 @@ impl Lower<'_> {
         })
     }
 
+    /// E0319 unless `rank` is provably the rank of a CTA of the kernel's cluster (`0 <= rank < cluster size`):
+    /// `mapa` of any other rank is undefined behaviour, not an error the hardware reports.
+    fn require_cta_rank(&mut self, rank: Handle<Expr>, span: Span) -> LResult<()> {
+        let size = self.b.kernel().cluster.map(|c| i64::from(c[0]) * i64::from(c[1]) * i64::from(c[2]));
+        let r = self.sym_value(rank, 1);
+        let ok = size.is_some_and(|n| self.proves_nonneg(&r) && self.proves_below(&r, &SymInt::Const(n)));
+        if ok {
+            return Ok(());
+        }
+        let (message, label, help) = match size {
+            Some(n) => (
+                format!("this CTA rank may be outside the cluster of {n} CTAs"),
+                format!("not provably in 0..{n}"),
+                format!(
+                    "use a rank the compiler can bound: a constant below {n}, a loop variable over `0..{n}`, \
+                     `block_rank_in_cluster` or `block_rank_in_cluster ^ k`"
+                ),
+            ),
+            None => (
+                "another CTA of the cluster is named, but the kernel is not launched in clusters".to_string(),
+                "a CTA of which cluster?".to_string(),
+                "add `cluster = (..)` to the kernel's `launch(..)`".to_string(),
+            ),
+        };
+        self.refuse(codes::CTA_RANK, span, message, label, help)
+    }
+
     /// `map_shared(t, cta)`: the view `t` of this CTA's shared memory, in the CTA of rank `cta` of the cluster
     /// (`mapa.shared::cluster` of its base; offsets, swizzle and bounds are the same, since every CTA lays out
     /// its shared memory alike).
@@ -99,22 +126,19 @@ impl Lower<'_> {
         };
         let (view, rank) = (self.expr(&t.value)?, self.expr(&cta.value)?);
         let rank = self.scalar(&rank, cutec_sema::Scalar::Int, cta.span)?;
+        self.require_cta_rank(rank, cta.span)?;
         self.at(e.span);
         // A CTA of the cluster may not have started yet, and its shared memory is not its own until it has:
         // `cluster_sync()` first (CUDA's programming guide, "Distributed Shared Memory"; compute-sanitizer's
         // racecheck reports the write otherwise).
         if !self.cluster_synced {
-            let file = self.file();
-            let d = cutec_diagnostics::Diagnostic::error(
+            return self.refuse(
                 codes::DSMEM_BEFORE_CLUSTER_SYNC,
-                "another CTA's shared memory is mapped before the cluster has synchronised",
-                file,
                 e.span,
-            )
-            .with_primary_message("the CTA of this rank may not have started yet")
-            .with_help("call `cluster_sync()` before `map_shared`: every CTA of the cluster has then started");
-            self.diagnostics.push(d);
-            return Err(super::Reported);
+                "another CTA's shared memory is mapped before the cluster has synchronised",
+                "the CTA of this rank may not have started yet",
+                "call `cluster_sync()` before `map_shared`: every CTA of the cluster has then started",
+            );
         }
         match view {
             Value::Tensor(v) if v.space == AddrSpace::Shared => {
@@ -128,17 +152,13 @@ impl Lower<'_> {
                     Value::Tensor(_) => "a tensor in registers",
                     _ => "not a tensor",
                 };
-                let file = self.file();
-                let d = cutec_diagnostics::Diagnostic::error(
+                self.refuse(
                     codes::NOT_SHARED,
-                    "`map_shared` maps a tensor of this CTA's shared memory",
-                    file,
                     t.span,
+                    "`map_shared` maps a tensor of this CTA's shared memory",
+                    what,
+                    "map a tensor made by `make_tensor<T, smem>(..)` (or a slice of one)",
                 )
-                .with_primary_message(what)
-                .with_help("map a tensor made by `make_tensor<T, smem>(..)` (or a slice of one)");
-                self.diagnostics.push(d);
-                Err(super::Reported)
             }
         }
     }
@@ -200,7 +220,9 @@ impl Lower<'_> {
         let remote = match args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "cta")) {
             Some(a) => {
                 let v = self.expr(&a.value)?;
-                Some(self.scalar(&v, Scalar::Int, a.span)?)
+                let r = self.scalar(&v, Scalar::Int, a.span)?;
+                self.require_cta_rank(r, a.span)?;
+                Some(r)
             }
             None => None,
         };
