@@ -51,22 +51,56 @@ def load(path):
     return torch.from_numpy(np.load(path)).to("cuda")
 
 
+def run_read(work, module, kernel, dims, inputs, output, bench=False):
+    """`cutec run` with the tensors `inputs` saved and `output` read back: (rc, output text, bench dict,
+    {name: tensor}, empty when the run failed); the files are removed."""
+    paths = {n: os.path.join(work, f"{n}.npy") for n in (*inputs, output)}
+    rc, out, b = run(module, kernel, dims, saves=[(n, paths[n]) for n in inputs], outputs=[(output, paths[output])],
+                     bench=bench)
+    tensors = {n: load(p) for n, p in paths.items()} if rc == 0 else {}
+    for p in paths.values():
+        if os.path.exists(p):
+            os.remove(p)
+    return rc, out, b, tensors
+
+
+def gemm_case(work, module, kernel, m, n, k, b_kn=False, label=None, note=""):
+    """One GEMM against float32 A * B^T of the same bf16 inputs (A * B when B is stored K x N): prints its line,
+    gives whether it passed (relative Frobenius error <= 1e-2, every element finite)."""
+    label = label or f"{f'{m}x{n}x{k}':>18}"
+    rc, out, _, t = run_read(work, module, kernel, {"M": m, "N": n, "K": k}, ("a", "b"), "c")
+    if rc != 0:
+        print(f"{label} FAIL cutec run failed:\n{out}")
+        return False
+    a, b, c = (t[x].float() for x in "abc")
+    ref = a @ b if b_kn else a @ b.T
+    rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
+    ok = bool(torch.isfinite(c).all()) and rel <= 1e-2 and (not b_kn or tuple(b.shape) == (k, n))
+    print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}{note}")
+    return ok
+
+
+def refused(module, kernel, dims, label, must=""):
+    """A launch the runtime must refuse before any GPU work (E0424, and `must` in its message)."""
+    rc, out, _ = run(module, kernel, dims)
+    ok = rc == 1 and "E0424" in out and must in out
+    print(f"{label} {'REFUSED' if ok else 'FAIL'} {out.strip().splitlines()[0] if out.strip() else ''}")
+    return ok
+
+
 def copy_part(work, quick):
     ok_all = True
     print("== tma_copy: y = x through shared memory with TMA (f32, tiles of 32 x 256)")
     print(f"{'M x N':>14} {'status':>7} {'cutec ms':>9} {'GB/s':>7} {'torch ms':>9} {'GB/s':>7} {'cutec/torch':>11}")
     shapes = [(1, 4), (33, 260), (1000, 1004), (4096, 4096)] + ([] if quick else [(16384, 16384), (8192, 32768)])
     for m, n in shapes:
-        px, py = os.path.join(work, "x.npy"), os.path.join(work, "y.npy")
         big = m * n >= 1 << 26
-        rc, out, b = run("tma_copy.ptx", "tma_copy", {"M": m, "N": n}, saves=[("x", px)], outputs=[("y", py)],
-                         bench=big)
+        rc, out, b, t = run_read(work, "tma_copy.ptx", "tma_copy", {"M": m, "N": n}, ("x",), "y", bench=big)
         if rc != 0:
             print(f"{f'{m}x{n}':>14} {'FAIL':>7} cutec run failed:\n{out}")
             ok_all = False
             continue
-        x, y = load(px), load(py)
-        ok = bool(torch.equal(x, y))
+        ok = bool(torch.equal(t["x"], t["y"]))
         ok_all &= ok
         if big:
             ms = float(b["median_ms"])
@@ -78,50 +112,33 @@ def copy_part(work, quick):
             del xt, yt
         else:
             print(f"{f'{m}x{n}':>14} {'PASS' if ok else 'FAIL':>7}")
-        os.remove(px)
-        os.remove(py)
     # Three-dimensional maps: a batch of matrices, one box of (1, 32, 128) per CTA.
     print("   tma_copy_batched: y[b] = x[b] through a 3-D tensor map")
     for bt, m, n in [(5, 1, 4), (3, 33, 260), (2, 1000, 1004), (7, 128, 128)]:
-        px, py = os.path.join(work, "x.npy"), os.path.join(work, "y.npy")
-        rc, out, _ = run("tma_copy_batched.ptx", "tma_copy_batched", {"B": bt, "M": m, "N": n}, saves=[("x", px)],
-                         outputs=[("y", py)])
+        rc, out, _, t = run_read(work, "tma_copy_batched.ptx", "tma_copy_batched", {"B": bt, "M": m, "N": n},
+                                 ("x",), "y")
         if rc != 0:
             print(f"{f'{bt}x{m}x{n}':>14} {'FAIL':>7} cutec run failed:\n{out}")
             ok_all = False
             continue
-        x, y = load(px), load(py)
-        ok = tuple(x.shape) == (bt, m, n) and bool(torch.equal(x, y))
+        ok = tuple(t["x"].shape) == (bt, m, n) and bool(torch.equal(t["x"], t["y"]))
         ok_all &= ok
         print(f"{f'{bt}x{m}x{n}':>14} {'PASS' if ok else 'FAIL':>7}")
-        os.remove(px)
-        os.remove(py)
     # Distributed shared memory: each CTA of a pair writes its row into the other's shared memory.
     print("   dsmem_exchange: y[r] = x[r] + x[r ^ 1] through the peer CTA's shared memory (clusters of 2)")
     for m, n in [(2, 4), (6, 1000), (1000, 777), (4096, 4096)]:
-        px, py = os.path.join(work, "x.npy"), os.path.join(work, "y.npy")
-        rc, out, _ = run("dsmem_exchange.ptx", "dsmem_exchange", {"M": m, "N": n}, saves=[("x", px)],
-                         outputs=[("y", py)])
+        rc, out, _, t = run_read(work, "dsmem_exchange.ptx", "dsmem_exchange", {"M": m, "N": n}, ("x",), "y")
         if rc != 0:
             print(f"{f'{m}x{n}':>14} {'FAIL':>7} cutec run failed:\n{out}")
             ok_all = False
             continue
-        x, y = load(px), load(py)
-        ref = x + x.view(m // 2, 2, n).flip(1).reshape(m, n)
-        ok = bool(torch.equal(y, ref))
+        x = t["x"]
+        ok = bool(torch.equal(t["y"], x + x.view(m // 2, 2, n).flip(1).reshape(m, n)))
         ok_all &= ok
         print(f"{f'{m}x{n}':>14} {'PASS' if ok else 'FAIL':>7}")
-        os.remove(px)
-        os.remove(py)
-    rc, out, _ = run("dsmem_exchange.ptx", "dsmem_exchange", {"M": 7, "N": 64})
-    refused = rc == 1 and "E0424" in out
-    ok_all &= refused
-    print(f"{'7x64':>14} {'REFUSED' if refused else 'FAIL':>7} {out.strip().splitlines()[0] if out.strip() else ''}")
+    ok_all &= refused("dsmem_exchange.ptx", "dsmem_exchange", {"M": 7, "N": 64}, f"{'7x64':>14}       ")
     # A row stride that is not a multiple of 16 bytes: TMA cannot describe the tensor; the runtime refuses.
-    rc, out, _ = run("tma_copy.ptx", "tma_copy", {"M": 1000, "N": 777})
-    refused = rc == 1 and "E0424" in out and "multiple of 16" in out
-    ok_all &= refused
-    print(f"{'1000x777':>14} {'REFUSED' if refused else 'FAIL':>7} {out.strip().splitlines()[0] if out.strip() else ''}")
+    ok_all &= refused("tma_copy.ptx", "tma_copy", {"M": 1000, "N": 777}, f"{'1000x777':>14}       ", "multiple of 16")
     return ok_all
 
 
@@ -187,32 +204,15 @@ def gemm_part(work, quick):
     for module, what in [v for v in VARIANTS if v[0] != "gemm_sm90_manual_rows"]:
         print(f"   {module} ({what})")
         for m, n, k in correct:
-            pa, pb, pc = (os.path.join(work, f) for f in ("a.npy", "b.npy", "c.npy"))
-            rc, out, _ = run(module + ".ptx", "gemm_sm90_manual", {"M": m, "N": n, "K": k},
-                             saves=[("a", pa), ("b", pb)], outputs=[("c", pc)])
             # The TMA-store epilogue needs C's rows to be a multiple of 16 bytes: refused at launch otherwise.
             if module != "gemm_sm90_manual_regs" and n % 8 != 0 and m > 1:
-                refused = rc == 1 and "E0424" in out
-                ok_all &= refused
-                print(f"{f'{m}x{n}x{k}':>18} {'REFUSED' if refused else 'FAIL'} {out.strip().splitlines()[0]}")
+                dims = {"M": m, "N": n, "K": k}
+                ok_all &= refused(module + ".ptx", "gemm_sm90_manual", dims, f"{f'{m}x{n}x{k}':>18}")
                 continue
-            if rc != 0:
-                print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
-                ok_all = False
-                continue
-            a, b, c = load(pa).float(), load(pb).float(), load(pc).float()
-            ref = a @ b.T
-            rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
-            ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
-            ok_all &= ok
-            print(f"{f'{m}x{n}x{k}':>18} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
-            for f in (pa, pb, pc):
-                os.remove(f)
+            ok_all &= gemm_case(work, module + ".ptx", "gemm_sm90_manual", m, n, k)
     # K = 333: A's row stride is 666 bytes, which TMA cannot describe (a multiple of 16 bytes); refused at launch.
-    rc, out, _ = run("gemm_sm90_manual_regs.ptx", "gemm_sm90_manual", {"M": 1000, "N": 777, "K": 333})
-    refused = rc == 1 and "E0424" in out
-    ok_all &= refused
-    print(f"{'1000x777x333':>18} {'REFUSED' if refused else 'FAIL'} {out.strip().splitlines()[0] if out.strip() else ''}")
+    dims = {"M": 1000, "N": 777, "K": 333}
+    ok_all &= refused("gemm_sm90_manual_regs.ptx", "gemm_sm90_manual", dims, f"{'1000x777x333':>18}")
     if quick:
         return ok_all
     tri = triton_matmul()
@@ -256,18 +256,8 @@ def steps_part(work):
     torch.backends.cuda.matmul.allow_tf32 = False
     print("== the book's steps towards gemm_sm90_manual (book/src/hopper.md)")
     for module, kernel, what in STEPS:
-        pa, pb, pc = (os.path.join(work, f) for f in ("a.npy", "b.npy", "c.npy"))
-        rc, out, _ = run(module + ".ptx", kernel, {"M": 1000, "N": 776, "K": 200}, saves=[("a", pa), ("b", pb)],
-                         outputs=[("c", pc)])
-        if rc != 0:
-            print(f"   {module}: FAIL cutec run failed:\n{out}")
-            ok_all = False
-            continue
-        a, b, c = load(pa).float(), load(pb).float(), load(pc).float()
-        rel = float((c - a @ b.T).norm() / (a @ b.T).norm())
-        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
-        ok_all &= ok
-        print(f"   {module:<22} 1000x776x200 {'PASS' if ok else 'FAIL'} rel err {rel:.2e}  ({what})")
+        label = f"   {module:<22} 1000x776x200"
+        ok_all &= gemm_case(work, module + ".ptx", kernel, 1000, 776, 200, label=label, note=f"  ({what})")
     print(f"{'M x N x K':>18}" + "".join(f"{m:>22}" for m, _, _ in STEPS) + f"{'cuBLAS':>9}")
     for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192)]:
         flop = 2.0 * m * n * k
@@ -296,21 +286,7 @@ def kn_part(work, quick):
     torch.backends.cuda.matmul.allow_tf32 = False
     print("== gemm_sm90_kn: C = A * B, B (K, N) row-major read N-major by wgmma; rel err against float32 A * B")
     for m, n, k in [(64, 64, 64), (128, 192, 256), (1000, 776, 200), (1, 8, 8), (333, 1000, 1024)]:
-        pa, pb, pc = (os.path.join(work, f) for f in ("a.npy", "b.npy", "c.npy"))
-        rc, out, _ = run("gemm_sm90_kn.ptx", "gemm_sm90_kn", {"M": m, "N": n, "K": k}, saves=[("a", pa), ("b", pb)],
-                         outputs=[("c", pc)])
-        if rc != 0:
-            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
-            ok_all = False
-            continue
-        a, b, c = load(pa).float(), load(pb).float(), load(pc).float()
-        ref = a @ b
-        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
-        ok = bool(torch.isfinite(c).all()) and tuple(b.shape) == (k, n) and rel <= 1e-2
-        ok_all &= ok
-        print(f"{f'{m}x{n}x{k}':>18} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
-        for f in (pa, pb, pc):
-            os.remove(f)
+        ok_all &= gemm_case(work, "gemm_sm90_kn.ptx", "gemm_sm90_kn", m, n, k, b_kn=True)
     if not quick:
         m = n = k = 4096
         rc, out, bench = run("gemm_sm90_kn.ptx", "gemm_sm90_kn", {"M": m, "N": n, "K": k}, bench=True, iters=10)
@@ -336,26 +312,9 @@ def rs_part(work):
     # K = 200 and 72 are not multiples of 16 (nor of the 64-deep tile): both sides read zeros past K.
     for m, n, k in [(64, 128, 64), (128, 256, 256), (1000, 776, 200), (129, 257, 72), (64, 8, 8), (1, 1, 8),
                     (512, 384, 1024)]:
-        pa, pb, pc = (os.path.join(work, f) for f in ("a.npy", "b.npy", "c.npy"))
-        rc, out, _ = run("wgmma_rs.ptx", "wgmma_rs", {"M": m, "N": n, "K": k}, saves=[("a", pa), ("b", pb)],
-                         outputs=[("c", pc)])
-        if rc != 0:
-            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
-            ok_all = False
-            continue
-        a, b, c = load(pa).float(), load(pb).float(), load(pc).float()
-        ref = a @ b.T
-        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
-        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
-        ok_all &= ok
-        print(f"{f'{m}x{n}x{k}':>18} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
-        for f in (pa, pb, pc):
-            os.remove(f)
+        ok_all &= gemm_case(work, "wgmma_rs.ptx", "wgmma_rs", m, n, k)
     # K = 333: B's row stride is 666 bytes, which TMA cannot describe (a multiple of 16 bytes); refused at launch.
-    rc, out, _ = run("wgmma_rs.ptx", "wgmma_rs", {"M": 100, "N": 100, "K": 333})
-    refused = rc == 1 and "E0424" in out
-    ok_all &= refused
-    print(f"{'100x100x333':>18} {'REFUSED' if refused else 'FAIL'} {out.strip().splitlines()[0] if out.strip() else ''}")
+    ok_all &= refused("wgmma_rs.ptx", "wgmma_rs", {"M": 100, "N": 100, "K": 333}, f"{'100x100x333':>18}")
     return ok_all
 
 
