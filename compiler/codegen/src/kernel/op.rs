@@ -219,7 +219,17 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         let (ty, callee) =
             crate::inline_ptx::wgmma(self.context, shape.n, shape.k, input, a_mn, b_desc.mn_major, steps);
         let out = ll(self.builder.build_indirect_call(ty, callee, &args, "wgmma"))?;
-        let out = out.try_as_basic_value().basic().ok_or_else(|| CodegenError::llvm("wgmma", "no result"))?;
+        self.store_results(out, slots, "wgmma")
+    }
+
+    /// Stores each field of the struct an asm statement gave (its tied accumulators) back into its slot.
+    fn store_results(
+        &self,
+        call: inkwell::values::CallSiteValue<'ctx>,
+        slots: Vec<inkwell::values::PointerValue<'ctx>>,
+        what: &str,
+    ) -> Result<(), CodegenError> {
+        let out = call.try_as_basic_value().basic().ok_or_else(|| CodegenError::llvm(what, "no result"))?;
         for (i, slot) in slots.into_iter().enumerate() {
             let v = ll(self.builder.build_extract_value(out.into_struct_value(), i as u32, ""))?;
             ll(self.builder.build_store(slot, v))?;
@@ -285,12 +295,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         }
         let (ty, callee) = crate::inline_ptx::fence_operands(self.context, regs);
         let out = ll(self.builder.build_indirect_call(ty, callee, &args, "fenced"))?;
-        let out = out.try_as_basic_value().basic().ok_or_else(|| CodegenError::llvm("fence", "no result"))?;
-        for (i, slot) in slots.into_iter().enumerate() {
-            let v = ll(self.builder.build_extract_value(out.into_struct_value(), i as u32, ""))?;
-            ll(self.builder.build_store(slot, v))?;
-        }
-        Ok(())
+        self.store_results(out, slots, "fence")
     }
 
     /// The 64-bit matrix descriptor of a shared-memory operand at `ptr`: its fixed fields, and the start address
