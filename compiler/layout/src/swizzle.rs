@@ -68,6 +68,13 @@ impl Swizzle {
         ((1i64 << self.bits) - 1) << (self.base - self.shift.min(0))
     }
 
+    /// The smallest power of two `P` with `Sw(x + k P) = Sw(x) + k P`: the swizzle reads and flips only bits
+    /// below it (1 for the identity `Swizzle<0, M, S>`).
+    pub fn period(&self) -> i64 {
+        let touched = self.yyy_mask() | self.zzz_mask();
+        1i64 << (64 - touched.leading_zeros())
+    }
+
     /// `Sw(offset) = offset ^ shiftr(offset & YYY, S)`. An involution: `Sw(Sw(x)) == x`.
     pub fn apply(&self, offset: i64) -> i64 {
         let y = offset & self.yyy_mask();
@@ -178,6 +185,20 @@ impl ComposedLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_period_is_the_first_power_of_two_above_every_bit_it_touches() {
+        for (sw, period) in [((3, 4, 3), 1 << 10), ((3, 3, 3), 512), ((2, 0, -2), 16), ((0, 4, 3), 1)] {
+            let s = Swizzle::new(sw.0, sw.1, sw.2).unwrap();
+            assert_eq!(s.period(), period, "{s}");
+            // Adding multiples of the period commutes with the swizzle, for every offset below two periods.
+            for x in 0..2 * period {
+                for k in [1, 3, 1000] {
+                    assert_eq!(s.apply(x + k * period), s.apply(x) + k * period, "{s} at {x} + {k}P");
+                }
+            }
+        }
+    }
 
     #[test]
     fn masks_and_application() {

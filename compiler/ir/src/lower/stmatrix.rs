@@ -138,13 +138,7 @@ impl Lower<'_> {
         }
         // Where thread t's value i lands, relative to the tile's offset: the swizzle commutes with adding an
         // offset that is a multiple of its period.
-        let period = match &tile.swizzle {
-            Some(sw) => {
-                let touched = sw.yyy_mask() | sw.zzz_mask();
-                1i64.checked_shl(64 - touched.leading_zeros())?
-            }
-            None => 1,
-        };
+        let period = tile.swizzle.as_ref().map_or(1, cutec_layout::Swizzle::period);
         let align = period.max(8);
         let div = self.divisor(&tile.offset);
         if div != i64::MAX && div % align != 0 {
