@@ -26,8 +26,8 @@ fuzz_target!(|data: &[u8]| {
     let located = |d: &cutec_diagnostics::Diagnostic| {
         d.primary().is_some_and(|l| l.span.start <= l.span.end && l.span.end as usize <= map.source(l.file).len())
     };
-    let mut module = match cutec_ir::lower_all(&output.program) {
-        Ok(m) => m,
+    let mut module = match cutec_lower::lower_all(&output.program) {
+        Ok(lowered) => lowered.module,
         Err(diagnostics) => {
             for d in &diagnostics {
                 assert!(located(d), "lowering: {} `{}` has no primary label inside its file: {d:?}", d.code, d.message);

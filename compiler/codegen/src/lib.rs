@@ -100,8 +100,13 @@ impl CodegenError {
     }
 }
 
-/// Compiles a module to LLVM IR and PTX, and builds its manifest.
-pub fn compile(module: &cutec_ir::Module, options: &Options) -> Result<Output, CodegenError> {
+/// Compiles a module to LLVM IR and PTX, and builds its manifest from `interfaces`: the lowering's manifest entry
+/// of each kernel, in the module's order (none for a module built by hand: its manifest then lists no kernel).
+pub fn compile(
+    module: &cutec_ir::Module,
+    interfaces: &[cutec_manifest::Kernel],
+    options: &Options,
+) -> Result<Output, CodegenError> {
     let mut timings = Vec::new();
     let mut clock = std::time::Instant::now();
     let mut lap = |phase: &'static str| {
@@ -125,6 +130,6 @@ pub fn compile(module: &cutec_ir::Module, options: &Options) -> Result<Output, C
     let llvm_ir = options.keep_llvm_ir.then(|| llvm.print_to_string().to_string());
     let ptx = target::emit_ptx(&llvm, &machine)?;
     lap("PTX emission");
-    let manifest = manifest::build(module, &info, options);
+    let manifest = manifest::build(module, interfaces, &info, options);
     Ok(Output { llvm_ir, ptx, manifest, timings })
 }

@@ -1,17 +1,18 @@
-//! The kernel manifest of a compiled module: the interfaces the lowering recorded, completed with what only code
+//! The kernel manifest of a compiled module: the interfaces the lowering made beside the IR, completed with what only code
 //! generation knows (the module file, the target, static shared memory).
 
 use crate::Options;
 use cutec_ir::{Module, ModuleInfo};
-use cutec_manifest::{FORMAT_VERSION, Manifest};
+use cutec_manifest::{FORMAT_VERSION, Kernel, Manifest};
 
-pub(crate) fn build(module: &Module, info: &ModuleInfo, options: &Options) -> Manifest {
+pub(crate) fn build(module: &Module, interfaces: &[Kernel], info: &ModuleInfo, options: &Options) -> Manifest {
     let kernels = module
         .kernels
         .iter()
         .zip(&info.kernels)
-        .filter_map(|(k, i)| {
-            let mut entry = k.interface.clone()?;
+        .zip(interfaces)
+        .map(|((k, i), interface)| {
+            let mut entry = interface.clone();
             entry.name = k.name.clone();
             if k.shared_is_dynamic() {
                 // The allocations live in dynamic shared memory: the launch must ask for them.
@@ -24,7 +25,7 @@ pub(crate) fn build(module: &Module, info: &ModuleInfo, options: &Options) -> Ma
             } else {
                 entry.launch.static_smem_bytes = u32::try_from(i.shared_bytes).unwrap_or(u32::MAX);
             }
-            Some(entry)
+            entry
         })
         .collect();
     Manifest {

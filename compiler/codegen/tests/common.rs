@@ -1,8 +1,8 @@
 use cutec_codegen::{Options, Output, PtxasReport, assemble_with_ptxas, compile};
 
 /// Compiles with default options (`-O3`, `sm_90a`), panicking with the error.
-pub fn compile_ok(module: &cutec_ir::Module) -> Output {
-    match compile(module, &Options::default()) {
+pub fn compile_ok(module: &cutec_ir::Module, interfaces: &[cutec_manifest::Kernel]) -> Output {
+    match compile(module, interfaces, &Options::default()) {
         Ok(o) => o,
         Err(e) => panic!("codegen failed: {e}"),
     }

@@ -18,7 +18,7 @@ fn ptx_of(body: impl FnOnce(&mut KernelBuilder, Expr, Expr, Expr)) -> String {
     if let Err(e) = run_pipeline(&mut module, PipelineOptions { verify_each: true, ..Default::default() }) {
         panic!("{e}\n{}", cutec_ir::print(&module));
     }
-    compile_ok(&module).ptx
+    compile_ok(&module, &[]).ptx
 }
 
 /// The `st.global` lines of the PTX.
@@ -101,7 +101,7 @@ fn shifts_by_the_width_or_more_clamp_and_keep_the_store() {
 fn every_global_store_of_the_fixtures_reaches_the_ptx() {
     for mut module in [cutec_ir::fixtures::copy(), cutec_ir::fixtures::softmax(), cutec_ir::fixtures::kitchen_sink()] {
         run_pipeline(&mut module, PipelineOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-        let ptx = compile_ok(&module).ptx;
+        let ptx = compile_ok(&module, &[]).ptx;
         for k in &module.kernels {
             if cutec_ir::effects::has_store_to(k, cutec_ir::AddrSpace::Global) {
                 assert!(ptx.contains("st.global"), "{} lost its stores:\n{ptx}", k.name);

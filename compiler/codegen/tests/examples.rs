@@ -13,10 +13,11 @@ fn compile_example(file: &str, kernel: &str, defines: &[(&str, i64)]) -> cutec_c
     let defines: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     let checked = cutec_sema::check(&mut map, root, &defines);
     assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
-    let mut module = cutec_ir::lower(&checked.program, kernel).unwrap_or_else(|d| panic!("{d:#?}"));
+    let cutec_lower::Lowered { mut module, interfaces } =
+        cutec_lower::lower(&checked.program, kernel).unwrap_or_else(|d| panic!("{d:#?}"));
     run_pipeline(&mut module, PipelineOptions { verify_each: true, ..Default::default() })
         .unwrap_or_else(|e| panic!("{e}\n{}", cutec_ir::print(&module)));
-    compile_ok(&module)
+    compile_ok(&module, &interfaces)
 }
 
 fn has_line(text: &str, parts: &[&str]) -> bool {

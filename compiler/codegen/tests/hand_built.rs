@@ -8,7 +8,7 @@ fn pipeline_then_compile(mut module: cutec_ir::Module) -> cutec_codegen::Output 
     if let Err(e) = run_pipeline(&mut module, PipelineOptions { verify_each: true, ..Default::default() }) {
         panic!("{e}\n{}", cutec_ir::print(&module));
     }
-    compile_ok(&module)
+    compile_ok(&module, &[])
 }
 
 /// Whether some line of `text` contains every one of `parts` (`ld.global.nc.v4.b32` and `ld.global.v4.f32`
@@ -84,7 +84,7 @@ fn codegen_rejects_invalid_ir_without_panicking() {
     let kernel = &mut module.kernels[0];
     let first = kernel.body.stmts()[0].clone();
     kernel.body.push(first, cutec_ir::Loc::NONE);
-    let err = cutec_codegen::compile(&module, &cutec_codegen::Options::default()).unwrap_err();
+    let err = cutec_codegen::compile(&module, &[], &cutec_codegen::Options::default()).unwrap_err();
     assert!(matches!(err, cutec_codegen::CodegenError::Invalid(_)), "{err}");
 }
 
@@ -115,14 +115,14 @@ fn hopper_operations_compile() {
     ];
     for (text, instructions) in cases {
         let module = cutec_ir::parse(text).expect("parses");
-        let out = cutec_codegen::compile(&module, &options).unwrap_or_else(|e| panic!("{e}"));
+        let out = cutec_codegen::compile(&module, &[], &options).unwrap_or_else(|e| panic!("{e}"));
         for i in instructions {
             assert!(out.ptx.contains(i), "no `{i}` in\n{}", out.ptx);
         }
     }
     // A `while` loop compiles.
     let module = cutec_ir::parse(include_str!("../../ir/tests/ir/while_loop.ir")).expect("parses");
-    let out = cutec_codegen::compile(&module, &cutec_codegen::Options::default()).expect("compiles");
+    let out = cutec_codegen::compile(&module, &[], &cutec_codegen::Options::default()).expect("compiles");
     assert_eq!(out.ptx.matches("st.global.b32").count() + out.ptx.matches("st.global.f32").count(), 1, "{}", out.ptx);
 }
 
@@ -145,13 +145,14 @@ fn warpgroup_regions_test_the_warpgroup_and_set_their_registers() {
         let text = text.replace("block(256, 1, 1)", block).replace("consumer 1..2", consumers);
         let module = cutec_ir::parse(&text).expect("parses");
         cutec_ir::validate(&module).unwrap_or_else(|e| panic!("{e}"));
-        let ptx = cutec_codegen::compile(&module, &options).unwrap_or_else(|e| panic!("{e}")).ptx;
+        let ptx = cutec_codegen::compile(&module, &[], &options).unwrap_or_else(|e| panic!("{e}")).ptx;
         assert!(ptx.contains("setmaxnreg.dec.sync.aligned.u32 \t40;"), "{ptx}");
         assert!(ptx.contains(consumer), "{ptx}");
         assert!(ptx.contains(".maxntid") && ptx.contains(".minnctapersm 1") && !ptx.contains(".reqntid"), "{ptx}");
         // Each region tests `thread_idx.x / 128 - first <u count`, then sets its registers (seen unoptimized:
         // LLVM merges the two tests of this kernel).
-        let ir = cutec_codegen::compile(&module, &o0).unwrap_or_else(|e| panic!("{e}")).llvm_ir.unwrap_or_default();
+        let ir =
+            cutec_codegen::compile(&module, &[], &o0).unwrap_or_else(|e| panic!("{e}")).llvm_ir.unwrap_or_default();
         for (name, first, count) in [("producer", 0, 1), ("consumer", 1, count)] {
             let test = format!("%{name} = icmp ult i32 %");
             let line = ir.lines().find(|l| l.contains(&test)).unwrap_or_else(|| panic!("no `{test}` in {ir}"));
@@ -188,14 +189,14 @@ fn disjoint_warpgroup_regions_are_tested_as_one_chain() {
         ir[start..at].lines().next().unwrap_or_default().to_string()
     };
     let module = cutec_ir::parse(text).expect("parses");
-    let ir = cutec_codegen::compile(&module, &o0).expect("compiles").llvm_ir.unwrap_or_default();
+    let ir = cutec_codegen::compile(&module, &[], &o0).expect("compiles").llvm_ir.unwrap_or_default();
     let header = block_of(&ir, "consumer");
     assert!(header.starts_with("nextrole"), "{header}");
     assert!(header.ends_with("preds = %entry"), "the producer's test alone leads there: {header}");
     // Both on warpgroup 0 (a second region of the same warpgroups): not one chain.
     let overlapping = text.replace("consumer 1..2", "consumer 0..1");
     let module = cutec_ir::parse(&overlapping).expect("parses");
-    let ir = cutec_codegen::compile(&module, &o0).expect("compiles").llvm_ir.unwrap_or_default();
+    let ir = cutec_codegen::compile(&module, &[], &o0).expect("compiles").llvm_ir.unwrap_or_default();
     let header = block_of(&ir, "consumer");
     assert!(header.starts_with("endrole"), "{header}");
 }

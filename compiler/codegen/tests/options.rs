@@ -7,7 +7,7 @@ use cutec_ir::fixtures;
 fn every_opt_level_produces_ptx_for_sm_90a() {
     for level in 0..=3 {
         let options = Options { opt_level: OptLevel::from_level(level).unwrap(), ..Options::default() };
-        let out = compile(&fixtures::softmax(), &options).unwrap_or_else(|e| panic!("-O{level}: {e}"));
+        let out = compile(&fixtures::softmax(), &[], &options).unwrap_or_else(|e| panic!("-O{level}: {e}"));
         assert!(out.ptx.contains(".target sm_90a"), "{}", out.ptx);
         assert!(out.ptx.contains(".version 8.8"), "{}", out.ptx);
     }
@@ -16,13 +16,13 @@ fn every_opt_level_produces_ptx_for_sm_90a() {
 #[test]
 fn ptx_version_follows_the_option() {
     let options = Options { ptx_version: 80, ..Options::default() };
-    let out = compile(&fixtures::copy(), &options).unwrap();
+    let out = compile(&fixtures::copy(), &[], &options).unwrap();
     assert!(out.ptx.contains(".version 8.0"), "{}", out.ptx);
 }
 
 #[test]
 fn hand_built_kernels_have_no_manifest_entry() {
-    let out = compile(&fixtures::copy(), &Options::default()).unwrap();
+    let out = compile(&fixtures::copy(), &[], &Options::default()).unwrap();
     assert_eq!(out.manifest.target, "sm_90a");
     assert!(out.manifest.kernels.is_empty());
 }

@@ -75,11 +75,11 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     }
     let program = &checked.output.program;
     let lowered = match &opts.kernel {
-        Some(k) => cutec_ir::lower(program, k),
-        None => cutec_ir::lower_all(program),
+        Some(k) => cutec_lower::lower(program, k),
+        None => cutec_lower::lower_all(program),
     };
-    let mut module = match lowered {
-        Ok(m) => m,
+    let cutec_lower::Lowered { mut module, interfaces } = match lowered {
+        Ok(lowered) => lowered,
         Err(d) => return Err(fail(checked, d)),
     };
     if module.kernels.is_empty() {
@@ -116,7 +116,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         keep_llvm_ir: opts.llvm_ir,
         ..Options::default()
     };
-    let out = match cutec_codegen::compile(&module, &options) {
+    let out = match cutec_codegen::compile(&module, &interfaces, &options) {
         Ok(o) => o,
         Err(cutec_codegen::CodegenError::Unsupported { what }) => {
             let d = Diagnostic::error(

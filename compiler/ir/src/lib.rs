@@ -111,7 +111,6 @@ pub mod codes;
 pub mod effects;
 mod expr;
 pub mod fixtures;
-pub mod lower;
 mod module;
 mod op;
 pub mod parse;
@@ -126,7 +125,6 @@ pub use builder::KernelBuilder;
 pub use codes::CODES;
 pub use effects::Effects;
 pub use expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
-pub use lower::{lower, lower_all};
 pub use module::{
     Alloc, Kernel, MAX_SHARED_BYTES, MAX_STATIC_SHARED_BYTES, Module, Param, SM_REGISTERS, Var, entry_registers,
 };

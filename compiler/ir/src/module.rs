@@ -71,10 +71,6 @@ pub struct Kernel {
     /// `#[warp_specialized]`: split the CTA into producer and consumer warpgroups (no pass implements it yet:
     /// the pipeline rejects it).
     pub warp_specialized: bool,
-    /// What the runtime needs to launch the kernel: its manifest entry (tensors with their layouts, dynamic
-    /// dimensions, launch configuration, const values), filled in by the lowering. Back ends complete it (static
-    /// shared memory) and write it out; no pass reads it. `None` for kernels built by hand.
-    pub interface: Option<cutec_manifest::Kernel>,
     pub loc: Loc,
 }
 
@@ -100,7 +96,6 @@ impl Kernel {
             block_size: None,
             cluster: None,
             warp_specialized: false,
-            interface: None,
             loc: Loc::NONE,
         }
     }

@@ -1,7 +1,7 @@
 //! Bounds: accesses through views of kernel arguments are predicated where they may fall outside, and not where
 //! the compiler proves they stay inside.
 
-use super::lower::{example, lowered_and_optimized};
+use super::lower::{example, lowered_and_optimized, optimized_with_interface};
 
 /// The number of lines of `text` that contain `pat`.
 fn count(text: &str, pat: &str) -> usize {
@@ -24,9 +24,8 @@ fn required_divisibility_removes_every_predicate_and_reaches_the_manifest() {
         "    let sa = make_tensor",
         "    static_assert(M % BM == 0 && N % BN == 0 && K % BK == 0, \"tiles divide the matrices\");\n    let sa = make_tensor",
     );
-    let (module, text) = lowered_and_optimized(&src, "gemm_simt", &[]);
+    let (_, iface, text) = optimized_with_interface(&src, "gemm_simt", &[]);
     assert_eq!(count(&text, "cmp."), 0, "{text}");
-    let iface = module.kernels[0].interface.as_ref().expect("a manifest entry");
     let req: Vec<(&str, i64)> = iface.requires.iter().map(|r| (r.dim.as_str(), r.multiple_of)).collect();
     assert_eq!(req, [("M", 128), ("N", 128), ("K", 8)]);
     assert!(iface.requires.iter().all(|r| r.message.as_deref() == Some("tiles divide the matrices")));

@@ -2,20 +2,20 @@
 
 use super::value::{Binding, Value};
 use super::{LResult, Lower, Reported};
-use crate::{Unroll, codes};
+use crate::error::LowerError;
 use cutec_grammar::ast::{self, ExprKind, StmtKind};
+use cutec_ir::Unroll;
 use cutec_sema::{LoopAttrs, Scalar, Space, Type};
 
 impl Lower<'_> {
     /// Lowers a block; an error in one statement does not stop the next (every problem is reported once).
     pub fn block(&mut self, block: &ast::Block) -> LResult<()> {
         if self.block_depth >= super::MAX_BLOCK_DEPTH {
-            let what =
-                format!("blocks nest more than {} deep once device functions are inlined", super::MAX_BLOCK_DEPTH);
             // Reported at the first block past the limit only: the blocks around it are as deep.
             if self.block_depth == super::MAX_BLOCK_DEPTH {
                 self.block_depth += 1;
-                let _: LResult<()> = self.error(codes::NESTING_TOO_DEEP, block.span, what);
+                let _: LResult<()> =
+                    self.fail(block.span, LowerError::NestingTooDeep { limit: super::MAX_BLOCK_DEPTH });
             }
             return Err(Reported);
         }
@@ -54,7 +54,7 @@ impl Lower<'_> {
                 let known = match &c {
                     Value::Const(v) => Some(*v != 0),
                     Value::Scalar(h, _) => match self.b.kernel().exprs.get(*h) {
-                        Some(crate::Expr::Literal(crate::Literal::Bool(v))) => Some(*v),
+                        Some(cutec_ir::Expr::Literal(cutec_ir::Literal::Bool(v))) => Some(*v),
                         _ => None,
                     },
                     _ => None,
@@ -87,7 +87,7 @@ impl Lower<'_> {
                     self.divergent.pop();
                 }
                 self.at(s.span);
-                self.b.push(crate::Stmt::If { cond: c, accept, reject });
+                self.b.push(cutec_ir::Stmt::If { cond: c, accept, reject });
                 a.and(r)
             }
             StmtKind::For { id, start, end, body, .. } => {
@@ -99,12 +99,12 @@ impl Lower<'_> {
                     Some(Some(s)) => Some(u32::try_from(s).unwrap_or(u32::MAX)),
                     Some(None) => {
                         let what = "the number of stages of `pipelined` must be known at compile time";
-                        return self.error(codes::NOT_CONSTANT, s.span, what);
+                        return self.fail(s.span, LowerError::NotConstant { problem: what.into() });
                     }
                 };
                 let (lo, hi) = (self.scalar(&lo, Scalar::Int, start.span)?, self.scalar(&hi, Scalar::Int, end.span)?);
                 self.at(s.span);
-                let var = self.b.var(&self.loop_name(s), crate::Type::I32);
+                let var = self.b.var(&self.loop_name(s), cutec_ir::Type::I32);
                 self.frame_mut()?.bindings.insert(*id, Binding::Var(var, Scalar::Int));
                 self.loop_ranges.insert(var, (lo, hi));
                 self.epoch += 1;
@@ -125,7 +125,7 @@ impl Lower<'_> {
                 self.epoch += 1;
                 self.loop_ranges.remove(&var);
                 self.at(s.span);
-                self.b.push(crate::Stmt::For { var, start: lo, end: hi, step: 1, unroll, stages, body });
+                self.b.push(cutec_ir::Stmt::For { var, start: lo, end: hi, step: 1, unroll, stages, body });
                 r
             }
             StmtKind::While { cond, body } => {
@@ -154,7 +154,7 @@ impl Lower<'_> {
                 let body = self.b.close_block();
                 self.at(s.span);
                 self.epoch += 1;
-                self.b.push(crate::Stmt::While { header, cond: c, body });
+                self.b.push(cutec_ir::Stmt::While { header, cond: c, body });
                 r
             }
             StmtKind::Return(None) if self.frames.len() == 1 => {
@@ -202,7 +202,7 @@ impl Lower<'_> {
         };
         let h = self.scalar(&v, s, span)?;
         let ty = self.ir_scalar(s, span)?;
-        let var = self.b.var(name, crate::Type::Scalar(ty));
+        let var = self.b.var(name, cutec_ir::Type::Scalar(ty));
         self.write_var(var, h);
         Ok(Binding::Var(var, s))
     }
@@ -251,7 +251,7 @@ impl Lower<'_> {
                     }
                     let (ptr, align) = self.element_ptr(&t, &coord, target.span)?;
                     let ty = self.ir_scalar(t.elem, target.span)?;
-                    let old = Value::Scalar(self.b.load(ptr, crate::Type::Scalar(ty), align), t.elem);
+                    let old = Value::Scalar(self.b.load(ptr, cutec_ir::Type::Scalar(ty), align), t.elem);
                     let new = self.apply_op(op, &old, &v, t.elem, s.span)?;
                     let h = self.scalar(&new, t.elem, s.span)?;
                     self.b.store(ptr, h, align);

@@ -1,7 +1,7 @@
 //! The kernel's manifest entry (`cutec-manifest`), from the checker's description of its signature.
 
 use super::{LResult, Lower};
-use crate::codes;
+use crate::error::LowerError;
 use cutec_diagnostics::Span;
 use cutec_manifest as mf;
 use cutec_sema::{DimComponent, FunctionInfo, Scalar, SymInt, Type};
@@ -18,10 +18,9 @@ impl Lower<'_> {
                     let Some(elem) = t.elem.scalar() else { return self.unsupported(p.span, "a tensor of tuples") };
                     let dtype = self.dtype(elem, p.span)?;
                     let Some(l) = &t.layout.value else {
-                        return self.error(
-                            codes::UNSUPPORTED_LAYOUT,
+                        return self.fail(
                             p.span,
-                            "a parameter's layout must be written out",
+                            LowerError::Layout { problem: "a parameter's layout must be written out".into() },
                         );
                     };
                     let layout = mf::Layout {
@@ -52,7 +51,7 @@ impl Lower<'_> {
         for d in &info.dyn_dims {
             let src = &d.source;
             let Some(param) = info.params.get(src.param) else {
-                return self.error(codes::INTERNAL, span, "a dimension's source");
+                return self.internal(span, "a dimension's source");
             };
             if src.path.len() > 1 {
                 return self.unsupported(param.span, format!("a dimension `{}` nested inside a mode", d.name));
@@ -65,7 +64,7 @@ impl Lower<'_> {
             dims.push(mf::Dim { name: d.name.clone(), ty: mf::IntType::I32, from });
         }
         let Some(launch) = &info.launch else {
-            return self.error(codes::INTERNAL, span, "a kernel without a launch clause");
+            return self.internal(span, "a kernel without a launch clause");
         };
         let grid = launch.grid.iter().map(|g| self.mf_expr(g, span)).collect::<LResult<_>>()?;
         let block = launch.block.iter().map(|b| self.mf_expr(b, span)).collect::<LResult<_>>()?;

@@ -22,9 +22,10 @@
 use super::sync_check::BarrierUse;
 use super::value::{TensorView, Value};
 use super::{LResult, Lower};
-use crate::{AddrSpace, Expr, Handle, Op, Type, codes};
+use crate::error::LowerError;
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, ExprKind};
+use cutec_ir::{AddrSpace, Expr, Handle, Op, Type};
 use cutec_manifest as mf;
 use cutec_sema::{Builtin, Scalar, SymInt};
 
@@ -66,7 +67,7 @@ impl Lower<'_> {
                 self.at(e.span);
                 match self.b.op(Op::ElectOne) {
                     Some(h) => Ok(Value::Scalar(h, Scalar::Bool)),
-                    None => self.error(codes::INTERNAL, e.span, "`elect.sync` gave no value"),
+                    None => self.internal(e.span, "`elect.sync` gave no value"),
                 }
             }
             Builtin::Gemm => self.gemm_call(e, args),
@@ -99,22 +100,7 @@ impl Lower<'_> {
         if ok {
             return Ok(());
         }
-        let (message, label, help) = match size {
-            Some(n) => (
-                format!("this CTA rank may be outside the cluster of {n} CTAs"),
-                format!("not provably in 0..{n}"),
-                format!(
-                    "use a rank the compiler can bound: a constant below {n}, a loop variable over `0..{n}`, \
-                     `block_rank_in_cluster` or `block_rank_in_cluster ^ k`"
-                ),
-            ),
-            None => (
-                "another CTA of the cluster is named, but the kernel is not launched in clusters".to_string(),
-                "a CTA of which cluster?".to_string(),
-                "add `cluster = (..)` to the kernel's `launch(..)`".to_string(),
-            ),
-        };
-        self.refuse(codes::CTA_RANK, span, message, label, help)
+        self.fail(span, LowerError::CtaRank { cluster: size })
     }
 
     /// `map_shared(t, cta)`: the view `t` of this CTA's shared memory, in the CTA of rank `cta` of the cluster
@@ -122,7 +108,7 @@ impl Lower<'_> {
     /// its shared memory alike).
     fn map_shared_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let (Some(t), Some(cta)) = (args.first(), args.get(1)) else {
-            return self.error(codes::INTERNAL, e.span, "`map_shared` without its operands");
+            return self.internal(e.span, "`map_shared` without its operands");
         };
         let (view, rank) = (self.expr(&t.value)?, self.expr(&cta.value)?);
         let rank = self.scalar(&rank, cutec_sema::Scalar::Int, cta.span)?;
@@ -132,13 +118,7 @@ impl Lower<'_> {
         // `cluster_sync()` first (CUDA's programming guide, "Distributed Shared Memory"; compute-sanitizer's
         // racecheck reports the write otherwise).
         if !self.cluster_synced {
-            return self.refuse(
-                codes::DSMEM_BEFORE_CLUSTER_SYNC,
-                e.span,
-                "another CTA's shared memory is mapped before the cluster has synchronised",
-                "the CTA of this rank may not have started yet",
-                "call `cluster_sync()` before `map_shared`: every CTA of the cluster has then started",
-            );
+            return self.fail(e.span, LowerError::DsmemBeforeClusterSync);
         }
         match view {
             Value::Tensor(v) if v.space == AddrSpace::Shared => {
@@ -152,13 +132,7 @@ impl Lower<'_> {
                     Value::Tensor(_) => "a tensor in registers",
                     _ => "not a tensor",
                 };
-                self.refuse(
-                    codes::NOT_SHARED,
-                    t.span,
-                    "`map_shared` maps a tensor of this CTA's shared memory",
-                    what,
-                    "map a tensor made by `make_tensor<T, smem>(..)` (or a slice of one)",
-                )
+                self.fail(t.span, LowerError::NotShared { what })
             }
         }
     }
@@ -167,7 +141,7 @@ impl Lower<'_> {
     /// constant count a positive multiple of 32.
     fn barrier_sync_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let (Some(id), Some(threads)) = (args.first(), args.get(1)) else {
-            return self.error(codes::INTERNAL, e.span, "`barrier_sync` without its operands");
+            return self.internal(e.span, "`barrier_sync` without its operands");
         };
         let (vi, vt) = (self.expr(&id.value)?, self.expr(&threads.value)?);
         if let Value::Const(i) = vi
@@ -192,7 +166,7 @@ impl Lower<'_> {
     /// `store(src, dst)`.
     fn store_args(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let (Some(src), Some(dst)) = (args.first(), args.get(1)) else {
-            return self.error(codes::INTERNAL, e.span, "`store` without its tensors");
+            return self.internal(e.span, "`store` without its tensors");
         };
         let (s, d) = (self.expr(&src.value)?, self.expr(&dst.value)?);
         let (Value::Tensor(s), Value::Tensor(d)) = (s, d) else {
@@ -207,7 +181,7 @@ impl Lower<'_> {
     /// other threads), `mbarrier_arrive(bar)`, `mbarrier_arrive_expect_tx(bar, bytes)`, `mbarrier_wait(bar, parity)`.
     fn mbarrier_call(&mut self, e: &ast::Expr, b: Builtin, args: &[ast::Arg]) -> LResult<Value> {
         let Some(first) = args.first() else {
-            return self.error(codes::INTERNAL, e.span, "an mbarrier call without its barrier");
+            return self.internal(e.span, "an mbarrier call without its barrier");
         };
         let used = match b {
             Builtin::MbarrierInit => BarrierUse::Init,
@@ -242,15 +216,15 @@ impl Lower<'_> {
             (Builtin::MbarrierWait, Some(parity)) => {
                 // Only the parity's low bit counts.
                 let parity = match self.b.kernel().exprs.get(parity) {
-                    Some(Expr::Literal(crate::Literal::Int { value, .. })) => self.b.i32((value & 1) as i32),
+                    Some(Expr::Literal(cutec_ir::Literal::Int { value, .. })) => self.b.i32((value & 1) as i32),
                     _ => {
                         let one = self.b.i32(1);
-                        self.b.binary(crate::BinaryOp::And, parity, one)
+                        self.b.binary(cutec_ir::BinaryOp::And, parity, one)
                     }
                 };
                 Op::MbarrierWait { bar, parity }
             }
-            _ => return self.error(codes::INTERNAL, e.span, "an mbarrier call with missing operands"),
+            _ => return self.internal(e.span, "an mbarrier call with missing operands"),
         };
         let init = matches!(op, Op::MbarrierInit { .. });
         self.b.op(op);
@@ -263,13 +237,7 @@ impl Lower<'_> {
     /// The shared-memory address of an mbarrier: an element `bars[i]` of a `u64` tensor in shared memory. The
     /// call at `call` uses it as `used` (recorded for E0315).
     fn mbarrier_ptr(&mut self, e: &ast::Expr, used: BarrierUse, call: Span) -> LResult<Handle<Expr>> {
-        let not_one = |this: &mut Self| {
-            this.error(
-                codes::NOT_AN_MBARRIER,
-                e.span,
-                "an mbarrier is an element of a `u64` tensor in shared memory, such as `bars[0]`",
-            )
-        };
+        let not_one = |this: &mut Self| this.fail(e.span, LowerError::NotAnMbarrier);
         let ExprKind::Index { base, indices } = &e.kind else { return not_one(self) };
         let Value::Tensor(t) = self.expr(base)? else { return not_one(self) };
         if t.space != AddrSpace::Shared || t.elem != Scalar::U64 {
@@ -281,7 +249,7 @@ impl Lower<'_> {
         let (shape, stride) = (t.layout.shape().clone(), t.layout.stride().clone());
         let idx = self.crd2idx(&coord, &shape, &stride, e.span)?;
         let idx = self.idx_add(&t.offset, &idx, e.span)?;
-        self.offset_ptr(&t, &idx, crate::Scalar::I64, e.span)
+        self.offset_ptr(&t, &idx, cutec_ir::Scalar::I64, e.span)
     }
 
     /// `tma_load(src, dst, bar = b)`: copies the box `src` of a kernel argument into `dst` in shared memory and
@@ -289,11 +257,11 @@ impl Lower<'_> {
     fn tma_load_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let mut positional = args.iter().filter(|a| a.name.is_none());
         let (Some(src), Some(dst)) = (positional.next(), positional.next()) else {
-            return self.error(codes::INTERNAL, e.span, "`tma_load` without its tensors");
+            return self.internal(e.span, "`tma_load` without its tensors");
         };
         let named = |n: &str| args.iter().find(|a| a.name.as_ref().is_some_and(|x| x.name == n));
         let Some(bar) = named("bar") else {
-            return self.error(codes::INTERNAL, e.span, "`tma_load` by hand without its mbarrier");
+            return self.internal(e.span, "`tma_load` by hand without its mbarrier");
         };
         // A mask of CTA ranks of the cluster: the box lands in each.
         let multicast = match named("multicast") {
@@ -323,11 +291,11 @@ impl Lower<'_> {
             return self.unsupported(a.span, "a named argument of `tma_store`");
         }
         let (Some(src), Some(dst)) = (args.first(), args.get(1)) else {
-            return self.error(codes::INTERNAL, e.span, "`tma_store` without its tensors");
+            return self.internal(e.span, "`tma_store` without its tensors");
         };
         let (s, g) = (self.expr(&src.value)?, self.expr(&dst.value)?);
         let (Value::Tensor(s), Value::Tensor(g)) = (s, g) else {
-            return self.error(codes::INTERNAL, e.span, "`tma_store` of values that are not tensors");
+            return self.internal(e.span, "`tma_store` of values that are not tensors");
         };
         self.at(e.span);
         let plan = self.tma_plan(&g, &s, e.span)?;
@@ -344,11 +312,11 @@ impl Lower<'_> {
     /// not part of the map.
     fn prefetch_tensormap_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let (Some(g), Some(s)) = (args.first(), args.get(1)) else {
-            return self.error(codes::INTERNAL, e.span, "`prefetch_tensormap` without its tensors");
+            return self.internal(e.span, "`prefetch_tensormap` without its tensors");
         };
         let (g, s) = (self.expr(&g.value)?, self.expr(&s.value)?);
         let (Value::Tensor(g), Value::Tensor(s)) = (g, s) else {
-            return self.error(codes::INTERNAL, e.span, "`prefetch_tensormap` of values that are not tensors");
+            return self.internal(e.span, "`prefetch_tensormap` of values that are not tensors");
         };
         self.at(e.span);
         let plan = self.tma_plan(&g, &s, e.span)?;
@@ -370,9 +338,9 @@ impl Lower<'_> {
     }
 
     /// The IR scalar of a TMA copy's elements (any type: TMA moves bytes).
-    fn tma_elem(&mut self, s: Scalar, span: Span) -> LResult<crate::Scalar> {
+    fn tma_elem(&mut self, s: Scalar, span: Span) -> LResult<cutec_ir::Scalar> {
         match s {
-            Scalar::U64 => Ok(crate::Scalar::I64),
+            Scalar::U64 => Ok(cutec_ir::Scalar::I64),
             _ => self.ir_scalar(s, span),
         }
     }
@@ -409,7 +377,7 @@ impl Lower<'_> {
             k += 1;
             name = format!("{}_tma{k}", plan.map.tensor);
         }
-        let h = self.b.param(crate::Param {
+        let h = self.b.param(cutec_ir::Param {
             name: name.clone(),
             ty: Type::Ptr(AddrSpace::Param),
             align: 64,
@@ -423,7 +391,7 @@ impl Lower<'_> {
     /// The tensor map that moves the elements of the global view `g` to and from the shared-memory view `s`
     /// (element `i` of one is element `i` of the other, as in `copy`), checked element by element.
     fn tma_plan(&mut self, g: &TensorView, s: &TensorView, span: Span) -> LResult<Plan> {
-        let fail = |this: &mut Self, msg: String| this.error(codes::TMA_NOT_A_BOX, span, msg);
+        let fail = |this: &mut Self, msg: String| this.fail(span, LowerError::TmaNotABox { problem: msg.into() });
         if s.space != AddrSpace::Shared || g.space != AddrSpace::Global {
             return fail(self, "a TMA copy moves a tile of a kernel argument to or from shared memory".into());
         }
@@ -609,7 +577,7 @@ impl Lower<'_> {
         let info = self.kernel_info;
         match info.params.get(p).map(|p| &p.ty) {
             Some(cutec_sema::Type::Tensor(t)) if let Some(l) = &t.layout.value => self.sym_layout(l, span),
-            _ => self.error(codes::INTERNAL, span, "a TMA copy of a parameter that is not a tensor"),
+            _ => self.internal(span, "a TMA copy of a parameter that is not a tensor"),
         }
     }
 }

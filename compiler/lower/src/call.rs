@@ -2,9 +2,10 @@
 
 use super::value::{TensorView, Value};
 use super::{Frame, LResult, Lower, Reported};
-use crate::{AddrSpace, MathFn, ShuffleMode, codes};
+use crate::error::{Located, LowerError};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, ExprKind, StmtKind};
+use cutec_ir::{AddrSpace, MathFn, ShuffleMode};
 use cutec_layout::{Layout, Tiler};
 use cutec_sema::SymInt;
 use cutec_sema::{Builtin, Resolution, Scalar, Space, Type};
@@ -264,10 +265,9 @@ impl Lower<'_> {
     fn local_partition(&mut self, t: &TensorView, tile: &Layout, index: SymInt, span: Span) -> LResult<TensorView> {
         use super::value::CoordV;
         if !tile.is_static() {
-            return self.error(
-                codes::UNSUPPORTED_LAYOUT,
+            return self.fail(
                 span,
-                "the thread layout of `local_partition` must be static",
+                LowerError::Layout { problem: "the thread layout of `local_partition` must be static".into() },
             );
         }
         let sizes =
@@ -298,10 +298,10 @@ impl Lower<'_> {
         // `u64` tensors in shared memory hold mbarriers, which only the mbarrier operations touch: storage
         // without arithmetic (the IR has no unsigned 64-bit operations).
         let ir_elem = match elem {
-            Scalar::U64 if space == Space::Smem => crate::Scalar::I64,
+            Scalar::U64 if space == Space::Smem => cutec_ir::Scalar::I64,
             _ => self.ir_scalar(elem, span)?,
         };
-        if ir_elem == crate::Scalar::I1 {
+        if ir_elem == cutec_ir::Scalar::I1 {
             return self.unsupported(span, "a tensor of `bool`");
         }
         let space = match space {
@@ -311,7 +311,8 @@ impl Lower<'_> {
         };
         let cosize = self.layout_result(layout.cosize(), span)?;
         let Some(len) = cosize.static_value().and_then(|v| u32::try_from(v).ok()) else {
-            return self.error(codes::NOT_CONSTANT, span, "the layout of a new tensor must be static");
+            return self
+                .fail(span, LowerError::NotConstant { problem: "the layout of a new tensor must be static".into() });
         };
         // Named after the `let` that makes it, when there is one.
         let name =
@@ -344,9 +345,10 @@ impl Lower<'_> {
         let len = indices.iter().copied().max().map_or(0, |m| m + 1);
         let mut t = self.allocate(elem, space, c.layout.clone(), span)?;
         let Ok(len) = u32::try_from(len) else {
-            return self.error(codes::NOT_CONSTANT, span, "the layout of a new tensor must be static");
+            return self
+                .fail(span, LowerError::NotConstant { problem: "the layout of a new tensor must be static".into() });
         };
-        if let Some(crate::Expr::AllocPtr(a)) = self.b.kernel_mut().exprs.get(t.base).cloned()
+        if let Some(cutec_ir::Expr::AllocPtr(a)) = self.b.kernel_mut().exprs.get(t.base).cloned()
             && let Some(alloc) = self.b.kernel_mut().allocs.get_mut(a)
         {
             alloc.len = alloc.len.max(len);
@@ -360,24 +362,20 @@ impl Lower<'_> {
     /// E0307 at `span` (an allocation) when the kernel's shared memory is over what a block of sm_90a may have.
     pub(super) fn check_shared_limit(&mut self, space: AddrSpace, span: Span) -> LResult<()> {
         let bytes = self.b.kernel_mut().shared_bytes();
-        if space != AddrSpace::Shared || bytes <= crate::MAX_SHARED_BYTES {
+        if space != AddrSpace::Shared || bytes <= cutec_ir::MAX_SHARED_BYTES {
             return Ok(());
         }
-        self.error(
-            codes::TOO_MUCH_SHARED,
-            span,
-            format!("{bytes} bytes of shared memory, over sm_90a's limit of {} per block", crate::MAX_SHARED_BYTES),
-        )
+        self.fail(span, LowerError::TooMuchShared { bytes, limit: cutec_ir::MAX_SHARED_BYTES })
     }
 
     /// Inlines a device function: binds its parameters to the argument values, lowers its body, and gives the
     /// value of its final `return`.
     fn inline(&mut self, span: Span, m: cutec_sema::ModuleId, item: usize, args: Vec<Value>) -> LResult<Value> {
         let (Some(info), Some(f)) = (self.program.function(m, item), self.function_ast(m, item)) else {
-            return self.error(codes::INTERNAL, span, "a call to a function the checker did not describe");
+            return self.internal(span, "a call to a function the checker did not describe");
         };
         if self.frames.len() > 64 {
-            return self.error(codes::NOT_INLINABLE, span, "device functions nest too deeply to inline");
+            return self.fail(span, LowerError::InlineTooDeep);
         }
         // `return` is allowed only as the last statement, where it gives the result.
         let stmts = &f.body.stmts;
@@ -387,13 +385,7 @@ impl Lower<'_> {
         };
         if let Some(early) = find_return(body) {
             let file = self.program.module(m).map_or(self.file(), |md| md.file);
-            let d = cutec_diagnostics::Diagnostic::error(
-                codes::NOT_INLINABLE,
-                "codegen v0 inlines device functions only when `return` is their last statement",
-                file,
-                early,
-            );
-            self.diagnostics.push(d);
+            self.errors.push(Located { file, span: early, error: LowerError::EarlyReturn });
             return Err(Reported);
         }
         let file = self.program.module(m).map_or(self.file(), |md| md.file);

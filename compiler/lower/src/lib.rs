@@ -12,17 +12,18 @@
 //!
 //! Device functions are inlined at each call; each inlined `make_tensor<_, smem>` is its own static shared
 //! allocation. Loops with constant bounds whose body indexes a register tensor (or that say `unroll`) are
-//! marked [`Unroll::Full`](crate::Unroll::Full) so that the `unroll` pass gives every register access a
+//! marked [`Unroll::Full`](cutec_ir::Unroll::Full) so that the `unroll` pass gives every register access a
 //! constant offset.
 //!
 //! Invariants: lowering never panics; every construct it cannot compile yet gets a diagnostic with a code of
-//! [`crate::codes`] and the construct's span, and the kernel is then not returned. It is run only on programs
+//! [`cutec_ir::codes`] and the construct's span, and the kernel is then not returned. It is run only on programs
 //! the checker accepted (it trusts the checker's types and resolutions, and reports rather than panics where
 //! they are missing).
 
 mod bounds;
 mod call;
 mod copy;
+pub mod error;
 mod expr;
 mod interface;
 mod layout;
@@ -35,44 +36,69 @@ mod sync_check;
 mod tma;
 mod value;
 
-use crate::arena::Loc;
-use crate::builder::KernelBuilder;
-use crate::codes;
-use crate::module::Module;
-use crate::{Expr, Handle};
 use cutec_diagnostics::{Diagnostic, FileId, Span};
 use cutec_grammar::ast::{self, NodeId};
+use cutec_ir::KernelBuilder;
+use cutec_ir::Loc;
+use cutec_ir::Module;
+use cutec_ir::{Expr, Handle};
 use cutec_sema::{FunctionInfo, ModuleId, Program};
+use error::{Located, LowerError};
 use std::collections::HashMap;
 use value::{Binding, Value};
 
+/// What the lowering makes of a program: the IR, and for each of its kernels (in the same order) the manifest
+/// entry the runtime launches it with. The two travel side by side: the IR knows nothing of the manifest (no pass
+/// reads it), and code generation completes each entry with what only it knows (static shared memory).
+#[derive(Clone, Debug, Default)]
+pub struct Lowered {
+    pub module: Module,
+    pub interfaces: Vec<cutec_manifest::Kernel>,
+}
+
 /// Lowers the kernel `kernel` of the root module of `program` into a module of one kernel.
-pub fn lower(program: &Program, kernel: &str) -> Result<Module, Vec<Diagnostic>> {
+pub fn lower(program: &Program, kernel: &str) -> Result<Lowered, Vec<Diagnostic>> {
     let Some(info) = program.kernel(kernel) else {
         let file = program.modules.first().map_or(FileId(0), |m| m.file);
-        let d = Diagnostic::error(codes::UNSUPPORTED, format!("no kernel named `{kernel}`"), file, Span::default());
-        return Err(vec![d]);
+        let error = Located { file, span: Span::default(), error: LowerError::NoKernel { name: kernel.to_owned() } };
+        return Err(vec![error.to_diagnostic()]);
     };
     let mut cx = Lower::new(program, info);
     cx.kernel();
-    if cx.diagnostics.is_empty() { Ok(Module { kernels: vec![cx.finish()] }) } else { Err(cx.diagnostics) }
+    if !cx.errors.is_empty() {
+        return Err(cx.errors.iter().map(Located::to_diagnostic).collect());
+    }
+    match cx.finish() {
+        (kernel, Some(interface)) => {
+            Ok(Lowered { module: Module { kernels: vec![kernel] }, interfaces: vec![interface] })
+        }
+        // `interface` reports why it has no entry; this is only reached if it did not.
+        (_, None) => {
+            let file = program.module(info.module).map_or(FileId(0), |m| m.file);
+            let what = format!("kernel `{kernel}` was lowered without a manifest entry");
+            Err(vec![Located { file, span: Span::default(), error: LowerError::Internal { what } }.to_diagnostic()])
+        }
+    }
 }
 
 /// Lowers every kernel of the root module (in source order) into one module.
-pub fn lower_all(program: &Program) -> Result<Module, Vec<Diagnostic>> {
-    let mut module = Module::default();
+pub fn lower_all(program: &Program) -> Result<Lowered, Vec<Diagnostic>> {
+    let mut all = Lowered::default();
     let mut diagnostics = Vec::new();
     for k in program.kernels().filter(|k| k.module == ModuleId::ROOT) {
         match lower(program, &k.name) {
-            Ok(m) => module.kernels.extend(m.kernels),
+            Ok(one) => {
+                all.module.kernels.extend(one.module.kernels);
+                all.interfaces.extend(one.interfaces);
+            }
             Err(d) => diagnostics.extend(d),
         }
     }
-    if diagnostics.is_empty() { Ok(module) } else { Err(diagnostics) }
+    if diagnostics.is_empty() { Ok(all) } else { Err(diagnostics) }
 }
 
 /// Whether the body reads and writes memory through each parameter: `(read, written)` by parameter index.
-fn param_uses(k: &crate::Kernel) -> Vec<(bool, bool)> {
+fn param_uses(k: &cutec_ir::Kernel) -> Vec<(bool, bool)> {
     // The parameter a pointer is derived from, through offsets (operands precede their users).
     let mut root: Vec<Option<u32>> = Vec::with_capacity(k.exprs.len());
     for (_, e) in k.exprs.iter() {
@@ -91,21 +117,21 @@ fn param_uses(k: &crate::Kernel) -> Vec<(bool, bool)> {
         }
     };
     k.body.visit(&mut |stmt| match stmt {
-        crate::Stmt::Op { op: crate::Op::Load { ptr, .. }, .. } => mark(*ptr, false),
-        crate::Stmt::Store { ptr, .. } => mark(*ptr, true),
+        cutec_ir::Stmt::Op { op: cutec_ir::Op::Load { ptr, .. }, .. } => mark(*ptr, false),
+        cutec_ir::Stmt::Store { ptr, .. } => mark(*ptr, true),
         // The lowering makes no other access to parameter memory (TMA reads through a tensor map, not a
         // pointer parameter).
-        crate::Stmt::Op { .. }
-        | crate::Stmt::Emit(_)
-        | crate::Stmt::WriteVar { .. }
-        | crate::Stmt::If { .. }
-        | crate::Stmt::For { .. }
-        | crate::Stmt::While { .. }
-        | crate::Stmt::Break
-        | crate::Stmt::Continue
-        | crate::Stmt::Return
-        | crate::Stmt::Barrier(_)
-        | crate::Stmt::Warpgroup { .. } => {}
+        cutec_ir::Stmt::Op { .. }
+        | cutec_ir::Stmt::Emit(_)
+        | cutec_ir::Stmt::WriteVar { .. }
+        | cutec_ir::Stmt::If { .. }
+        | cutec_ir::Stmt::For { .. }
+        | cutec_ir::Stmt::While { .. }
+        | cutec_ir::Stmt::Break
+        | cutec_ir::Stmt::Continue
+        | cutec_ir::Stmt::Return
+        | cutec_ir::Stmt::Barrier(_)
+        | cutec_ir::Stmt::Warpgroup { .. } => {}
     });
     uses
 }
@@ -114,7 +140,7 @@ fn param_uses(k: &crate::Kernel) -> Vec<(bool, bool)> {
 /// enough for 16-byte vector accesses.
 const MAX_PARAM_ALIGN: u32 = 16;
 
-/// An error was reported (pushed to the diagnostics); the construct that failed produces nothing.
+/// An error was recorded (in [`Lower::errors`]); the construct that failed produces nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Reported;
 
@@ -141,7 +167,8 @@ pub(crate) struct Lower<'p> {
     pub dims: HashMap<String, Handle<Expr>>,
     /// Per declared kernel parameter: the base alignment the generated code relies on (bytes).
     pub param_align: Vec<u32>,
-    pub diagnostics: Vec<Diagnostic>,
+    /// The errors found so far, rendered by [`lower`] at the end.
+    pub errors: Vec<Located>,
     /// The name of the `let` being lowered: allocations made by its initializer take it.
     pub name_hint: Option<String>,
     /// A known divisor of each IR value the lowering wrapped as a symbolic integer ([`Lower::sym_value`]), by
@@ -150,7 +177,7 @@ pub(crate) struct Lower<'p> {
     /// Dynamic dimensions read from a shape (not negative).
     pub shape_dims: std::collections::HashSet<String>,
     /// Each `for` variable's start and end, while its body is lowered: what bounds its reads.
-    pub loop_ranges: HashMap<Handle<crate::Var>, (Handle<Expr>, Handle<Expr>)>,
+    pub loop_ranges: HashMap<Handle<cutec_ir::Var>, (Handle<Expr>, Handle<Expr>)>,
     /// Comparisons known to hold where the lowering is (the conditions of the enclosing `if`s): `(a, b, strict)`
     /// is `a < b` or `a <= b`.
     pub facts: Vec<(Handle<Expr>, Handle<Expr>, bool)>,
@@ -161,6 +188,8 @@ pub(crate) struct Lower<'p> {
     pub read_epochs: HashMap<u32, u32>,
     /// How deeply the blocks being lowered nest, inlined functions' included (see [`MAX_BLOCK_DEPTH`]).
     pub block_depth: u32,
+    /// The kernel's manifest entry, once its parameters and launch clause are lowered.
+    pub interface: Option<cutec_manifest::Kernel>,
     /// The TMA tensor maps the body uses, each with its kernel parameter (after the dynamic dimensions).
     pub tensor_maps: Vec<(cutec_manifest::TensorMapParam, Handle<Expr>)>,
     /// The kernel parameters TMA copies read (`false`) or write (`true`) through a tensor map.
@@ -201,7 +230,7 @@ impl<'p> Lower<'p> {
             frames: Vec::new(),
             dims: HashMap::new(),
             param_align: Vec::new(),
-            diagnostics: Vec::new(),
+            errors: Vec::new(),
             name_hint: None,
             divisors: HashMap::new(),
             shape_dims: info
@@ -215,6 +244,7 @@ impl<'p> Lower<'p> {
             epoch: 0,
             read_epochs: HashMap::new(),
             block_depth: 0,
+            interface: None,
             tensor_maps: Vec::new(),
             tma_uses: Vec::new(),
             divergent: Vec::new(),
@@ -228,8 +258,9 @@ impl<'p> Lower<'p> {
         }
     }
 
-    /// The kernel, with what only the whole body tells: the alignment and access of each argument.
-    fn finish(self) -> crate::Kernel {
+    /// The kernel and its manifest entry, with what only the whole body tells: the alignment and access of each
+    /// argument.
+    fn finish(self) -> (cutec_ir::Kernel, Option<cutec_manifest::Kernel>) {
         let mut kernel = self.b.finish();
         let mut uses = param_uses(&kernel);
         for &(p, store) in &self.tma_uses {
@@ -239,15 +270,16 @@ impl<'p> Lower<'p> {
         }
         for ((p, &align), &(_, written)) in kernel.params.iter_mut().zip(&self.param_align).zip(&uses) {
             p.align = p.align.max(align);
-            p.readonly = matches!(p.ty, crate::Type::Ptr(_)) && !written;
+            p.readonly = matches!(p.ty, cutec_ir::Type::Ptr(_)) && !written;
         }
         let aligns: Vec<u32> = kernel.params.iter().map(|p| p.align).collect();
-        if let Some(iface) = kernel.interface.as_mut() {
+        let mut interface = self.interface;
+        if let Some(iface) = interface.as_mut() {
             interface::set_alignments(iface, &aligns);
             interface::set_access(iface, &uses);
             iface.tensor_maps = self.tensor_maps.into_iter().map(|(m, _)| m).collect();
         }
-        kernel
+        (kernel, interface)
     }
 
     /// Lowers the kernel: its parameters (pointers, scalars, then dynamic dimensions: the manifest's PTX
@@ -269,7 +301,7 @@ impl<'p> Lower<'p> {
             }
         }
         for d in &info.dyn_dims {
-            let h = self.b.scalar_param(&d.name, crate::Scalar::I32);
+            let h = self.b.scalar_param(&d.name, cutec_ir::Scalar::I32);
             self.dims.insert(d.name.clone(), h);
         }
         if let Some(frame) = self.frames.last_mut() {
@@ -300,7 +332,7 @@ impl<'p> Lower<'p> {
         }
         self.b.kernel_mut().warp_specialized = info.warp_specialized;
         if let Ok(iface) = self.interface(info, f.sig_span) {
-            self.b.kernel_mut().interface = Some(iface);
+            self.interface = Some(iface);
         }
         // Roles that cannot be placed are reported here, and their bodies then skipped.
         let _ = self.plan_roles(f);
@@ -316,14 +348,17 @@ impl<'p> Lower<'p> {
                 let Some(elem) = t.elem.scalar() else { return self.unsupported(p.span, "a tensor of tuples") };
                 let ir_elem = self.ir_scalar(elem, p.span)?;
                 let Some(l) = &t.layout.value else {
-                    return self.error(codes::UNSUPPORTED_LAYOUT, p.span, "a parameter's layout must be written out");
+                    return self.fail(
+                        p.span,
+                        LowerError::Layout { problem: "a parameter's layout must be written out".into() },
+                    );
                 };
                 let layout = self.sym_layout(l, p.span)?;
                 let bytes = ir_elem.size_bytes();
                 // Arguments may alias (an in-place softmax passes one buffer twice): no `noalias`.
-                let param = crate::Param {
+                let param = cutec_ir::Param {
                     name: p.name.clone(),
-                    ty: crate::Type::Ptr(crate::AddrSpace::Global),
+                    ty: cutec_ir::Type::Ptr(cutec_ir::AddrSpace::Global),
                     align: bytes,
                     noalias: false,
                     readonly: false,
@@ -332,7 +367,7 @@ impl<'p> Lower<'p> {
                 self.param_align.push(bytes);
                 Ok(Value::Tensor(value::TensorView {
                     base,
-                    space: crate::AddrSpace::Global,
+                    space: cutec_ir::AddrSpace::Global,
                     elem,
                     offset: cutec_sema::SymInt::Const(0),
                     swizzle: None,
@@ -373,32 +408,22 @@ impl<'p> Lower<'p> {
         self.b.set_loc(loc);
     }
 
-    /// Reports an error at `span` of the current file.
-    pub fn error<T>(&mut self, code: &'static str, span: Span, message: impl Into<String>) -> LResult<T> {
-        let d = Diagnostic::error(code, message, self.file(), span);
-        self.diagnostics.push(d);
+    /// Records `error` at `span` of the current file; the construct that failed produces nothing.
+    pub fn fail<T>(&mut self, span: Span, error: LowerError) -> LResult<T> {
+        let file = self.file();
+        self.errors.push(Located { file, span, error });
         Err(Reported)
     }
 
-    /// Reports an error at `span` with what its primary label says there and a help line.
-    pub fn refuse<T>(
-        &mut self,
-        code: &'static str,
-        span: Span,
-        message: impl Into<String>,
-        label: impl Into<String>,
-        help: impl Into<String>,
-    ) -> LResult<T> {
-        let d = Diagnostic::error(code, message, self.file(), span).with_primary_message(label).with_help(help);
-        self.diagnostics.push(d);
-        Err(Reported)
+    /// Records what the checker should have ruled out (a bug, reported rather than a panic).
+    pub fn internal<T>(&mut self, span: Span, what: impl Into<String>) -> LResult<T> {
+        self.fail(span, LowerError::Internal { what: what.into() })
     }
 
     /// Reports E0305 for the const generic `name` of the current function, which has no value: at its
     /// declaration, with the use that needed it as a secondary label. `use_span` is that use, or a parameter's
     /// name (the use is then found in its type), or the signature (the use is then found in the launch clause).
     pub fn no_value<T>(&mut self, name: &str, use_span: Span) -> LResult<T> {
-        let file = self.file();
         let f = self.frames.last().and_then(|f| self.function_ast(f.info.module, f.info.item));
         let decl = f.and_then(|f| f.generics.iter().find(|g| g.name.name == name)).map(|g| g.span);
         let param = f.and_then(|f| f.params.iter().find(|p| p.name.span == use_span));
@@ -412,28 +437,15 @@ impl<'p> Lower<'p> {
         } else {
             (use_span, "needed here".to_owned())
         };
-        let message = format!("the const generic `{name}` has no value");
-        let d = match decl {
-            Some(decl) => Diagnostic::error(codes::NOT_CONSTANT, message, file, decl)
-                .with_primary_message("declared here without a default")
-                .with_label(file, use_span, use_label),
-            None => Diagnostic::error(codes::NOT_CONSTANT, message, file, use_span).with_primary_message(use_label),
-        };
-        self.diagnostics.push(d.with_help(format!("give it a value with `-D {name}=...`")));
+        let file = self.file();
+        let error = LowerError::NoValue { name: name.to_owned(), decl, use_label };
+        self.errors.push(Located { file, span: use_span, error });
         Err(Reported)
     }
 
-    /// Reports "not supported yet by codegen v0" at `span`.
+    /// Records that the construct `what` at `span` is not supported yet (E0300).
     pub fn unsupported<T>(&mut self, span: Span, what: impl std::fmt::Display) -> LResult<T> {
-        let d = Diagnostic::error(
-            codes::UNSUPPORTED,
-            format!("{what} is not supported yet by codegen v0"),
-            self.file(),
-            span,
-        )
-        .with_note("code generation v0 covers what examples/copy.cute and examples/softmax.cute need");
-        self.diagnostics.push(d);
-        Err(Reported)
+        self.fail(span, LowerError::Unsupported { what: what.to_string() })
     }
 
     /// The checker's type of an expression or binding of the current module.

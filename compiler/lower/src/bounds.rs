@@ -12,8 +12,9 @@
 
 use super::value::{CoordV, TensorView};
 use super::{LResult, Lower};
-use crate::{BinaryOp, CompareOp, Expr, Handle, codes};
+use crate::error::LowerError;
 use cutec_diagnostics::Span;
+use cutec_ir::{BinaryOp, CompareOp, Expr, Handle};
 use cutec_layout::{Int, IntTuple, Layout, LayoutError};
 use cutec_sema::{SymInt, SymOp};
 
@@ -335,15 +336,7 @@ impl Lower<'_> {
 
     /// A coordinate outside its extent whatever the arguments.
     fn outside<T>(&mut self, param: &str, mode: usize, extent: &SymInt, span: Span) -> LResult<T> {
-        let d = cutec_diagnostics::Diagnostic::error(
-            codes::UNBOUNDED_ACCESS,
-            format!("this access is outside `{param}` whatever the arguments"),
-            self.file(),
-            span,
-        )
-        .with_primary_message(format!("its coordinate along mode {mode} of `{param}` is never in 0..{extent}"));
-        self.diagnostics.push(d);
-        Err(super::Reported)
+        self.fail(span, LowerError::OutsideTensor { param: param.to_owned(), mode, extent: extent.clone() })
     }
 
     fn and(&mut self, a: Option<Handle<Expr>>, b: Option<Handle<Expr>>) -> Option<Handle<Expr>> {
@@ -355,19 +348,7 @@ impl Lower<'_> {
     }
 
     fn lost<T>(&mut self, param: &str, why: &str, span: Span) -> LResult<T> {
-        let d = cutec_diagnostics::Diagnostic::error(
-            codes::UNBOUNDED_ACCESS,
-            format!("cannot tell whether this access stays inside `{param}`"),
-            self.file(),
-            span,
-        )
-        .with_note(why.to_owned())
-        .with_help(format!(
-            "make the view with `local_tile`, `local_partition` or slices, or require tiles that divide `{param}` \
-             (`static_assert(M % 128 == 0)` on its dimensions)"
-        ));
-        self.diagnostics.push(d);
-        Err(super::Reported)
+        self.fail(span, LowerError::UnprovenAccess { param: param.to_owned(), why: why.to_owned() })
     }
 }
 

@@ -3,8 +3,9 @@
 
 use super::value::{CoordV, Value};
 use super::{LResult, Lower};
-use crate::{BinaryOp, CompareOp, Expr, Handle, Scalar, codes};
+use crate::error::LowerError;
 use cutec_diagnostics::Span;
+use cutec_ir::{BinaryOp, CompareOp, Expr, Handle, Scalar};
 use cutec_layout::{ComposedLayout, Int, IntTuple, Layout, LayoutError, Tiler};
 use cutec_sema::{SymInt, SymLayout, SymOp};
 
@@ -23,11 +24,7 @@ impl Lower<'_> {
                 SymInt::Dim(name) => Int::named(name.clone()),
                 SymInt::Generic(name) => return self.no_value(name, span),
                 other => {
-                    return self.error(
-                        codes::UNSUPPORTED_LAYOUT,
-                        span,
-                        format!("the layout entry `{other}` is not supported by codegen v0 (use a constant or a dimension name)"),
-                    );
+                    return self.fail(span, LowerError::Layout { problem: format!("the layout entry `{other}` is not supported by codegen v0 (use a constant or a dimension name)") });
                 }
             }),
             cutec_sema::IntTuple::Tuple(v) => {
@@ -59,7 +56,10 @@ impl Lower<'_> {
                     layout: t.layout.clone(),
                 }),
             },
-            _ => return self.error(codes::UNSUPPORTED_LAYOUT, span, "expected a value of the layout algebra"),
+            _ => {
+                return self
+                    .fail(span, LowerError::Layout { problem: "expected a value of the layout algebra".into() });
+            }
         })
     }
 
@@ -82,7 +82,7 @@ impl Lower<'_> {
 
     /// Reports a layout-algebra error at `span`.
     pub fn layout_result<T>(&mut self, r: Result<T, LayoutError>, span: Span) -> LResult<T> {
-        r.or_else(|e| self.error(codes::UNSUPPORTED_LAYOUT, span, format!("layout algebra: {e}")))
+        r.or_else(|error| self.fail(span, LowerError::LayoutAlgebra { error }))
     }
 
     /// A compile-time integer tuple (a shape) from a value.
@@ -92,12 +92,18 @@ impl Lower<'_> {
             Value::Tuple(items) => {
                 Ok(IntTuple::Tuple(items.iter().map(|i| self.int_tuple(i, span)).collect::<LResult<_>>()?))
             }
-            Value::Scalar(..) => self.error(
-                codes::NOT_CONSTANT,
+            Value::Scalar(..) => self.fail(
                 span,
-                "this shape must be known at compile time (a constant, a const generic, or arithmetic on them)",
+                LowerError::NotConstant {
+                    problem:
+                        "this shape must be known at compile time (a constant, a const generic, or arithmetic on them)"
+                            .into(),
+                },
             ),
-            _ => self.error(codes::UNSUPPORTED_LAYOUT, span, "expected a shape (an integer or a tuple of integers)"),
+            _ => self.fail(
+                span,
+                LowerError::Layout { problem: "expected a shape (an integer or a tuple of integers)".into() },
+            ),
         }
     }
 
@@ -122,7 +128,7 @@ impl Lower<'_> {
             Value::Tuple(items) => {
                 Ok(Tiler::Tuple(items.iter().map(|i| self.tiler_of(i, span)).collect::<LResult<_>>()?))
             }
-            _ => self.error(codes::UNSUPPORTED_LAYOUT, span, "expected a tiler (a shape, a layout or `_`)"),
+            _ => self.fail(span, LowerError::Layout { problem: "expected a tiler (a shape, a layout or `_`)".into() }),
         }
     }
 
@@ -143,7 +149,7 @@ impl Lower<'_> {
                 let h = self.index_i32(*h, *s);
                 Ok(self.sym_value(h, 1))
             }
-            _ => self.error(codes::UNSUPPORTED, span, "expected an integer index"),
+            _ => self.fail(span, LowerError::Expected { what: "an integer index" }),
         }
     }
 
@@ -180,19 +186,20 @@ impl Lower<'_> {
             },
             SymInt::Dim(name) => match self.dims.get(name) {
                 Some(h) => Ok(*h),
-                None => self.error(
-                    codes::UNSUPPORTED_LAYOUT,
+                None => self.fail(
                     span,
-                    format!("the layout depends on `{name}`, which is not a dynamic dimension of this kernel"),
+                    LowerError::Layout {
+                        problem: format!(
+                            "the layout depends on `{name}`, which is not a dynamic dimension of this kernel"
+                        ),
+                    },
                 ),
             },
             SymInt::Value { id, .. } if self.divisors.contains_key(id) => Ok(Handle::from_index(*id as usize)),
             SymInt::Generic(name) => self.no_value(name, span),
-            SymInt::Param { .. } | SymInt::Value { .. } => self.error(
-                codes::INTERNAL,
-                span,
-                format!("the run-time integer `{s}` reached the lowering without an IR value"),
-            ),
+            SymInt::Param { .. } | SymInt::Value { .. } => {
+                self.internal(span, format!("the run-time integer `{s}` reached the lowering without an IR value"))
+            }
             SymInt::Op(op, a, b) => {
                 let (x, y) = (self.materialize(a, span)?, self.materialize(b, span)?);
                 Ok(self.int_op(*op, x, y))
@@ -266,7 +273,7 @@ impl Lower<'_> {
     pub fn crd_result<T>(&mut self, r: Result<T, LayoutError>, span: Span) -> LResult<T> {
         match r {
             Err(LayoutError::RankMismatch { what, .. }) => {
-                self.error(codes::UNSUPPORTED_LAYOUT, span, format!("a coordinate that does not fit: {what}"))
+                self.fail(span, LowerError::Layout { problem: format!("a coordinate that does not fit: {what}") })
             }
             r => self.layout_result(r, span),
         }
@@ -279,9 +286,10 @@ impl Lower<'_> {
         let r = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), shape, stride);
         match r {
             Ok(i) => Ok(i.sym()),
-            Err(LayoutError::RankMismatch { .. }) => {
-                self.error(codes::UNSUPPORTED_LAYOUT, span, format!("a coordinate that does not fit the shape {shape}"))
-            }
+            Err(LayoutError::RankMismatch { .. }) => self.fail(
+                span,
+                LowerError::Layout { problem: format!("a coordinate that does not fit the shape {shape}") },
+            ),
             Err(e) => self.layout_result(Err(e), span),
         }
     }

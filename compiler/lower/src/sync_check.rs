@@ -5,8 +5,9 @@
 //! barriers nobody waits on, or on which some thread waits while nothing ever arrives, is an error.
 
 use super::Lower;
-use crate::{Expr, Handle, codes};
-use cutec_diagnostics::{Diagnostic, FileId, Span};
+use crate::error::{Located, LowerError};
+use cutec_diagnostics::{FileId, Span};
+use cutec_ir::{Expr, Handle};
 
 /// What is done with an mbarrier operand.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -53,33 +54,22 @@ impl Lower<'_> {
     /// E0315 for each mbarrier tensor that is initialised but never waited on, or waited on but never arrived on.
     /// Only for a kernel whose body lowered without error (otherwise some uses were not seen).
     pub(super) fn check_mbarriers(&mut self) {
-        if self.diagnostics.iter().any(Diagnostic::is_error) {
+        if !self.errors.is_empty() {
             return;
         }
         let list = std::mem::take(&mut self.mbarriers.0);
         for u in &list {
             let name = self.alloc_name(u.base);
-            let d = match (u.init, u.wait, u.arrives) {
-                (Some((file, init)), None, _) => {
-                    Diagnostic::error(codes::MBARRIER_NEVER_COMPLETES, format!("no thread waits on `{name}`"), file, init)
-                        .with_primary_message(format!("the mbarriers of `{name}` are initialised here, and waited on by nobody"))
-                        .with_note("an mbarrier orders the threads that arrive on it before the threads that wait on it; without a wait it orders nothing")
-                        .with_help(format!("wait on it where its data is used (`mbarrier_wait({name}[s], phase)`), or remove it"))
+            let error = match (u.init, u.wait, u.arrives) {
+                (Some((file, span)), None, _) => {
+                    Located { file, span, error: LowerError::MbarrierNeverWaited { name } }
                 }
-                (_, Some((file, wait)), false) => Diagnostic::error(
-                    codes::MBARRIER_NEVER_COMPLETES,
-                    format!("this wait on `{name}` never completes"),
-                    file,
-                    wait,
-                )
-                .with_primary_message(format!("nothing ever arrives on `{name}`"))
-                .with_note("an mbarrier's phase completes when its expected arrivals (and transaction bytes) are in; with none, the waiting threads wait forever")
-                .with_help(format!(
-                    "arrive on it (`mbarrier_arrive({name}[s])`, `mbarrier_arrive_expect_tx`) or name it in a `tma_load(.., bar = {name}[s])`"
-                )),
+                (_, Some((file, span)), false) => {
+                    Located { file, span, error: LowerError::MbarrierNeverArrives { name } }
+                }
                 _ => continue,
             };
-            self.diagnostics.push(d);
+            self.errors.push(error);
         }
     }
 

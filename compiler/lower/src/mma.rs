@@ -23,16 +23,17 @@
 
 use super::value::{TensorView, Value};
 use super::{LResult, Lower};
-use crate::module::entry_registers;
-use crate::{AddrSpace, Expr, GmmaDesc, Handle, Op, WgmmaShape, codes};
+use crate::error::LowerError;
 use cutec_diagnostics::Span;
 use cutec_grammar::ast;
+use cutec_ir::entry_registers;
+use cutec_ir::{AddrSpace, Expr, GmmaDesc, Handle, Op, WgmmaShape};
 use cutec_layout::{Int, IntTuple, Layout};
 use cutec_sema::{Method, Scalar, SymInt, Type};
 
 /// The checker's scalar of a wgmma's A and B.
 fn input_scalar(shape: WgmmaShape) -> Scalar {
-    if shape.input == crate::Scalar::BF16 { Scalar::BF16 } else { Scalar::F16 }
+    if shape.input == cutec_ir::Scalar::BF16 { Scalar::BF16 } else { Scalar::F16 }
 }
 
 impl Lower<'_> {
@@ -40,23 +41,23 @@ impl Lower<'_> {
     /// the thread only through `thread_idx.x / (128 k)` or `thread_idx.x >> (7 + k)`. Variables and loads count
     /// as uniform (a lint, not a proof); `elect_one()`, lanes and other thread indices do not.
     pub(super) fn warpgroup_uniform(&self, h: Handle<Expr>, depth: u32) -> bool {
-        use crate::{BinaryOp, SpecialReg};
+        use cutec_ir::{BinaryOp, SpecialReg};
         let k = self.b.kernel();
         let Some(e) = k.exprs.get(h) else { return false };
         if depth > 64 {
             return false;
         }
         let literal = |x: Handle<Expr>| match k.exprs.get(x) {
-            Some(Expr::Literal(crate::Literal::Int { value, .. })) => Some(*value),
+            Some(Expr::Literal(cutec_ir::Literal::Int { value, .. })) => Some(*value),
             _ => None,
         };
         let is_tid =
-            |x: Handle<Expr>| matches!(k.exprs.get(x), Some(Expr::Special(SpecialReg::ThreadIdx(crate::Dim::X))));
+            |x: Handle<Expr>| matches!(k.exprs.get(x), Some(Expr::Special(SpecialReg::ThreadIdx(cutec_ir::Dim::X))));
         match *e {
             Expr::Special(SpecialReg::ThreadIdx(_) | SpecialReg::LaneId) => false,
             Expr::Special(_) | Expr::Literal(_) | Expr::Param(_) | Expr::AllocPtr(_) | Expr::ReadVar(_) => true,
             // An operation's result: `elect.sync` differs by lane; a load is taken as uniform.
-            Expr::OpResult(ty) => ty != crate::Type::I1,
+            Expr::OpResult(ty) => ty != cutec_ir::Type::I1,
             Expr::Binary { op: BinaryOp::Div, lhs, rhs } if is_tid(lhs) => {
                 literal(rhs).is_some_and(|c| c > 0 && c % 128 == 0)
             }
@@ -87,31 +88,19 @@ impl Lower<'_> {
     /// E0312 at `span` when the warpgroup may be split there (see [`Lower::warpgroup_split`]).
     fn require_whole_warpgroup(&mut self, span: Span, what: &str) -> LResult<()> {
         let Some((at, why)) = self.warpgroup_split() else { return Ok(()) };
-        let file = self.file();
-        let d = cutec_diagnostics::Diagnostic::error(
-            codes::WARPGROUP_DIVERGENT,
-            format!("{what} needs all 128 threads of the warpgroup, but some of them may not be here"),
-            file,
-            span,
-        )
-        .with_label(file, at, why)
-        .with_help(
-            "make what leaves threads out depend on `thread_idx.x / 128` (the warpgroup), not on a thread or a lane",
-        );
-        self.diagnostics.push(d);
-        Err(super::Reported)
+        self.fail(span, LowerError::WarpgroupDivergent { what: what.to_owned(), at, why })
     }
 
     /// The wgmma shape of a tiled MMA the lowering supports: one m64nNk16 atom of `bf16` or `f16` with `f32`
     /// accumulators, on one warpgroup (`(1, 1, 1)`).
     fn mma_shape(&mut self, id: ast::NodeId, span: Span) -> LResult<WgmmaShape> {
         let Type::TiledMma(t) = self.type_of(id).clone() else {
-            return self.error(codes::INTERNAL, span, "a tiled MMA expected");
+            return self.internal(span, "a tiled MMA expected");
         };
         let atom = t.atom;
         let input = match (atom.a, atom.b) {
-            (Scalar::BF16, Scalar::BF16) => crate::Scalar::BF16,
-            (Scalar::F16, Scalar::F16) => crate::Scalar::F16,
+            (Scalar::BF16, Scalar::BF16) => cutec_ir::Scalar::BF16,
+            (Scalar::F16, Scalar::F16) => cutec_ir::Scalar::F16,
             _ => return self.unsupported(span, format!("a wgmma of `{}` x `{}`", atom.a, atom.b)),
         };
         if atom.c != Scalar::F32 {
@@ -135,7 +124,7 @@ impl Lower<'_> {
             _ => return self.unsupported(e.span, "this method"),
         };
         let shape = self.mma_shape(receiver.id, receiver.span)?;
-        let Some(arg) = args.first() else { return self.error(codes::INTERNAL, e.span, "a method without argument") };
+        let Some(arg) = args.first() else { return self.internal(e.span, "a method without argument") };
         let v = self.expr(&arg.value)?;
         self.at(e.span);
         match method {
@@ -172,7 +161,7 @@ impl Lower<'_> {
                 Ok(Value::Tensor(t))
             }
             Method::PartitionC | Method::PartitionA => {
-                let Value::Tensor(t) = v else { return self.error(codes::INTERNAL, arg.span, "a tensor expected") };
+                let Value::Tensor(t) = v else { return self.internal(arg.span, "a tensor expected") };
                 let size = t.layout.size().ok().and_then(|s| s.static_value());
                 let rows = t.layout.mode(0).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
                 let cols = size.filter(|_| rows == Some(64)).map(|s| s / 64);
@@ -199,7 +188,7 @@ impl Lower<'_> {
                 )?;
                 let tid = self.b.thread_idx_x();
                 let k = self.b.i32(127);
-                let lane = self.b.binary(crate::BinaryOp::And, tid, k);
+                let lane = self.b.binary(cutec_ir::BinaryOp::And, tid, k);
                 let tile = match &composed {
                     Value::Tensor(tile) => Some(tile.clone()),
                     _ => None,
@@ -241,15 +230,7 @@ impl Lower<'_> {
             ),
             _ => return Ok(()),
         };
-        let file = self.file();
-        let d = cutec_diagnostics::Diagnostic::error(codes::WGMMA_A_FRAGMENT, message, file, span)
-            .with_primary_message(label)
-            .with_help(format!(
-                "make it with `mma.fragment_a((64, {k}))` and fill it with `copy(mma.partition_a(tile), fa)`, or \
-                 convert an accumulator into `make_fragment_like<{elem}>(acc)` with `store`"
-            ));
-        self.diagnostics.push(d);
-        Err(super::Reported)
+        self.fail(span, LowerError::AFragment { problem: message, label, k, elem: elem.to_string() })
     }
 
     /// `gemm(mma, a, b, acc)`: `wgmma.fence`, one `wgmma.mma_async` per k-step of the (64, BK) tile `a` and the
@@ -258,7 +239,7 @@ impl Lower<'_> {
     pub(super) fn gemm_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let positional: Vec<&ast::Arg> = args.iter().filter(|a| a.name.is_none()).collect();
         let [mma, a, b, acc] = positional[..] else {
-            return self.error(codes::INTERNAL, e.span, "`gemm` takes four arguments");
+            return self.internal(e.span, "`gemm` takes four arguments");
         };
         let accumulate = match args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "accumulate")) {
             Some(x) => {
@@ -271,7 +252,7 @@ impl Lower<'_> {
         self.require_whole_warpgroup(e.span, "`gemm`")?;
         let (va, vb, vacc) = (self.expr(&a.value)?, self.expr(&b.value)?, self.expr(&acc.value)?);
         let (Value::Tensor(ta), Value::Tensor(tb), Value::Tensor(tacc)) = (va, vb, vacc) else {
-            return self.error(codes::INTERNAL, e.span, "`gemm` of values that are not tensors");
+            return self.internal(e.span, "`gemm` of values that are not tensors");
         };
         self.at(e.span);
         let elem = input_scalar(shape);
@@ -284,7 +265,7 @@ impl Lower<'_> {
         for (t, span, what) in operands {
             if t.space != AddrSpace::Shared || t.elem != elem {
                 let msg = format!("the {what} operand of this wgmma must be a `{elem}` tensor in shared memory");
-                return self.error(codes::WGMMA_OPERAND, span, msg);
+                return self.fail(span, LowerError::WgmmaOperand { problem: msg.into() });
             }
         }
         let accumulator = tacc.space == AddrSpace::Local
@@ -293,14 +274,14 @@ impl Lower<'_> {
             && tacc.layout.size().ok().and_then(|s| s.static_value()) == Some(i64::from(shape.n / 2));
         if !accumulator {
             let msg = format!("the accumulator must be a whole `mma.fragment_c((64, {}))`", shape.n);
-            return self.error(codes::WGMMA_OPERAND, acc.span, msg);
+            return self.fail(acc.span, LowerError::WgmmaOperand { problem: msg.into() });
         }
         let (desc_b, steps_b) = self.operand_descriptor(&tb, i64::from(shape.n), b.span)?;
         // Per k-step: A's pointer and descriptor (none: the step's 8 values in the A fragment's registers).
         let mut steps_a: Vec<(Handle<Expr>, Option<GmmaDesc>)> = Vec::with_capacity(steps_b.len());
         if a_regs {
             self.check_a_fragment(&ta, elem, 16 * steps_b.len() as i64, a.span)?;
-            let ty = crate::Type::Scalar(self.ir_scalar(elem, a.span)?);
+            let ty = cutec_ir::Type::Scalar(self.ir_scalar(elem, a.span)?);
             for j in 0..steps_b.len() {
                 let at = self.b.i32(8 * j as i32);
                 steps_a.push((self.b.offset(ta.base, at, ty), None));
@@ -309,7 +290,7 @@ impl Lower<'_> {
             let (desc_a, starts) = self.operand_descriptor(&ta, 64, a.span)?;
             if starts.len() != steps_b.len() {
                 let msg = format!("A has {} k-steps of 16 and B {}", starts.len(), steps_b.len());
-                return self.error(codes::WGMMA_OPERAND, e.span, msg);
+                return self.fail(e.span, LowerError::WgmmaOperand { problem: msg.into() });
             }
             for sa in starts {
                 steps_a.push((self.operand_ptr(&ta, sa, e.span)?, Some(desc_a)));
@@ -334,7 +315,7 @@ impl Lower<'_> {
         let idx = SymInt::op(cutec_sema::SymOp::Add, t.offset.clone(), SymInt::Const(step / bytes));
         let i = self.materialize(&idx, span)?;
         let elem = self.ir_scalar(t.elem, span)?;
-        Ok(self.b.offset(t.base, i, crate::Type::Scalar(elem)))
+        Ok(self.b.offset(t.base, i, cutec_ir::Type::Scalar(elem)))
     }
 
     /// The descriptor of an (mn, K) operand tile and the start of each k-step in bytes from the tile's first
@@ -348,12 +329,15 @@ impl Lower<'_> {
         let d = match cutec_layout::gmma::operand_descriptor(&tile, bytes, mn, 16) {
             Ok(d) => d,
             Err(why) => {
-                return self.error(codes::WGMMA_OPERAND, span, format!("this operand cannot feed a wgmma: {why}"));
+                return self.fail(
+                    span,
+                    LowerError::WgmmaOperand { problem: format!("this operand cannot feed a wgmma: {why}") },
+                );
             }
         };
         if d.starts.len() != 1 {
             let msg = format!("the operand has {} blocks of {mn} rows; a wgmma takes one", d.starts.len());
-            return self.error(codes::WGMMA_OPERAND, span, msg);
+            return self.fail(span, LowerError::WgmmaOperand { problem: msg.into() });
         }
         let period = d.alignment;
         let div = self.divisor(&t.offset);
@@ -364,7 +348,7 @@ impl Lower<'_> {
                 t.offset,
                 period / bytes
             );
-            return self.error(codes::WGMMA_OPERAND, span, msg);
+            return self.fail(span, LowerError::WgmmaOperand { problem: msg.into() });
         }
         self.align_allocation(t.base, period as u32);
         self.check_shared_limit(AddrSpace::Shared, span)?;
@@ -387,7 +371,7 @@ impl Lower<'_> {
         if threads % 128 != 0 {
             return self.unsupported(e.span, "`setmaxnreg` in a kernel whose threads are not whole warpgroups");
         }
-        let Ok(regs) = u32::try_from(n) else { return self.error(codes::INTERNAL, e.span, "a negative count") };
+        let Ok(regs) = u32::try_from(n) else { return self.internal(e.span, "a negative count") };
         self.require_whole_warpgroup(e.span, "`setmaxnreg`")?;
         self.at(e.span);
         self.b.op(Op::Setmaxnreg { regs, inc: regs > entry_registers(threads) });
@@ -410,8 +394,7 @@ impl Lower<'_> {
         let m = dst.layout.size().ok().and_then(|s| s.static_value());
         let (Some(n), Some(m)) = (n, m) else { return self.unsupported(span, "`store` of tensors of dynamic size") };
         if n != m {
-            let msg = format!("`store` from {n} elements to {m}");
-            return self.error(codes::COPY_SIZE_MISMATCH, span, msg);
+            return self.fail(span, LowerError::StoreSizeMismatch { from: n, to: m });
         }
         // `copy` converting on the way: it finds the vector accesses (pairs of accumulators are adjacent columns
         // of C) and predicates tiles at the edge once.

@@ -2,27 +2,28 @@
 
 use super::value::{Binding, Value};
 use super::{LResult, Lower, Reported};
-use crate::{BinaryOp, CompareOp, Dim, Expr, Handle, Literal, SpecialReg, UnaryOp, codes};
+use crate::error::LowerError;
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, BinaryOp as AstOp, ExprKind};
+use cutec_ir::{BinaryOp, CompareOp, Dim, Expr, Handle, Literal, SpecialReg, UnaryOp};
 use cutec_sema::{Builtin, ConstValue, Resolution, Scalar, Type};
 
 /// The IR scalar of a language scalar, if v0 supports it.
-pub(crate) fn ir_scalar(s: Scalar) -> Option<crate::Scalar> {
+pub(crate) fn ir_scalar(s: Scalar) -> Option<cutec_ir::Scalar> {
     Some(match s {
-        Scalar::Int | Scalar::I32 => crate::Scalar::I32,
-        Scalar::I64 => crate::Scalar::I64,
-        Scalar::F16 => crate::Scalar::F16,
-        Scalar::BF16 => crate::Scalar::BF16,
-        Scalar::F32 => crate::Scalar::F32,
-        Scalar::F64 => crate::Scalar::F64,
-        Scalar::Bool => crate::Scalar::I1,
+        Scalar::Int | Scalar::I32 => cutec_ir::Scalar::I32,
+        Scalar::I64 => cutec_ir::Scalar::I64,
+        Scalar::F16 => cutec_ir::Scalar::F16,
+        Scalar::BF16 => cutec_ir::Scalar::BF16,
+        Scalar::F32 => cutec_ir::Scalar::F32,
+        Scalar::F64 => cutec_ir::Scalar::F64,
+        Scalar::Bool => cutec_ir::Scalar::I1,
         _ => return None,
     })
 }
 
 impl Lower<'_> {
-    pub fn ir_scalar(&mut self, s: Scalar, span: Span) -> LResult<crate::Scalar> {
+    pub fn ir_scalar(&mut self, s: Scalar, span: Span) -> LResult<cutec_ir::Scalar> {
         match ir_scalar(s) {
             Some(t) => Ok(t),
             None => self.unsupported(span, format!("the type `{s}`")),
@@ -45,7 +46,7 @@ impl Lower<'_> {
         let to = self.ir_scalar(want, span)?;
         match *v {
             Value::Const(c) => Ok(match to {
-                crate::Scalar::I1 => self.b.bool(c != 0),
+                cutec_ir::Scalar::I1 => self.b.bool(c != 0),
                 t if t.is_float() => self.b.lit(Literal::Float { value: c as f64, ty: t }),
                 t => self.b.lit(Literal::Int { value: c, ty: t }),
             }),
@@ -57,7 +58,7 @@ impl Lower<'_> {
                     Ok(self.b.convert(h, to))
                 }
             }
-            _ => self.error(codes::UNSUPPORTED, span, "expected a number"),
+            _ => self.fail(span, LowerError::Expected { what: "a number" }),
         }
     }
 
@@ -137,18 +138,18 @@ impl Lower<'_> {
 
     fn name(&mut self, e: &ast::Expr) -> LResult<Value> {
         let Some(res) = self.resolution(e.id) else {
-            return self.error(codes::INTERNAL, e.span, "this name was not resolved by the checker");
+            return self.internal(e.span, "this name was not resolved by the checker");
         };
         match res {
             Resolution::Local(id) => match self.frame()?.bindings.get(id).cloned() {
                 Some(Binding::Value(v)) => Ok(v),
                 Some(Binding::Var(var, s)) => Ok(Value::Scalar(self.read_var(var), s)),
                 Some(Binding::Poisoned) => Err(Reported),
-                None => self.error(codes::INTERNAL, e.span, "a binding the lowering did not see"),
+                None => self.internal(e.span, "a binding the lowering did not see"),
             },
             Resolution::Param(i) => match self.frame()?.args.get(*i).cloned() {
                 Some(v) => Ok(v),
-                None => self.error(codes::INTERNAL, e.span, "a parameter out of range"),
+                None => self.internal(e.span, "a parameter out of range"),
             },
             Resolution::ConstGeneric(name) => {
                 let value = self.frame()?.info.const_generics.iter().find(|g| &g.name == name).and_then(|g| g.value);
@@ -180,7 +181,10 @@ impl Lower<'_> {
                 let folded = self.frame().ok().and_then(|f| self.program.folded(f.module, e.id)).cloned();
                 match folded {
                     Some(v) => self.value_of_algebra(v, e.span),
-                    None => self.error(codes::NOT_CONSTANT, e.span, "this swizzle's parameters must be constants"),
+                    None => self.fail(
+                        e.span,
+                        LowerError::NotConstant { problem: "this swizzle's parameters must be constants".into() },
+                    ),
                 }
             }
             Resolution::Builtin(b) => self.builtin_value(*b, e.span),

@@ -1,7 +1,8 @@
 //! Lowering the examples and the diagnostics of what v0 does not support.
 
 use cutec_diagnostics::{Diagnostic, SourceMap};
-use cutec_ir::{PipelineOptions, lower, print, run_pipeline, validate};
+use cutec_ir::{PipelineOptions, print, run_pipeline, validate};
+use cutec_lower::{Lowered, lower};
 
 pub(crate) fn example(name: &str) -> String {
     let path = format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -14,6 +15,15 @@ pub(crate) fn lower_source(
     kernel: &str,
     defines: &[(&str, i64)],
 ) -> Result<cutec_ir::Module, Vec<Diagnostic>> {
+    lower_with_interface(source, kernel, defines).map(|l| l.module)
+}
+
+/// Checks `source`, which must have no errors, and lowers `kernel` with its manifest entry.
+pub(crate) fn lower_with_interface(
+    source: &str,
+    kernel: &str,
+    defines: &[(&str, i64)],
+) -> Result<Lowered, Vec<Diagnostic>> {
     let mut map = SourceMap::new();
     let root = map.add("test.cute", source);
     let defines: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
@@ -23,24 +33,35 @@ pub(crate) fn lower_source(
 }
 
 pub(crate) fn lowered_and_optimized(source: &str, kernel: &str, defines: &[(&str, i64)]) -> (cutec_ir::Module, String) {
-    let mut module = lower_source(source, kernel, defines).unwrap_or_else(|d| panic!("{d:#?}"));
+    let (module, _, text) = optimized_with_interface(source, kernel, defines);
+    (module, text)
+}
+
+/// [`lowered_and_optimized`], with the kernel's manifest entry.
+pub(crate) fn optimized_with_interface(
+    source: &str,
+    kernel: &str,
+    defines: &[(&str, i64)],
+) -> (cutec_ir::Module, cutec_manifest::Kernel, String) {
+    let Lowered { mut module, mut interfaces } =
+        lower_with_interface(source, kernel, defines).unwrap_or_else(|d| panic!("{d:#?}"));
     let before = print(&module);
     validate(&module).unwrap_or_else(|e| panic!("{e}\n{before}"));
     run_pipeline(&mut module, PipelineOptions { verify_each: true, ..Default::default() })
         .unwrap_or_else(|e| panic!("{e}\n{before}"));
     let text = print(&module);
-    (module, text)
+    assert_eq!(interfaces.len(), 1, "one manifest entry for one kernel");
+    (module, interfaces.remove(0), text)
 }
 
 #[test]
 fn copy_uses_one_vector_per_thread_and_requires_16_byte_arguments() {
-    let (module, text) = lowered_and_optimized(&example("copy.cute"), "copy", &[]);
+    let (module, iface, text) = optimized_with_interface(&example("copy.cute"), "copy", &[]);
     insta::assert_snapshot!(text);
     let k = &module.kernels[0];
     assert_eq!(k.block_size, Some([256, 1, 1]));
     let names: Vec<_> = k.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["x", "y", "N"]);
-    let iface = k.interface.as_ref().expect("a manifest entry");
     for p in &iface.params {
         let cutec_manifest::Param::Tensor(t) = p else { panic!("{p:?}") };
         assert_eq!(t.align_bytes, 16, "{t:?}");

@@ -1,7 +1,7 @@
 //! Hopper's operations written by hand: the tensor maps the lowering derives for TMA copies, the descriptors of
 //! wgmma operands, and what each refuses.
 
-use crate::lower::{example, lower_source, lowered_and_optimized};
+use crate::lower::{example, lower_source, lowered_and_optimized, optimized_with_interface};
 use cutec_ir::{AddrSpace, GmmaSwizzle, Op, Stmt, Type};
 use cutec_manifest::{TensorMapParam, TmaSwizzle};
 
@@ -15,15 +15,15 @@ fn ops(k: &cutec_ir::Kernel) -> Vec<Op> {
     v
 }
 
-fn maps(k: &cutec_ir::Kernel) -> Vec<TensorMapParam> {
-    k.interface.as_ref().expect("a manifest entry").tensor_maps.clone()
+fn maps(iface: &cutec_manifest::Kernel) -> Vec<TensorMapParam> {
+    iface.tensor_maps.clone()
 }
 
 #[test]
 fn tma_copy_derives_one_map_per_tensor_with_the_contiguous_mode_first() {
-    let (module, _) = lowered_and_optimized(&example("tma_copy.cute"), "tma_copy", &[]);
+    let (module, iface, _) = optimized_with_interface(&example("tma_copy.cute"), "tma_copy", &[]);
     let k = &module.kernels[0];
-    let maps = maps(k);
+    let maps = maps(&iface);
     assert_eq!(maps.len(), 2, "{maps:?}");
     for (m, tensor) in maps.iter().zip(["x", "y"]) {
         assert_eq!(m.tensor, tensor);
@@ -38,7 +38,6 @@ fn tma_copy_derives_one_map_per_tensor_with_the_contiguous_mode_first() {
     assert_eq!(names, ["x", "y", "M", "N", "x_tma0", "y_tma0"]);
     assert!(k.params[4..].iter().all(|p| p.ty == Type::Ptr(AddrSpace::Param)));
     // x is only read and y only written, through the maps.
-    let iface = k.interface.as_ref().expect("a manifest entry");
     let access: Vec<_> = iface
         .params
         .iter()
@@ -58,9 +57,9 @@ fn tma_copy_derives_one_map_per_tensor_with_the_contiguous_mode_first() {
 
 #[test]
 fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
-    let (module, _) = lowered_and_optimized(&example("gemm_sm90_manual.cute"), "gemm_sm90_manual", &[]);
+    let (module, iface, _) = optimized_with_interface(&example("gemm_sm90_manual.cute"), "gemm_sm90_manual", &[]);
     let k = &module.kernels[0];
-    let maps = maps(k);
+    let maps = maps(&iface);
     let boxes: Vec<_> =
         maps.iter().map(|m| (m.tensor.as_str(), m.modes.clone(), m.box_shape.clone(), m.swizzle)).collect();
     assert_eq!(
@@ -102,7 +101,6 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
     assert!(ops.iter().any(|o| matches!(o, Op::MbarrierArriveRemote { .. })));
     assert_eq!(ops.iter().filter(|o| matches!(o, Op::ClusterBarrier)).count(), 2);
     assert_eq!(k.cluster, Some([2, 1, 1]));
-    let iface = k.interface.as_ref().expect("a manifest entry");
     assert_eq!(iface.launch.cluster.as_ref().map(Vec::len), Some(2));
     // The registers are the roles' (`roles.rs` checks their regions), set where each region starts.
     let mut budgets = Vec::new();
@@ -126,8 +124,8 @@ fn a_batched_argument_gets_a_box_of_one_along_its_batch_mode() {
         mbarrier_wait(bar[0], 0);
     }
 }";
-    let (module, text) = lowered_and_optimized(src, "k", &[]);
-    let m = &maps(&module.kernels[0])[0];
+    let (module, iface, text) = optimized_with_interface(src, "k", &[]);
+    let m = &maps(&iface)[0];
     assert_eq!(
         (m.modes.clone(), m.box_shape.clone(), m.swizzle),
         (vec![2, 1, 0], vec![32, 16, 1], TmaSwizzle::B64),
@@ -258,10 +256,10 @@ fn the_gemm_epilogue_converts_and_stores_its_tile_with_stmatrix() {
 
 #[test]
 fn b_stored_k_by_n_is_read_n_major_through_a_transposed_view() {
-    let (module, _) = lowered_and_optimized(&example("gemm_sm90_kn.cute"), "gemm_sm90_kn", &[]);
+    let (module, iface, _) = optimized_with_interface(&example("gemm_sm90_kn.cute"), "gemm_sm90_kn", &[]);
     let k = &module.kernels[0];
     // `select<1, 0>(b)` views b (K, N):(N, 1) as the (N, K) operand; TMA dimension 0 is still b's contiguous N.
-    let boxes: Vec<_> = maps(k).iter().map(|m| (m.tensor.clone(), m.modes.clone(), m.box_shape.clone())).collect();
+    let boxes: Vec<_> = maps(&iface).iter().map(|m| (m.tensor.clone(), m.modes.clone(), m.box_shape.clone())).collect();
     assert_eq!(boxes, [("a".to_string(), vec![1, 0], vec![64, 64]), ("b".to_string(), vec![1, 0], vec![64, 64])]);
     let descs: Vec<_> = ops(k)
         .iter()
@@ -280,7 +278,7 @@ fn b_stored_k_by_n_is_read_n_major_through_a_transposed_view() {
 
 #[test]
 fn a_register_fragment_makes_rs_wgmmas_that_round_trip() {
-    let (module, text) = lowered_and_optimized(&example("wgmma_rs.cute"), "wgmma_rs", &[]);
+    let (module, iface, text) = optimized_with_interface(&example("wgmma_rs.cute"), "wgmma_rs", &[]);
     let k = &module.kernels[0];
     let wgmmas: Vec<_> = ops(k)
         .into_iter()
@@ -298,7 +296,7 @@ fn a_register_fragment_makes_rs_wgmmas_that_round_trip() {
         assert_eq!((b_desc.swizzle, b_desc.sbo, b_desc.mn_major), (GmmaSwizzle::B128, 1024, false));
     }
     // One tensor map, for B: A comes through the threads' loads.
-    assert_eq!(maps(k).iter().map(|m| m.tensor.as_str()).collect::<Vec<_>>(), ["b"]);
+    assert_eq!(maps(&iface).iter().map(|m| m.tensor.as_str()).collect::<Vec<_>>(), ["b"]);
     assert!(text.contains("wgmma.mma_async m64n128k16.bf16") && text.contains(" regs, "), "{text}");
     let again = cutec_ir::print(&cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")));
     assert_eq!(again, text);
@@ -390,10 +388,9 @@ fn prefetch_tensormap_names_the_map_of_the_copy_and_no_access() {
         tma_store(s, g);
     }
 }";
-    let (module, text) = lowered_and_optimized(src, "k", &[]);
-    let k = &module.kernels[0];
-    assert_eq!(maps(k).len(), 1, "{text}");
-    let access = match &k.interface.as_ref().expect("a manifest entry").params[0] {
+    let (_, iface, text) = optimized_with_interface(src, "k", &[]);
+    assert_eq!(maps(&iface).len(), 1, "{text}");
+    let access = match &iface.params[0] {
         cutec_manifest::Param::Tensor(t) => t.access,
         other => panic!("{other:?}"),
     };

@@ -14,8 +14,8 @@
 use super::copy::Affine;
 use super::value::{CoordV, TensorView};
 use super::{LResult, Lower};
-use crate::{AddrSpace, BinaryOp, Expr, Handle, Op, Type};
 use cutec_diagnostics::Span;
+use cutec_ir::{AddrSpace, BinaryOp, Expr, Handle, Op, Type};
 use cutec_layout::Layout;
 use cutec_sema::SymInt;
 
@@ -64,7 +64,7 @@ impl Lower<'_> {
         src: &TensorView,
         dst: &TensorView,
         (so, d_o): (&[Affine], &[Affine]),
-        (elem, to_elem): (crate::Scalar, crate::Scalar),
+        (elem, to_elem): (cutec_ir::Scalar, cutec_ir::Scalar),
         span: Span,
     ) -> LResult<bool> {
         // A warp collective: every lane must run it, so not under a condition that may split a warp.

@@ -1,7 +1,7 @@
 //! The values the lowering computes for expressions: compile-time integers, run-time scalars, tuples, layouts
 //! and tensor views.
 
-use crate::{AddrSpace, Expr, Handle, Var};
+use cutec_ir::{AddrSpace, Expr, Handle, Var};
 use cutec_layout::int_tuple::SymInt;
 use cutec_layout::{ComposedLayout, Layout, Swizzle};
 use cutec_sema::{Builtin, Scalar};

@@ -9,7 +9,7 @@
 //! when `min(c)` is. Nothing is proven about what the form cannot express: the access is then predicated.
 
 use super::Lower;
-use crate::{BinaryOp, CompareOp, Expr, Handle, SpecialReg};
+use cutec_ir::{BinaryOp, CompareOp, Expr, Handle, SpecialReg};
 use cutec_sema::{SymInt, SymOp};
 
 /// How deep bounds are expanded (an atom's bound mentions other atoms, whose bounds are expanded in turn).
@@ -311,14 +311,14 @@ impl Lower<'_> {
     }
 
     /// Reads a variable, remembering in which epoch.
-    pub(crate) fn read_var(&mut self, var: Handle<crate::Var>) -> Handle<Expr> {
+    pub(crate) fn read_var(&mut self, var: Handle<cutec_ir::Var>) -> Handle<Expr> {
         let h = self.b.read(var);
         self.read_epochs.insert(h.index() as u32, self.epoch);
         h
     }
 
     /// Writes a variable: later reads are a new epoch.
-    pub(crate) fn write_var(&mut self, var: Handle<crate::Var>, value: Handle<Expr>) {
+    pub(crate) fn write_var(&mut self, var: Handle<cutec_ir::Var>, value: Handle<Expr>) {
         self.b.write(var, value);
         self.epoch += 1;
     }

@@ -2,8 +2,9 @@
 
 use super::value::{CoordV, TensorView, Value};
 use super::{LResult, Lower};
-use crate::{AddrSpace, Expr, Handle, Type, codes};
+use crate::error::LowerError;
 use cutec_diagnostics::Span;
+use cutec_ir::{AddrSpace, Expr, Handle, Type};
 use cutec_sema::SymInt;
 
 /// The widest vector access in bytes (`ld.global.v4.f32`, `ld.shared.v2.f64`...).
@@ -32,7 +33,7 @@ impl Lower<'_> {
     }
 
     /// `p ? *ptr : 0`, the load made only where `p` holds.
-    fn guarded_load(&mut self, p: Handle<Expr>, ptr: Handle<Expr>, ty: crate::Scalar, align: u32) -> Handle<Expr> {
+    fn guarded_load(&mut self, p: Handle<Expr>, ptr: Handle<Expr>, ty: cutec_ir::Scalar, align: u32) -> Handle<Expr> {
         let var = self.b.var("inside", Type::Scalar(ty));
         let zero = self.zero(ty);
         self.b.write(var, zero);
@@ -44,11 +45,11 @@ impl Lower<'_> {
     }
 
     /// The zero of a scalar type.
-    fn zero(&mut self, ty: crate::Scalar) -> Handle<Expr> {
+    fn zero(&mut self, ty: cutec_ir::Scalar) -> Handle<Expr> {
         if ty.is_int() {
-            self.b.lit(crate::Literal::Int { value: 0, ty })
+            self.b.lit(cutec_ir::Literal::Int { value: 0, ty })
         } else {
-            self.b.lit(crate::Literal::Float { value: 0.0, ty })
+            self.b.lit(cutec_ir::Literal::Float { value: 0.0, ty })
         }
     }
 
@@ -81,7 +82,7 @@ impl Lower<'_> {
         &mut self,
         t: &TensorView,
         idx: &SymInt,
-        elem: crate::Scalar,
+        elem: cutec_ir::Scalar,
         span: Span,
     ) -> LResult<Handle<Expr>> {
         let idx = match &t.swizzle {
@@ -106,17 +107,17 @@ impl Lower<'_> {
         };
         let x = self.materialize(idx, span)?;
         let m = self.b.i32(mask);
-        let bits = self.b.binary(crate::BinaryOp::And, x, m);
+        let bits = self.b.binary(cutec_ir::BinaryOp::And, x, m);
         let moved = if shift >= 0 {
             let s = self.b.i32(shift);
-            self.b.binary(crate::BinaryOp::Shr, bits, s)
+            self.b.binary(cutec_ir::BinaryOp::Shr, bits, s)
         } else {
             let s = self.b.i32(-shift);
-            self.b.binary(crate::BinaryOp::Shl, bits, s)
+            self.b.binary(cutec_ir::BinaryOp::Shl, bits, s)
         };
-        let h = self.b.binary(crate::BinaryOp::Xor, x, moved);
+        let h = self.b.binary(cutec_ir::BinaryOp::Xor, x, moved);
         // The low `base` bits are kept.
-        let div = crate::lower::value::pow2_part(self.divisor(idx)).min(1 << sw.base().clamp(0, 20));
+        let div = crate::value::pow2_part(self.divisor(idx)).min(1 << sw.base().clamp(0, 20));
         Ok(self.sym_value(h, div))
     }
 
@@ -145,11 +146,7 @@ impl Lower<'_> {
     pub fn transfer(&mut self, src: &TensorView, dst: &TensorView, span: Span) -> LResult<()> {
         let (so, d_o) = (self.affine_offsets(src, span)?, self.affine_offsets(dst, span)?);
         if so.len() != d_o.len() {
-            return self.error(
-                codes::COPY_SIZE_MISMATCH,
-                span,
-                format!("`copy` from a tensor of {} elements to one of {}", so.len(), d_o.len()),
-            );
+            return self.fail(span, LowerError::CopySizeMismatch { from: so.len(), to: d_o.len() });
         }
         let elem = self.ir_scalar(src.elem, span)?;
         let to_elem = self.ir_scalar(dst.elem, span)?;
@@ -163,7 +160,7 @@ impl Lower<'_> {
             .into_iter()
             .flatten()
             .filter_map(|p| p.all)
-            .reduce(|a, b| self.b.binary(crate::BinaryOp::And, a, b));
+            .reduce(|a, b| self.b.binary(cutec_ir::BinaryOp::And, a, b));
         let slow = |cx: &mut Self| -> LResult<()> {
             let ty = Type::Scalar(elem);
             for i in 0..so.len() {
@@ -199,7 +196,7 @@ impl Lower<'_> {
         slow: impl FnOnce(&mut Self) -> LResult<()>,
     ) -> LResult<()> {
         let Some(all) = all else { return fast(self) };
-        let never = matches!(self.b.kernel().exprs.get(all), Some(Expr::Literal(crate::Literal::Bool(false))));
+        let never = matches!(self.b.kernel().exprs.get(all), Some(Expr::Literal(cutec_ir::Literal::Bool(false))));
         if never {
             return slow(self);
         }
@@ -209,15 +206,15 @@ impl Lower<'_> {
         self.b.open_block();
         let s = slow(self);
         let reject = self.b.close_block();
-        self.b.push(crate::Stmt::If { cond: all, accept, reject });
+        self.b.push(cutec_ir::Stmt::If { cond: all, accept, reject });
         f.and(s)
     }
 
     /// The statements of `block`, under `if p` when there is a predicate.
-    fn guarded_block(&mut self, p: Option<Handle<Expr>>, block: crate::Block) {
+    fn guarded_block(&mut self, p: Option<Handle<Expr>>, block: cutec_ir::Block) {
         match p {
             None => self.b.append_block(block),
-            Some(p) => self.b.push(crate::Stmt::If { cond: p, accept: block, reject: crate::Block::new() }),
+            Some(p) => self.b.push(cutec_ir::Stmt::If { cond: p, accept: block, reject: cutec_ir::Block::new() }),
         }
     }
 
@@ -228,7 +225,7 @@ impl Lower<'_> {
         dst: &TensorView,
         so: &[Affine],
         d_o: &[Affine],
-        (elem, to_elem): (crate::Scalar, crate::Scalar),
+        (elem, to_elem): (cutec_ir::Scalar, cutec_ir::Scalar),
         span: Span,
     ) -> LResult<()> {
         if self.try_stmatrix(src, dst, (so, d_o), (elem, to_elem), span)? {
@@ -290,13 +287,14 @@ impl Lower<'_> {
             match s.static_value() {
                 Some(v) if v >= 0 => shape.push(v),
                 _ => {
-                    return self.error(
-                        codes::UNSUPPORTED_LAYOUT,
+                    return self.fail(
                         span,
-                        format!(
-                            "this tensor's shape in `{}` is not static; codegen v0 copies tensors of static shape",
-                            t.layout
-                        ),
+                        LowerError::Layout {
+                            problem: format!(
+                                "this tensor's shape in `{}` is not static; codegen v0 copies tensors of static shape",
+                                t.layout
+                            ),
+                        },
                     );
                 }
             }
@@ -348,7 +346,7 @@ impl Lower<'_> {
         &mut self,
         t: &TensorView,
         a: &Affine,
-        elem: crate::Scalar,
+        elem: cutec_ir::Scalar,
         span: Span,
     ) -> LResult<Handle<Expr>> {
         let leaves = t.layout.leaves();

@@ -1,0 +1,439 @@
+//! The one error enum of the lowering, and the one place it becomes a [`Diagnostic`].
+//!
+//! Errors hold values and spans, never a rendered diagnostic: the lowering records a [`Located`] error (the file
+//! and span of the construct it is about) and [`crate::lower`] renders them all at its boundary, like the
+//! checker's errors. A secondary span of an error is in the same file as its primary span. Where a family of
+//! errors has many reasons (what a TMA copy cannot describe, what codegen does not cover yet), the reason is a
+//! phrase of the variant (`problem`, `what`), and the code, the message around it, labels and help are written
+//! here.
+
+use cutec_diagnostics::{Diagnostic, FileId, Span};
+use cutec_ir::codes;
+use cutec_sema::SymInt;
+
+/// An error and where it is: the primary span and the file of every span of the error.
+#[derive(Clone, Debug)]
+pub struct Located {
+    pub file: FileId,
+    pub span: Span,
+    pub error: LowerError,
+}
+
+/// Why the roles of a kernel cannot run: the primary span is the role (or its argument) at fault.
+#[derive(Clone, Debug)]
+pub enum RoleError {
+    /// The block cannot be split into the roles: the first role is at the primary span, the block at `block`.
+    Block { role: String, block: Span, size: BlockShape },
+    /// A role placed past the block's warpgroups `0..warpgroups`.
+    NoThreads { role: String, start: u32, end: u32, warpgroups: u32, threads: u32, block: Span },
+    /// Warpgroups `start..warpgroups` of the block have no role; the last role is at the primary span.
+    WarpgroupsWithoutRole { start: u32, warpgroups: u32, threads: u32, block: Span },
+    /// `warpgroups = value` of a role, outside 1..=8.
+    Warpgroups { role: String, value: i64 },
+    /// `registers = value` of a role that `setmaxnreg` cannot set.
+    Registers { role: String, value: i64 },
+    /// The roles' registers (the worst at the primary span) are more than the SM has.
+    RegisterBudget { total: u64, worst: RoleShare, others: Vec<RoleShare>, entry: u32, threads: u32, sm: u32 },
+    /// A role that is not directly in the kernel's body: `in_function` when it is inside a device function.
+    NotTopLevel { role: String, in_function: bool },
+}
+
+/// How a block size fails to be split into roles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockShape {
+    /// Not a compile-time constant.
+    Unknown,
+    /// One-dimensional, but not whole warpgroups.
+    NotWarpgroups(u32),
+    /// Not one-dimensional.
+    NotOneDimensional([u32; 3]),
+}
+
+/// One role's share of the register file, for E0314.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoleShare {
+    pub head: Span,
+    pub regs: u32,
+    /// Whether `regs` is the role's own `registers` (else the budget at entry).
+    pub explicit: bool,
+    pub warpgroups: u32,
+}
+
+impl RoleShare {
+    pub fn registers(&self) -> u64 {
+        u64::from(self.regs) * 128 * u64::from(self.warpgroups)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum LowerError {
+    /// The kernel the driver asked for does not exist.
+    NoKernel {
+        name: String,
+    },
+    /// A construct the lowering or code generation does not cover yet: `what` names it (E0300).
+    Unsupported {
+        what: String,
+    },
+    /// A value of another kind where `what` was expected (E0300).
+    Expected {
+        what: &'static str,
+    },
+    /// What the checker should have ruled out, or a bug of the lowering.
+    Internal {
+        what: String,
+    },
+    /// A value that must be known at compile time is not (E0305).
+    NotConstant {
+        problem: String,
+    },
+    /// The const generic `name` has no value (E0305), declared at `decl` in the current function.
+    NoValue {
+        name: String,
+        decl: Option<Span>,
+        use_label: String,
+    },
+    /// A layout the lowering cannot use (E0307).
+    Layout {
+        problem: String,
+    },
+    /// The layout algebra refused an operation (E0307).
+    LayoutAlgebra {
+        error: cutec_layout::LayoutError,
+    },
+    /// Blocks nest deeper than `limit` once device functions are inlined.
+    NestingTooDeep {
+        limit: u32,
+    },
+    TooMuchShared {
+        bytes: u64,
+        limit: u64,
+    },
+    CopySizeMismatch {
+        from: usize,
+        to: usize,
+    },
+    StoreSizeMismatch {
+        from: i64,
+        to: i64,
+    },
+    InlineTooDeep,
+    /// A `return` before the last statement of an inlined device function.
+    EarlyReturn,
+    /// An access whose coordinate along `mode` of the argument `param` is never inside `0..extent`.
+    OutsideTensor {
+        param: String,
+        mode: usize,
+        extent: SymInt,
+    },
+    /// An access the bounds analysis lost track of: `why` says where.
+    UnprovenAccess {
+        param: String,
+        why: String,
+    },
+    /// A warpgroup instruction `what` where threads of the warpgroup may be missing (E0312): `at` is why.
+    WarpgroupDivergent {
+        what: String,
+        at: Span,
+        why: &'static str,
+    },
+    /// A register A operand that is not a whole A fragment for K = `k` (E0316).
+    AFragment {
+        problem: String,
+        label: String,
+        k: i64,
+        elem: String,
+    },
+    /// An operand of a `gemm` the wgmma cannot read (E0310).
+    WgmmaOperand {
+        problem: String,
+    },
+    /// The roles of the kernel cannot run (E0313, E0314).
+    Role(RoleError),
+    /// The mbarriers of `name` are initialised (the primary span) and never waited on.
+    MbarrierNeverWaited {
+        name: String,
+    },
+    /// A wait on the mbarriers of `name`, on which nothing arrives.
+    MbarrierNeverArrives {
+        name: String,
+    },
+    /// A CTA rank not provably in the cluster of `cluster` CTAs (or with no cluster).
+    CtaRank {
+        cluster: Option<i64>,
+    },
+    DsmemBeforeClusterSync,
+    /// `map_shared` of something other than this CTA's shared memory: `what` it is.
+    NotShared {
+        what: &'static str,
+    },
+    NotAnMbarrier,
+    /// A TMA copy the tensor maps cannot describe (E0309).
+    TmaNotABox {
+        problem: String,
+    },
+}
+
+fn range_text(start: u32, end: u32) -> String {
+    if end == start + 1 { format!("{start}") } else { format!("{start}..={}", end.saturating_sub(1)) }
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+impl Located {
+    /// The diagnostic of this error; the only place the lowering's errors become text.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        use LowerError as E;
+        let (file, span) = (self.file, self.span);
+        let err = |code, message: String| Diagnostic::error(code, message, file, span);
+        match &self.error {
+            E::NoKernel { name } => err(codes::UNSUPPORTED, format!("no kernel named `{name}`")),
+            E::Unsupported { what } => err(codes::UNSUPPORTED, format!("{what} is not supported yet by codegen v0"))
+                .with_note("code generation v0 covers what examples/copy.cute and examples/softmax.cute need"),
+            E::Expected { what } => err(codes::UNSUPPORTED, format!("expected {what}")),
+            E::Internal { what } => err(codes::INTERNAL, what.clone()),
+            E::NotConstant { problem } => err(codes::NOT_CONSTANT, problem.clone()),
+            E::NoValue { name, decl, use_label } => {
+                let message = format!("the const generic `{name}` has no value");
+                let d = match decl {
+                    Some(decl) => Diagnostic::error(codes::NOT_CONSTANT, message, file, *decl)
+                        .with_primary_message("declared here without a default")
+                        .with_label(file, span, use_label.clone()),
+                    None => err(codes::NOT_CONSTANT, message).with_primary_message(use_label.clone()),
+                };
+                d.with_help(format!("give it a value with `-D {name}=...`"))
+            }
+            E::Layout { problem } => err(codes::UNSUPPORTED_LAYOUT, problem.clone()),
+            E::LayoutAlgebra { error } => err(codes::UNSUPPORTED_LAYOUT, format!("layout algebra: {error}")),
+            E::NestingTooDeep { limit } => err(
+                codes::NESTING_TOO_DEEP,
+                format!("blocks nest more than {limit} deep once device functions are inlined"),
+            ),
+            E::TooMuchShared { bytes, limit } => err(
+                codes::TOO_MUCH_SHARED,
+                format!("{bytes} bytes of shared memory, over sm_90a's limit of {limit} per block"),
+            ),
+            E::CopySizeMismatch { from, to } => {
+                err(codes::COPY_SIZE_MISMATCH, format!("`copy` from a tensor of {from} elements to one of {to}"))
+            }
+            E::StoreSizeMismatch { from, to } => {
+                err(codes::COPY_SIZE_MISMATCH, format!("`store` from {from} elements to {to}"))
+            }
+            E::InlineTooDeep => err(codes::NOT_INLINABLE, "device functions nest too deeply to inline".into()),
+            E::EarlyReturn => err(
+                codes::NOT_INLINABLE,
+                "codegen v0 inlines device functions only when `return` is their last statement".into(),
+            ),
+            E::OutsideTensor { param, mode, extent } => {
+                err(codes::UNBOUNDED_ACCESS, format!("this access is outside `{param}` whatever the arguments"))
+                    .with_primary_message(format!(
+                        "its coordinate along mode {mode} of `{param}` is never in 0..{extent}"
+                    ))
+            }
+            E::UnprovenAccess { param, why } => {
+                err(codes::UNBOUNDED_ACCESS, format!("cannot tell whether this access stays inside `{param}`"))
+                    .with_note(why.clone())
+                    .with_help(format!(
+                        "make the view with `local_tile`, `local_partition` or slices, or require tiles that divide \
+                         `{param}` (`static_assert(M % 128 == 0)` on its dimensions)"
+                    ))
+            }
+            E::WarpgroupDivergent { what, at, why } => err(
+                codes::WARPGROUP_DIVERGENT,
+                format!("{what} needs all 128 threads of the warpgroup, but some of them may not be here"),
+            )
+            .with_label(file, *at, *why)
+            .with_help(
+                "make what leaves threads out depend on `thread_idx.x / 128` (the warpgroup), not on a thread or a lane",
+            ),
+            E::AFragment { problem, label, k, elem } => err(codes::WGMMA_A_FRAGMENT, problem.clone())
+                .with_primary_message(label.clone())
+                .with_help(format!(
+                    "make it with `mma.fragment_a((64, {k}))` and fill it with `copy(mma.partition_a(tile), fa)`, or \
+                     convert an accumulator into `make_fragment_like<{elem}>(acc)` with `store`"
+                )),
+            E::WgmmaOperand { problem } => err(codes::WGMMA_OPERAND, problem.clone()),
+            E::CtaRank { cluster } => {
+                let (message, label, help) = match cluster {
+                    Some(n) => (
+                        format!("this CTA rank may be outside the cluster of {n} CTAs"),
+                        format!("not provably in 0..{n}"),
+                        format!(
+                            "use a rank the compiler can bound: a constant below {n}, a loop variable over `0..{n}`, \
+                             `block_rank_in_cluster` or `block_rank_in_cluster ^ k`"
+                        ),
+                    ),
+                    None => (
+                        "another CTA of the cluster is named, but the kernel is not launched in clusters".to_string(),
+                        "a CTA of which cluster?".to_string(),
+                        "add `cluster = (..)` to the kernel's `launch(..)`".to_string(),
+                    ),
+                };
+                err(codes::CTA_RANK, message).with_primary_message(label).with_help(help)
+            }
+            E::DsmemBeforeClusterSync => err(
+                codes::DSMEM_BEFORE_CLUSTER_SYNC,
+                "another CTA's shared memory is mapped before the cluster has synchronised".into(),
+            )
+            .with_primary_message("the CTA of this rank may not have started yet")
+            .with_help("call `cluster_sync()` before `map_shared`: every CTA of the cluster has then started"),
+            E::NotShared { what } => {
+                err(codes::NOT_SHARED, "`map_shared` maps a tensor of this CTA's shared memory".into())
+                    .with_primary_message(*what)
+                    .with_help("map a tensor made by `make_tensor<T, smem>(..)` (or a slice of one)")
+            }
+            E::NotAnMbarrier => err(
+                codes::NOT_AN_MBARRIER,
+                "an mbarrier is an element of a `u64` tensor in shared memory, such as `bars[0]`".into(),
+            ),
+            E::TmaNotABox { problem } => err(codes::TMA_NOT_A_BOX, problem.clone()),
+            E::MbarrierNeverWaited { name } => {
+                err(codes::MBARRIER_NEVER_COMPLETES, format!("no thread waits on `{name}`"))
+                    .with_primary_message(format!(
+                        "the mbarriers of `{name}` are initialised here, and waited on by nobody"
+                    ))
+                    .with_note(
+                        "an mbarrier orders the threads that arrive on it before the threads that wait on it; \
+                         without a wait it orders nothing",
+                    )
+                    .with_help(format!(
+                        "wait on it where its data is used (`mbarrier_wait({name}[s], phase)`), or remove it"
+                    ))
+            }
+            E::MbarrierNeverArrives { name } => {
+                err(codes::MBARRIER_NEVER_COMPLETES, format!("this wait on `{name}` never completes"))
+                    .with_primary_message(format!("nothing ever arrives on `{name}`"))
+                    .with_note(
+                        "an mbarrier's phase completes when its expected arrivals (and transaction bytes) are in; \
+                         with none, the waiting threads wait forever",
+                    )
+                    .with_help(format!(
+                        "arrive on it (`mbarrier_arrive({name}[s])`, `mbarrier_arrive_expect_tx`) or name it in a \
+                         `tma_load(.., bar = {name}[s])`"
+                    ))
+            }
+            E::Role(role) => role_diagnostic(file, span, role),
+        }
+    }
+}
+
+/// The diagnostics of the roles (E0313, E0314).
+fn role_diagnostic(file: FileId, span: Span, error: &RoleError) -> Diagnostic {
+    use RoleError as E;
+    match error {
+        E::Block { role, block, size } => {
+            let (message, label, help) = match *size {
+                BlockShape::Unknown => (
+                    "roles need a block size known at compile time".to_string(),
+                    "the block size is not a constant".to_string(),
+                    "write the block size with constants and const generics: `block = (384)`".to_string(),
+                ),
+                BlockShape::NotWarpgroups(x) => (
+                    format!("a block of {x} threads is not a whole number of warpgroups"),
+                    format!("{x} threads: {} warpgroups and {} threads", x / 128, x % 128),
+                    format!("roles split the block into warpgroups of 128 threads: make it {}", (x / 128 + 1) * 128),
+                ),
+                BlockShape::NotOneDimensional([x, y, z]) => (
+                    "roles need a one-dimensional block".to_string(),
+                    format!("a block of ({x}, {y}, {z}) threads"),
+                    format!("roles split `thread_idx.x` into warpgroups: write `block = ({})`", x * y * z),
+                ),
+            };
+            Diagnostic::error(codes::ROLES_DO_NOT_FIT, message, file, span)
+                .with_primary_message(format!("the role `{role}` splits the block into warpgroups"))
+                .with_label(file, *block, label)
+                .with_help(help)
+        }
+        E::NoThreads { role, start, end, warpgroups, threads, block } => {
+            let s = plural(end - start);
+            let message = format!(
+                "the role `{role}` has no threads: it needs warpgroup{s} {}, and the block has only {warpgroups}",
+                range_text(*start, *end),
+            );
+            Diagnostic::error(codes::ROLES_DO_NOT_FIT, message, file, span)
+                .with_primary_message(format!("warpgroup{s} {}", range_text(*start, *end)))
+                .with_label(file, *block, format!("{threads} threads: warpgroups {}", range_text(0, *warpgroups)))
+                .with_help(format!(
+                    "make the block {} threads, or give the roles fewer warpgroups",
+                    u64::from(*end) * 128
+                ))
+        }
+        E::WarpgroupsWithoutRole { start, warpgroups, threads, block } => {
+            let n = warpgroups - start;
+            let verb = if n == 1 { "has" } else { "have" };
+            let message =
+                format!("warpgroup{} {} of the block {verb} no role", plural(n), range_text(*start, *warpgroups));
+            Diagnostic::error(codes::ROLES_DO_NOT_FIT, message, file, span)
+                .with_primary_message(format!("the last role ends at warpgroup {}", start - 1))
+                .with_label(file, *block, format!("{threads} threads: warpgroups {}", range_text(0, *warpgroups)))
+                .with_help(format!(
+                    "add a role for them, or make the block {} threads: a warpgroup without a role runs none of \
+                         them, and its registers are lost to the others",
+                    start * 128
+                ))
+        }
+        E::Warpgroups { role, value } => {
+            let message = if *value < 1 {
+                format!("the role `{role}` has no threads: {value} warpgroups")
+            } else {
+                format!("the role `{role}` asks for {value} warpgroups, more than a block has")
+            };
+            Diagnostic::error(codes::ROLES_DO_NOT_FIT, message, file, span)
+                .with_primary_message(format!("{value} warpgroups"))
+                .with_help("a role takes 1 to 8 warpgroups (a block has at most 1024 threads); the default is 1")
+        }
+        E::Registers { role, value } => Diagnostic::error(
+            codes::REGISTER_BUDGET,
+            format!("the role `{role}` asks for {value} registers per thread"),
+            file,
+            span,
+        )
+        .with_primary_message("not a multiple of 8 in 24..=256")
+        .with_help("`setmaxnreg` sets a multiple of 8 registers from 24 to 256 per thread"),
+        E::RegisterBudget { total, worst, others, entry, threads, sm } => {
+            let share = |p: &RoleShare, how: &str| {
+                format!(
+                    "{} registers{how} x 128 threads x {} warpgroup{} = {}",
+                    p.regs,
+                    p.warpgroups,
+                    plural(p.warpgroups),
+                    p.registers()
+                )
+            };
+            let mut d = Diagnostic::error(
+                codes::REGISTER_BUDGET,
+                format!("the roles ask for {total} registers, more than the SM's {sm}"),
+                file,
+                span,
+            )
+            .with_primary_message(share(worst, ""));
+            for p in others {
+                d = d.with_label(file, p.head, share(p, if p.explicit { "" } else { " (the budget at entry)" }));
+            }
+            d.with_note(
+                "`setmaxnreg.inc` waits until the registers it asks for are free: past the register file it waits \
+                     forever",
+            )
+            .with_help(format!(
+                "lower the roles' `registers` so that their sum times 128 times their warpgroups is at most \
+                     {sm}; a role without `registers` keeps {entry}, the budget of a {threads}-thread block at entry"
+            ))
+        }
+        E::NotTopLevel { role, in_function } => {
+            let place = if *in_function { "in a device function" } else { "inside a block of the kernel" };
+            Diagnostic::error(
+                codes::ROLES_DO_NOT_FIT,
+                format!("the role `{role}` is not at the top level of a kernel body"),
+                file,
+                span,
+            )
+            .with_primary_message(format!("a role {place}"))
+            .with_help(
+                "roles split the kernel's threads once, in order: write them directly in the kernel's body, not \
+                     in an `if`, a loop, a block or a function",
+            )
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! The integration tests of cutec-lower: the examples lowered, and what the lowering refuses.
+
+mod bounds;
+mod hopper;
+mod lower;
+mod roles;
