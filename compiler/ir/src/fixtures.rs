@@ -199,6 +199,8 @@ pub fn softmax() -> Module {
 /// mode, vector lanes, select, a loop with `break` and `continue` the back end keeps), for coverage.
 pub fn kitchen_sink() -> Module {
     let mut b = KernelBuilder::new("kitchen_sink");
+    // Whole warps: the shuffles need every lane of a warp (`check-collectives` proves it).
+    b.kernel_mut().block_size = Some([128, 1, 1]);
     let x = b.ptr_param("x", 16);
     let n = b.scalar_param("n", Scalar::I32);
     let tid = b.thread_idx_x();

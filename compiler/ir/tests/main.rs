@@ -3,4 +3,5 @@
 mod passes;
 mod printer;
 mod text;
+mod uniformity;
 mod validator;

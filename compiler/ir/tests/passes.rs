@@ -14,7 +14,17 @@ fn the_pipeline_is_listed_in_order() {
     let names: Vec<_> = pipeline().iter().map(|p| p.name()).collect();
     assert_eq!(
         names,
-        ["unroll", "forward-vars", "fold-constants", "cse", "dce", "pipeline-loops", "specialize-warps", "compact"]
+        [
+            "unroll",
+            "forward-vars",
+            "fold-constants",
+            "cse",
+            "dce",
+            "pipeline-loops",
+            "specialize-warps",
+            "compact",
+            "check-collectives"
+        ]
     );
     assert!(describe_pipeline().starts_with("unroll: "));
     assert!(find_pass("dce").is_some());
@@ -29,7 +39,17 @@ fn the_hook_sees_every_pass() {
     run_pipeline(&mut module, PipelineOptions { verify_each: true, after_pass: Some(&mut hook) }).unwrap();
     assert_eq!(
         seen,
-        ["unroll", "forward-vars", "fold-constants", "cse", "dce", "pipeline-loops", "specialize-warps", "compact"]
+        [
+            "unroll",
+            "forward-vars",
+            "fold-constants",
+            "cse",
+            "dce",
+            "pipeline-loops",
+            "specialize-warps",
+            "compact",
+            "check-collectives"
+        ]
     );
 }
 

@@ -1,3 +1,4 @@
 //! Analyses of valid IR that passes consume (through [`crate::passes::Analyses`]) and tests print.
 
 pub mod deps;
+pub mod uniformity;

@@ -8,6 +8,7 @@
 //! validator analysis that back ends consume.
 
 mod analyses;
+mod collectives;
 pub mod compact;
 mod cse;
 mod dce;
@@ -18,6 +19,7 @@ mod unroll;
 
 pub use analyses::{Analyses, LoopRef};
 
+use crate::analysis::uniformity::{Cause, Divergence, Scope, Why};
 use crate::arena::Loc;
 use crate::codes;
 use crate::module::Module;
@@ -50,6 +52,9 @@ pub enum PassErrorKind {
     /// The kernel has `stmts` statements after unrolling, more than the budget (`unroll::MAX_STMTS`).
     #[error("the kernel has {stmts} statements after unrolling, more than the limit of {}", unroll::MAX_STMTS)]
     KernelTooLarge { stmts: u64 },
+    /// A collective instruction that some threads of its group may not execute (the `check-collectives` pass).
+    #[error("`{}` needs whole {}s", .0.what, .0.needs.group())]
+    Divergent(Box<Divergence>),
     /// An analysis the pass needs failed: the module is invalid (a compiler bug).
     #[error(transparent)]
     Invalid(Box<KernelError>),
@@ -72,6 +77,7 @@ impl PassError {
             PassErrorKind::NotImplemented { .. } => codes::NOT_IMPLEMENTED,
             PassErrorKind::UnrollTooLarge { .. } => codes::UNROLL_TOO_LARGE,
             PassErrorKind::KernelTooLarge { .. } => codes::KERNEL_TOO_LARGE,
+            PassErrorKind::Divergent(_) => codes::WARPGROUP_DIVERGENT,
             PassErrorKind::Invalid(_) => codes::INTERNAL,
         }
     }
@@ -94,7 +100,57 @@ impl PassError {
                     .with_note("statements of inlined device functions and of unrolled loops count")
                     .with_help("put repeated work in a loop, or split the kernel")
             }
+            PassErrorKind::Divergent(d) => divergence_diagnostic(d),
             PassErrorKind::Invalid(e) => e.to_diagnostic(),
+        }
+    }
+}
+
+/// E0312: a collective some threads of its group may not execute, and why.
+fn divergence_diagnostic(d: &Divergence) -> Diagnostic {
+    let (what, group, n) = (d.what, d.needs.group(), d.needs.threads());
+    let err = |message: String| Diagnostic::error(codes::WARPGROUP_DIVERGENT, message, d.loc.file, d.loc.span);
+    let all = match d.needs {
+        Scope::Cta => "every thread of the CTA".to_string(),
+        _ => format!("all {n} threads of the {group}"),
+    };
+    match d.why {
+        Why::UnknownBlock => err(format!("`{what}` needs {all}, but the block size is not known at compile time"))
+            .with_help("write the block size with constants and const generics: `block = (128)`"),
+        Why::Block([x, y, z]) => {
+            let along = if d.needs == Scope::Warpgroup { " along `x`" } else { "" };
+            err(format!("`{what}` needs whole {group}s{along}, but the block is ({x}, {y}, {z}) threads")).with_help(
+                match d.needs {
+                    Scope::Warpgroup => "make the block one-dimensional and a multiple of 128 threads: `block = (128)`",
+                    _ => "make the block a multiple of 32 threads",
+                },
+            )
+        }
+        Why::Control(cause) => {
+            let label = match cause {
+                Cause::Condition(_) => format!("this condition may differ between the threads of a {group}"),
+                Cause::LoopBounds(_) => format!("these bounds may differ between the threads of a {group}"),
+                Cause::Return(_) => format!("some threads of the {group} may have left the kernel here"),
+                Cause::Exit(_) => format!("some threads of the {group} may skip the rest of the loop's body here"),
+                Cause::Value(_) => format!("this value may differ between the threads of a {group}"),
+                Cause::Write(_) => format!("this variable is written by some threads of a {group} only"),
+            };
+            let at = cause.loc();
+            err(format!("`{what}` needs {all}, but some of them may not be here"))
+                .with_label(at.file, at.span, label)
+                .with_help(match d.needs {
+                    Scope::Warpgroup => {
+                        "make what leaves threads out depend on `thread_idx.x / 128` (the warpgroup), not on a thread \
+                         or a lane"
+                    }
+                    Scope::Warp => {
+                        "make what leaves threads out depend on `thread_idx.x / 32` (the warp), not on a thread or a \
+                         lane"
+                    }
+                    Scope::Cta | Scope::Thread => {
+                        "execute it in every thread of the CTA, outside conditions on threads"
+                    }
+                })
         }
     }
 }
@@ -129,6 +185,7 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
         &schedule::PipelineLoops,
         &schedule::SpecializeWarps,
         &compact::Compact,
+        &collectives::CheckCollectives,
     ]
 }
 
