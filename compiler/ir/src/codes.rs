@@ -181,15 +181,21 @@ make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n",
     },
     CodeInfo {
         code: WARPGROUP_DIVERGENT,
-        title: "a warpgroup operation some of its threads may skip",
-        explanation: "`gemm` (its `wgmma.mma_async` and fences), `wgmma_wait` and `setmaxnreg` are executed by all \
-128 threads of a warpgroup together (`.sync.aligned`); if some threads of a warpgroup skip one, the kernel hangs \
-or computes garbage. The compiler checks each enclosing `if` and `while` and the bounds of each enclosing `for`: \
-a condition on `thread_idx.x` is fine when it only looks at `thread_idx.x / 128` (or a multiple of 128, or a \
-shift by 7 or more), which is the same in a whole warpgroup; a condition on `thread_idx.x % 128`, `lane_idx`, \
-`warp_idx` or `elect_one()` is not. A `return` under such a condition earlier in the kernel, or a `break` or \
-`continue` under one earlier in an enclosing loop's body, leaves some threads out just the same. The secondary \
-label shows the condition, the bounds or the jump.\n\n    let wg = thread_idx.x / 128;\n    if wg == 1 { gemm(mma, sa, sb, acc); }          // fine\n    \
+        title: "a collective operation some threads of its group may skip",
+        explanation: "Some instructions are executed by a whole group of threads together (`.sync.aligned`): \
+`gemm` (its `wgmma.mma_async` and fences), `wgmma_wait` and `setmaxnreg` (and a role's `registers`) by the 128 \
+threads of a warpgroup; `stmatrix`, `elect_one()`, the warp shuffles and named barriers (`barrier_sync`) by the \
+32 threads of a warp; `sync_threads()` and `cluster_sync()` by every thread of the CTA. If some threads of the \
+group skip one, the kernel hangs or computes garbage. The compiler proves, on the IR after every pass, that \
+each of them is executed by whole groups: a condition (of an `if`, a `while`, or the bounds of a `for`) on \
+`thread_idx.x` is fine when it only looks at `thread_idx.x / 128` for a warpgroup (`/ 32` for a warp), or a \
+multiple, or a shift, which is the same in a whole group; a condition on `thread_idx.x % 128`, `lane_idx`, \
+`elect_one()`, a value loaded from memory or a shuffle's result is not, and neither is a variable that some \
+threads of a group assign under such a condition. A `return` under such a condition earlier in the kernel, or \
+a `break` or `continue` under one anywhere in an enclosing loop's body, leaves some threads out just the same, \
+and so does a block that is not whole groups (a warpgroup needs a one-dimensional block of a multiple of 128 \
+threads). The secondary label shows the condition, the bounds, the jump or the value.\n\n    \
+let wg = thread_idx.x / 128;\n    if wg == 1 { gemm(mma, sa, sb, acc); }          // fine\n    \
 if thread_idx.x == 0 { gemm(mma, sa, sb, acc); }  // error\n",
     },
     CodeInfo {
