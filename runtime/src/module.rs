@@ -150,7 +150,7 @@ impl Module {
             ctx: self.ctx.ctx.clone(),
             stream: self.ctx.stream.clone(),
             ordinal: self.ctx.ordinal(),
-            smem_allowed: AtomicU32::new(48 * 1024),
+            smem_allowed: AtomicU32::new(cutec_target::MAX_STATIC_SHARED_BYTES),
             non_portable_cluster: AtomicBool::new(false),
             last_checked: Mutex::new(None),
         })

@@ -128,12 +128,12 @@ pub mod visit;
 pub use arena::{Arena, Handle, Loc};
 pub use builder::KernelBuilder;
 pub use codes::CODES;
+/// The target's limits that the lowering and back ends name, from their one home.
+pub use cutec_target::{MAX_SHARED_BYTES, MAX_STATIC_SHARED_BYTES, SM_REGISTERS};
 pub use effects::Effects;
 pub use expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
 pub use lower::{lower, lower_all};
-pub use module::{
-    Alloc, Kernel, MAX_SHARED_BYTES, MAX_STATIC_SHARED_BYTES, Module, Param, SM_REGISTERS, Var, entry_registers,
-};
+pub use module::{Alloc, Kernel, Module, Param, Var, entry_registers};
 pub use op::{GmmaDesc, GmmaSwizzle, Op, WgmmaShape};
 pub use parse::{ParseError, parse};
 pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, run_pipeline};

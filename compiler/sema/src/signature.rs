@@ -330,8 +330,8 @@ impl Fcx<'_, '_> {
         if let (Some(v), Some(a)) =
             (info.smem.as_ref().and_then(SymInt::as_const), l.args.iter().find(|a| a.name.name == "smem"))
         {
-            // sm_90a: at most 227 KiB of dynamic shared memory per block (cudaFuncSetAttribute's maximum).
-            const MAX_DYNAMIC_SMEM: i64 = 227 * 1024;
+            // At most the target's shared memory per block, all of it dynamic (cudaFuncSetAttribute's maximum).
+            const MAX_DYNAMIC_SMEM: i64 = cutec_target::MAX_SHARED_BYTES as i64;
             if v < 0 {
                 self.error(SemaError::LaunchNotPositive { key: "smem".into(), axis: "", span: a.value.span, value: v });
             } else if v > MAX_DYNAMIC_SMEM {

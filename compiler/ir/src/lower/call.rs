@@ -360,7 +360,7 @@ impl Lower<'_> {
     /// E0307 at `span` (an allocation) when the kernel's shared memory is over what a block of sm_90a may have.
     pub(super) fn check_shared_limit(&mut self, space: AddrSpace, span: Span) -> LResult<()> {
         let bytes = self.b.kernel_mut().shared_bytes();
-        if space != AddrSpace::Shared || bytes <= crate::MAX_SHARED_BYTES {
+        if space != AddrSpace::Shared || bytes <= u64::from(crate::MAX_SHARED_BYTES) {
             return Ok(());
         }
         self.error(
