@@ -35,7 +35,37 @@ pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
 /// require an explicit opt-in").
 pub const MAX_STATIC_SHARED_BYTES: u32 = 48 * 1024;
 
-// Checked when compiling: opting in only ever raises the shared memory a block may use, and a block of 1024
-// threads sharing the register file evenly stays within the registers a thread may have.
+/// The most threads a block has (the guide's table: 1024 threads per block).
+pub const MAX_BLOCK_THREADS: u32 = 1024;
+
+/// The most threads along x, y and z of a block (the guide's table: 1024, 1024 and 64).
+pub const MAX_BLOCK_DIMS: [u32; 3] = [1024, 1024, 64];
+
+/// The most blocks along x, y and z of a grid (the guide's table: 2^31 - 1, 65535 and 65535).
+pub const MAX_GRID_DIMS: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// The most CTAs in a cluster once the kernel allows non-portable sizes (the guide, thread block clusters: the
+/// driver's `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`; 16 on sm_90a).
+pub const MAX_CLUSTER_CTAS: u32 = 16;
+
+/// The most CTAs in a cluster without that attribute (the guide, thread block clusters: 8, the portable size).
+pub const PORTABLE_CLUSTER_CTAS: u32 = 8;
+
+/// The fewest and the most registers per thread `setmaxnreg` sets, in steps of [`SETMAXNREG_STEP`] (PTX ISA,
+/// `setmaxnreg`: a count "in the range 24 to 256 (both inclusive)" and "a multiple of 8").
+pub const SETMAXNREG_MIN: u32 = 24;
+/// See [`SETMAXNREG_MIN`].
+pub const SETMAXNREG_MAX: u32 = 256;
+/// See [`SETMAXNREG_MIN`].
+pub const SETMAXNREG_STEP: u32 = 8;
+
+/// Whether `setmaxnreg` can set `regs` registers per thread.
+pub const fn setmaxnreg_takes(regs: u32) -> bool {
+    SETMAXNREG_MIN <= regs && regs <= SETMAXNREG_MAX && regs.is_multiple_of(SETMAXNREG_STEP)
+}
+
+// Checked when compiling: opting in only ever raises the shared memory (and the cluster size) a block may use,
+// and the largest block sharing the register file evenly stays within the registers a thread may have.
 const _: () = assert!(MAX_STATIC_SHARED_BYTES < MAX_SHARED_BYTES);
-const _: () = assert!(SM_REGISTERS / 1024 <= MAX_THREAD_REGISTERS);
+const _: () = assert!(SM_REGISTERS / MAX_BLOCK_THREADS <= MAX_THREAD_REGISTERS);
+const _: () = assert!(PORTABLE_CLUSTER_CTAS <= MAX_CLUSTER_CTAS);
