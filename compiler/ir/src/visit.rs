@@ -38,8 +38,31 @@ impl From<ForLoop> for Stmt {
     }
 }
 
+/// Where a statement's replacement goes: the block being built, and the statement's location, which what replaces
+/// it keeps.
+pub struct Out<'a> {
+    block: &'a mut Block,
+    loc: Loc,
+}
+
+impl Out<'_> {
+    /// Pushes a statement at the replaced statement's location.
+    pub fn push(&mut self, stmt: Stmt) {
+        self.block.push(stmt, self.loc);
+    }
+    /// Appends the statements of `block`, each at its own location (a splice).
+    pub fn append(&mut self, block: Block) {
+        self.block.append(block);
+    }
+    /// The replaced statement's location.
+    pub fn loc(&self) -> Loc {
+        self.loc
+    }
+}
+
 /// A rewrite of blocks (see the module documentation). Every method has a default that rebuilds what it is
 /// given unchanged, its parts rewritten through the other methods; start one with [`block`](Rewrite::block).
+/// A statement hook pushes what replaces the statement onto `out`: nothing deletes it, several splice.
 pub trait Rewrite {
     /// Why the rewrite stops (`std::convert::Infallible` for one that cannot fail).
     type Error;
@@ -65,74 +88,46 @@ pub trait Rewrite {
     }
 
     /// `Emit(h)`.
-    fn emit(&mut self, h: Handle<Expr>, loc: Loc, out: &mut Block) -> Result<(), Self::Error> {
-        out.push(Stmt::Emit(self.operand(h)), loc);
+    fn emit(&mut self, h: Handle<Expr>, mut out: Out<'_>) -> Result<(), Self::Error> {
+        out.push(Stmt::Emit(self.operand(h)));
         Ok(())
     }
 
     /// `var = value`.
-    fn write_var(
-        &mut self,
-        var: Handle<Var>,
-        value: Handle<Expr>,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Self::Error> {
+    fn write_var(&mut self, var: Handle<Var>, value: Handle<Expr>, mut out: Out<'_>) -> Result<(), Self::Error> {
         let value = self.operand(value);
-        out.push(Stmt::WriteVar { var: self.var(var), value }, loc);
+        out.push(Stmt::WriteVar { var: self.var(var), value });
         Ok(())
     }
 
     /// `if cond { accept } else { reject }`.
-    fn if_(
-        &mut self,
-        cond: Handle<Expr>,
-        accept: Block,
-        reject: Block,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Self::Error> {
+    fn if_(&mut self, cond: Handle<Expr>, accept: Block, reject: Block, mut out: Out<'_>) -> Result<(), Self::Error> {
         let cond = self.operand(cond);
         let accept = self.block(accept)?;
-        let reject = self.block(reject)?;
-        out.push(Stmt::If { cond, accept, reject }, loc);
+        out.push(Stmt::If { cond, accept, reject: self.block(reject)? });
         Ok(())
     }
 
     /// A `for` loop.
-    fn for_(&mut self, f: ForLoop, loc: Loc, out: &mut Block) -> Result<(), Self::Error> {
+    fn for_(&mut self, f: ForLoop, mut out: Out<'_>) -> Result<(), Self::Error> {
         let ForLoop { var, start, end, step, unroll, stages, body } = f;
         let (start, end) = (self.operand(start), self.operand(end));
         let var = self.var(var);
-        out.push(Stmt::For { var, start, end, step, unroll, stages, body: self.block(body)? }, loc);
+        out.push(Stmt::For { var, start, end, step, unroll, stages, body: self.block(body)? });
         Ok(())
     }
 
     /// A `while` loop: its header, then its condition (which the header emits), then its body.
-    fn while_(
-        &mut self,
-        header: Block,
-        cond: Handle<Expr>,
-        body: Block,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Self::Error> {
+    fn while_(&mut self, header: Block, cond: Handle<Expr>, body: Block, mut out: Out<'_>) -> Result<(), Self::Error> {
         let header = self.block(header)?;
         let cond = self.operand(cond);
-        out.push(Stmt::While { header, cond, body: self.block(body)? }, loc);
+        out.push(Stmt::While { header, cond, body: self.block(body)? });
         Ok(())
     }
 
     /// A warpgroup region.
-    fn warpgroup(
-        &mut self,
-        role: Role,
-        regs: Option<u32>,
-        body: Block,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Self::Error> {
-        out.push(Stmt::Warpgroup { role, regs, body: self.block(body)? }, loc);
+    fn warpgroup(&mut self, role: Role, regs: Option<u32>, body: Block, mut out: Out<'_>) -> Result<(), Self::Error> {
+        out.push(Stmt::Warpgroup { role, regs, body: self.block(body)? });
         Ok(())
     }
 }
@@ -142,31 +137,31 @@ pub fn walk_block<R: Rewrite + ?Sized>(r: &mut R, block: Block) -> Result<Block,
     let (stmts, locs) = block.into_parts();
     let mut out = Block::new();
     for (stmt, loc) in stmts.into_iter().zip(locs) {
-        rewrite_stmt(r, stmt, loc, &mut out)?;
+        rewrite_stmt(r, stmt, Out { block: &mut out, loc })?;
     }
     Ok(out)
 }
 
 /// Rewrites one statement onto `out`: the one exhaustive match of every rewrite.
-pub fn rewrite_stmt<R: Rewrite + ?Sized>(r: &mut R, stmt: Stmt, loc: Loc, out: &mut Block) -> Result<(), R::Error> {
+pub fn rewrite_stmt<R: Rewrite + ?Sized>(r: &mut R, stmt: Stmt, mut out: Out<'_>) -> Result<(), R::Error> {
     match stmt {
-        Stmt::Emit(h) => return r.emit(h, loc, out),
+        Stmt::Emit(h) => return r.emit(h, out),
         Stmt::Op { result, mut op } => {
             op.map_operands(|h| r.operand(h));
-            out.push(Stmt::Op { result: result.map(|h| r.result(h)), op }, loc);
+            out.push(Stmt::Op { result: result.map(|h| r.result(h)), op });
         }
-        Stmt::WriteVar { var, value } => return r.write_var(var, value, loc, out),
+        Stmt::WriteVar { var, value } => return r.write_var(var, value, out),
         Stmt::Store { ptr, value, align } => {
             let ptr = r.operand(ptr);
-            out.push(Stmt::Store { ptr, value: r.operand(value), align }, loc);
+            out.push(Stmt::Store { ptr, value: r.operand(value), align });
         }
-        Stmt::If { cond, accept, reject } => return r.if_(cond, accept, reject, loc, out),
+        Stmt::If { cond, accept, reject } => return r.if_(cond, accept, reject, out),
         Stmt::For { var, start, end, step, unroll, stages, body } => {
-            return r.for_(ForLoop { var, start, end, step, unroll, stages, body }, loc, out);
+            return r.for_(ForLoop { var, start, end, step, unroll, stages, body }, out);
         }
-        Stmt::While { header, cond, body } => return r.while_(header, cond, body, loc, out),
-        Stmt::Warpgroup { role, regs, body } => return r.warpgroup(role, regs, body, loc, out),
-        stmt @ (Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_)) => out.push(stmt, loc),
+        Stmt::While { header, cond, body } => return r.while_(header, cond, body, out),
+        Stmt::Warpgroup { role, regs, body } => return r.warpgroup(role, regs, body, out),
+        stmt @ (Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_)) => out.push(stmt),
     }
     Ok(())
 }

@@ -8,12 +8,12 @@
 //! memory-aware pass over the dependency graph.)
 
 use super::{Analyses, Pass, PassError};
-use crate::arena::{Handle, Loc};
+use crate::arena::Handle;
 use crate::effects;
 use crate::expr::{Expr, Literal};
 use crate::module::{Kernel, Module};
 use crate::stmt::{Block, Stmt};
-use crate::visit::{Rewrite, walk_block};
+use crate::visit::{Out, Rewrite, walk_block};
 use std::collections::HashMap;
 use std::convert::Infallible;
 
@@ -90,7 +90,7 @@ impl Rewrite for Cse<'_> {
         out
     }
 
-    fn emit(&mut self, h: Handle<Expr>, loc: Loc, out: &mut Block) -> Result<(), Infallible> {
+    fn emit(&mut self, h: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
         let Some(mut e) = self.k.exprs.get(h).cloned() else { return Ok(()) };
         e.map_operands(|op| self.canonical(op));
         self.k.exprs[h] = e.clone();
@@ -107,25 +107,18 @@ impl Rewrite for Cse<'_> {
                 scope.insert(e, h);
             }
         }
-        out.push(Stmt::Emit(h), loc);
+        out.push(Stmt::Emit(h));
         Ok(())
     }
 
     /// The header's expressions stay in scope in the body: one scope around both.
-    fn while_(
-        &mut self,
-        header: Block,
-        cond: Handle<Expr>,
-        body: Block,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Infallible> {
+    fn while_(&mut self, header: Block, cond: Handle<Expr>, body: Block, mut out: Out<'_>) -> Result<(), Infallible> {
         self.scopes.push(HashMap::new());
         let header = walk_block(self, header)?;
         let cond = self.canonical(cond);
         let body = self.block(body)?;
         self.scopes.pop();
-        out.push(Stmt::While { header, cond, body }, loc);
+        out.push(Stmt::While { header, cond, body });
         Ok(())
     }
 }

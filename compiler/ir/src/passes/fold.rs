@@ -9,12 +9,12 @@
 //! division by zero, oversized shifts, conversions to `f16`/`bf16`.
 
 use super::{Analyses, Pass, PassError};
-use crate::arena::{Handle, Loc};
+use crate::arena::Handle;
 use crate::expr::{BinaryOp, CompareOp, Dim, Expr, Literal, SpecialReg, UnaryOp};
 use crate::module::{Kernel, Module};
 use crate::stmt::{Block, Stmt};
 use crate::types::Scalar;
-use crate::visit::Rewrite;
+use crate::visit::{Out, Rewrite};
 use std::convert::Infallible;
 
 pub struct FoldConstants;
@@ -239,29 +239,22 @@ impl Rewrite for Rewriter<'_> {
         self.alias.get(h.index()).copied().flatten().unwrap_or(h)
     }
 
-    fn emit(&mut self, h: Handle<Expr>, loc: Loc, out: &mut Block) -> Result<(), Infallible> {
+    fn emit(&mut self, h: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
         let dead = self.alias.get(h.index()).copied().flatten().is_some();
         if !dead && !self.k.exprs.get(h).is_some_and(Expr::is_global) {
-            out.push(Stmt::Emit(h), loc);
+            out.push(Stmt::Emit(h));
         }
         Ok(())
     }
 
-    fn if_(
-        &mut self,
-        cond: Handle<Expr>,
-        accept: Block,
-        reject: Block,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Infallible> {
+    fn if_(&mut self, cond: Handle<Expr>, accept: Block, reject: Block, mut out: Out<'_>) -> Result<(), Infallible> {
         let cond = self.operand(cond);
         let accept = self.block(accept)?;
         let reject = self.block(reject)?;
         match lit(self.k, cond) {
             // Splicing is sound: the taken block's emissions stay visible only to what follows them.
             Some(Literal::Bool(c)) => out.append(if c { accept } else { reject }),
-            _ => out.push(Stmt::If { cond, accept, reject }, loc),
+            _ => out.push(Stmt::If { cond, accept, reject }),
         }
         Ok(())
     }

@@ -10,11 +10,11 @@
 //! is unknown. A read is replaced only by an earlier expression, so operands stay before their users.
 
 use super::{Analyses, Pass, PassError};
-use crate::arena::{Handle, Loc};
+use crate::arena::Handle;
 use crate::expr::Expr;
 use crate::module::{Kernel, Module, Var};
 use crate::stmt::{Block, Role, Stmt};
-use crate::visit::{ForLoop, Rewrite};
+use crate::visit::{ForLoop, Out, Rewrite};
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 
@@ -66,7 +66,7 @@ impl Rewrite for Forward<'_> {
         self.alias.get(h.index()).copied().flatten().unwrap_or(h)
     }
 
-    fn emit(&mut self, h: Handle<Expr>, loc: Loc, out: &mut Block) -> Result<(), Infallible> {
+    fn emit(&mut self, h: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
         if let Some(e) = self.k.exprs.get_mut(h) {
             e.map_operands(|op| self.alias.get(op.index()).copied().flatten().unwrap_or(op));
             if let Expr::ReadVar(v) = *e
@@ -77,58 +77,38 @@ impl Rewrite for Forward<'_> {
                 return Ok(());
             }
         }
-        out.push(Stmt::Emit(h), loc);
+        out.push(Stmt::Emit(h));
         Ok(())
     }
 
-    fn write_var(
-        &mut self,
-        var: Handle<Var>,
-        value: Handle<Expr>,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Infallible> {
+    fn write_var(&mut self, var: Handle<Var>, value: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
         let value = self.operand(value);
         self.known.insert(var, value);
-        out.push(Stmt::WriteVar { var, value }, loc);
+        out.push(Stmt::WriteVar { var, value });
         Ok(())
     }
 
-    fn if_(
-        &mut self,
-        cond: Handle<Expr>,
-        accept: Block,
-        reject: Block,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Infallible> {
+    fn if_(&mut self, cond: Handle<Expr>, accept: Block, reject: Block, mut out: Out<'_>) -> Result<(), Infallible> {
         let written = written_in(&accept).union(&written_in(&reject)).copied().collect::<HashSet<_>>();
         let accept = self.nested(accept);
         let reject = self.nested(reject);
         self.known.retain(|v, _| !written.contains(v));
-        out.push(Stmt::If { cond: self.operand(cond), accept, reject }, loc);
+        out.push(Stmt::If { cond: self.operand(cond), accept, reject });
         Ok(())
     }
 
     // Loops: what the body writes is loop-carried, unknown inside and after.
-    fn for_(&mut self, f: ForLoop, loc: Loc, out: &mut Block) -> Result<(), Infallible> {
+    fn for_(&mut self, f: ForLoop, mut out: Out<'_>) -> Result<(), Infallible> {
         let mut written = written_in(&f.body);
         written.insert(f.var);
         self.known.retain(|v, _| !written.contains(v));
         let (start, end) = (self.operand(f.start), self.operand(f.end));
         let body = self.nested(f.body);
-        out.push(ForLoop { start, end, body, ..f }.into(), loc);
+        out.push(ForLoop { start, end, body, ..f }.into());
         Ok(())
     }
 
-    fn while_(
-        &mut self,
-        header: Block,
-        cond: Handle<Expr>,
-        body: Block,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Infallible> {
+    fn while_(&mut self, header: Block, cond: Handle<Expr>, body: Block, mut out: Out<'_>) -> Result<(), Infallible> {
         let written = written_in(&header).union(&written_in(&body)).copied().collect::<HashSet<_>>();
         self.known.retain(|v, _| !written.contains(v));
         // The header runs before the body in every iteration: what it learns holds in the body.
@@ -137,22 +117,15 @@ impl Rewrite for Forward<'_> {
         let cond = self.operand(cond);
         let Ok(body) = self.block(body);
         self.known = known;
-        out.push(Stmt::While { header, cond, body }, loc);
+        out.push(Stmt::While { header, cond, body });
         Ok(())
     }
 
-    fn warpgroup(
-        &mut self,
-        role: Role,
-        regs: Option<u32>,
-        body: Block,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Infallible> {
+    fn warpgroup(&mut self, role: Role, regs: Option<u32>, body: Block, mut out: Out<'_>) -> Result<(), Infallible> {
         let written = written_in(&body);
         let body = self.nested(body);
         self.known.retain(|v, _| !written.contains(v));
-        out.push(Stmt::Warpgroup { role, regs, body }, loc);
+        out.push(Stmt::Warpgroup { role, regs, body });
         Ok(())
     }
 }
@@ -184,15 +157,9 @@ struct DropDeadWrites<'a> {
 impl Rewrite for DropDeadWrites<'_> {
     type Error = Infallible;
 
-    fn write_var(
-        &mut self,
-        var: Handle<Var>,
-        value: Handle<Expr>,
-        loc: Loc,
-        out: &mut Block,
-    ) -> Result<(), Infallible> {
+    fn write_var(&mut self, var: Handle<Var>, value: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
         if self.read.contains(&var) {
-            out.push(Stmt::WriteVar { var, value }, loc);
+            out.push(Stmt::WriteVar { var, value });
         }
         Ok(())
     }

@@ -20,7 +20,7 @@ use crate::expr::{Expr, Literal};
 use crate::module::{Kernel, Module, Var};
 use crate::stmt::{Block, Stmt, Unroll as UnrollHint};
 use crate::types::{Scalar, Type};
-use crate::visit::{ForLoop, Rewrite};
+use crate::visit::{ForLoop, Out, Rewrite};
 use std::collections::HashMap;
 use std::convert::Infallible;
 
@@ -66,9 +66,9 @@ struct Unroller<'k> {
 impl Rewrite for Unroller<'_> {
     type Error = Refusal;
 
-    fn for_(&mut self, f: ForLoop, loc: Loc, out: &mut Block) -> Result<(), Refusal> {
+    fn for_(&mut self, f: ForLoop, mut out: Out<'_>) -> Result<(), Refusal> {
         let body = self.block(f.body)?;
-        match trip_range(self.k, f.unroll, f.start, f.end, f.step, &body, loc)? {
+        match trip_range(self.k, f.unroll, f.start, f.end, f.step, &body, out.loc())? {
             Some((first, trips)) if f.stages.is_none() => {
                 for t in 0..trips {
                     let mut copy = BodyCopy { k: self.k, var: f.var, value: first + t * f.step, map: HashMap::new() };
@@ -76,7 +76,7 @@ impl Rewrite for Unroller<'_> {
                     out.append(stmts);
                 }
             }
-            _ => out.push(ForLoop { body, ..f }.into(), loc),
+            _ => out.push(ForLoop { body, ..f }.into()),
         }
         Ok(())
     }
@@ -182,7 +182,7 @@ impl Rewrite for BodyCopy<'_> {
         new
     }
 
-    fn emit(&mut self, h: Handle<Expr>, loc: Loc, out: &mut Block) -> Result<(), Infallible> {
+    fn emit(&mut self, h: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
         let Some(e) = self.k.exprs.get(h) else { return Ok(()) };
         let eloc = self.k.exprs.loc(h);
         if *e == Expr::ReadVar(self.var) {
@@ -196,7 +196,7 @@ impl Rewrite for BodyCopy<'_> {
         e.map_operands(|op| self.map.get(&op).copied().unwrap_or(op));
         let new = self.k.exprs.append(e, eloc);
         self.map.insert(h, new);
-        out.push(Stmt::Emit(new), loc);
+        out.push(Stmt::Emit(new));
         Ok(())
     }
 }
