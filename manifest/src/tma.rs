@@ -79,7 +79,7 @@ pub const TENSOR_MAP_BYTES: u32 = 128;
 pub const TENSOR_MAP_ALIGN: u32 = 64;
 /// The most dimensions a tensor map has.
 pub const TENSOR_MAP_MAX_RANK: usize = 5;
-/// The largest box extent per dimension.
-pub const TMA_MAX_BOX: u32 = 256;
+/// The largest box extent per dimension, the target's.
+pub use cutec_target::TMA_MAX_BOX;
 /// TMA's unit of global addresses, strides and inner box rows, in bytes.
 pub const TMA_ALIGN: u32 = 16;

@@ -152,9 +152,9 @@ pub enum ArgError {
     LaunchExpr { what: String, expr: String, source: ExprError },
     #[error("launch.{what} = {expr} = {value} is outside [{min}, {max}]")]
     LaunchRange { what: String, expr: String, value: i64, min: i64, max: i64 },
-    #[error("block {x}x{y}x{z} has {total} threads; at most 1024 are allowed")]
+    #[error("block {x}x{y}x{z} has {total} threads; at most {} are allowed", cutec_target::MAX_BLOCK_THREADS)]
     BlockTooLarge { x: u32, y: u32, z: u32, total: u64 },
-    #[error("cluster {x}x{y}x{z} has {total} blocks; at most 16 are allowed")]
+    #[error("cluster {x}x{y}x{z} has {total} blocks; at most {} are allowed", cutec_target::MAX_CLUSTER_CTAS)]
     ClusterTooLarge { x: u32, y: u32, z: u32, total: u64 },
     #[error("grid.{axis} = {grid} is not a multiple of cluster.{axis} = {cluster}")]
     ClusterDivides { axis: char, grid: u32, cluster: u32 },
@@ -236,18 +236,18 @@ pub fn check_launch(kernel: &Kernel, device: usize, args: &[ArgDesc]) -> Result<
 
     let env = |name: &str| dims.iter().find(|b| b.name == name).map(|b| b.value);
     let launch = &kernel.launch;
-    let grid = eval3("grid", &launch.grid, &env, [i64::from(i32::MAX), 65535, 65535])?;
-    let block = eval3("block", &launch.block, &env, [1024, 1024, 64])?;
+    let grid = eval3("grid", &launch.grid, &env, cutec_target::MAX_GRID_DIMS.map(i64::from))?;
+    let block = eval3("block", &launch.block, &env, cutec_target::MAX_BLOCK_DIMS.map(i64::from))?;
     let total = block.iter().map(|&b| u64::from(b)).product::<u64>();
-    if total > 1024 {
+    if total > u64::from(cutec_target::MAX_BLOCK_THREADS) {
         return Err(ArgError::BlockTooLarge { x: block[0], y: block[1], z: block[2], total });
     }
     let cluster = match &launch.cluster {
         None => None,
         Some(list) => {
-            let c = eval3("cluster", list, &env, [16, 16, 16])?;
+            let c = eval3("cluster", list, &env, [i64::from(cutec_target::MAX_CLUSTER_CTAS); 3])?;
             let total = c.iter().map(|&b| u64::from(b)).product::<u64>();
-            if total > 16 {
+            if total > u64::from(cutec_target::MAX_CLUSTER_CTAS) {
                 return Err(ArgError::ClusterTooLarge { x: c[0], y: c[1], z: c[2], total });
             }
             for (axis, (&g, &c)) in ['x', 'y', 'z'].into_iter().zip(grid.iter().zip(&c)) {

@@ -150,7 +150,7 @@ impl Module {
             ctx: self.ctx.ctx.clone(),
             stream: self.ctx.stream.clone(),
             ordinal: self.ctx.ordinal(),
-            smem_allowed: AtomicU32::new(48 * 1024),
+            smem_allowed: AtomicU32::new(cutec_target::MAX_STATIC_SHARED_BYTES),
             non_portable_cluster: AtomicBool::new(false),
             last_checked: Mutex::new(None),
         })
@@ -364,7 +364,7 @@ impl Kernel {
             }
             .map_err(cuda("cuLaunchKernel"));
         };
-        if cx * cy * cz > 8 && !self.non_portable_cluster.load(Ordering::Relaxed) {
+        if cx * cy * cz > cutec_target::PORTABLE_CLUSTER_CTAS && !self.non_portable_cluster.load(Ordering::Relaxed) {
             let attr = CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
             self.set_attribute(attr, 1, "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)")?;
             self.non_portable_cluster.store(true, Ordering::Relaxed);

@@ -44,7 +44,7 @@ pub enum TensorMapError {
     Extent { dim: usize, extent: u64 },
     #[error("dimension {dim} has a stride of {stride} bytes; TMA takes multiples of 16 below 2^40")]
     Stride { dim: usize, stride: u64 },
-    #[error("box dimension {dim} is {size}; TMA takes 1 to 256")]
+    #[error("box dimension {dim} is {size}; TMA takes 1 to {}", cutec_target::TMA_MAX_BOX)]
     BoxSize { dim: usize, size: u32 },
     #[error("the box's inner row is {bytes} bytes; TMA moves rows of a multiple of 16 bytes")]
     BoxRow { bytes: u64 },
@@ -92,7 +92,7 @@ impl TensorMapDesc {
             }
         }
         for (dim, &size) in self.box_dims.iter().enumerate() {
-            if !(1..=256).contains(&size) {
+            if !(1..=cutec_target::TMA_MAX_BOX).contains(&size) {
                 return Err(TensorMapError::BoxSize { dim, size });
             }
         }

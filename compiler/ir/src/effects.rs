@@ -162,7 +162,8 @@ impl fmt::Debug for Effects {
 }
 
 /// The address space a pointer expression points into, when it can be told from the expression itself
-/// (parameters, allocations, offsets of them, operation results of pointer type).
+/// (parameters, allocations, offsets of them, operation results of pointer type, and `mapa`'s window into a peer's
+/// shared memory, `shared_cluster`).
 pub fn space_of(kernel: &Kernel, h: Handle<Expr>) -> Option<AddrSpace> {
     let mut h = h;
     // Offsets chain to earlier expressions, so this terminates; the bound guards against invalid IR.
@@ -174,8 +175,24 @@ pub fn space_of(kernel: &Kernel, h: Handle<Expr>) -> Option<AddrSpace> {
             },
             Expr::AllocPtr(a) => return kernel.allocs.get(*a).map(|a| a.space),
             Expr::Offset { base, .. } if *base < h => h = *base,
+            // An operand after its user: invalid IR, whose space is unknown.
+            Expr::Offset { .. } => return None,
             Expr::OpResult(Type::Ptr(space)) => return Some(*space),
-            _ => return None,
+            Expr::OpResult(Type::Scalar(_) | Type::Vector { .. }) => return None,
+            Expr::MapShared { .. } => return Some(AddrSpace::SharedCluster),
+            // Not pointers, or pointers whose space the expression does not say (a variable's value, a choice
+            // between two pointers): any space.
+            Expr::Literal(_)
+            | Expr::Special(_)
+            | Expr::ReadVar(_)
+            | Expr::Unary { .. }
+            | Expr::Binary { .. }
+            | Expr::Compare { .. }
+            | Expr::Select { .. }
+            | Expr::Convert { .. }
+            | Expr::Math { .. }
+            | Expr::Extract { .. }
+            | Expr::Compose { .. } => return None,
         }
     }
     None

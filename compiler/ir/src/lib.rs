@@ -22,6 +22,9 @@
 //! **Walkers are exhaustive.** [`Stmt::blocks`] and [`Stmt::blocks_mut`] name every statement kind and are how
 //! every pass, the validator, the printer and codegen reach nested blocks; statement matches list every kind (no
 //! `_ =>` arms), so a new block-holding statement does not compile until each of them says what it does with it.
+//! Passes that rebuild blocks, and the parser, do it through one walk, [`visit::Rewrite`]: its one exhaustive
+//! match knows where each kind's operands, definitions and blocks are, in program order, and a pass overrides
+//! only the hooks of what it changes (`cse` the emissions and `while`'s scope, `unroll` the `for` loops).
 //!
 //! # Asynchrony: how the Hopper pieces are written
 //!
@@ -119,15 +122,16 @@ mod print;
 mod stmt;
 mod types;
 pub mod valid;
+pub mod visit;
 
 pub use arena::{Arena, Handle, Loc};
 pub use builder::KernelBuilder;
 pub use codes::CODES;
+/// The target's limits that the lowering and back ends name, from their one home.
+pub use cutec_target::{MAX_SHARED_BYTES, MAX_STATIC_SHARED_BYTES, SM_REGISTERS};
 pub use effects::Effects;
 pub use expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
-pub use module::{
-    Alloc, Kernel, MAX_SHARED_BYTES, MAX_STATIC_SHARED_BYTES, Module, Param, SM_REGISTERS, Var, entry_registers,
-};
+pub use module::{Alloc, Kernel, Module, Param, Var, entry_registers};
 pub use op::{GmmaDesc, GmmaSwizzle, Op, WgmmaShape};
 pub use parse::{ParseError, parse};
 pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, run_pipeline};

@@ -5,12 +5,7 @@ use crate::expr::Expr;
 use crate::stmt::Block;
 use crate::types::{AddrSpace, Scalar, Type};
 
-/// The most static shared memory a block may declare (`.shared` variables); past it, back ends place the
-/// allocations in dynamic shared memory, which the launch requests.
-pub const MAX_STATIC_SHARED_BYTES: u64 = 48 * 1024;
-/// The most shared memory a block of sm_90a may use: 227 KiB (the SM's 228 KiB less 1 KiB the system reserves
-/// per block).
-pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
+use cutec_target::{MAX_STATIC_SHARED_BYTES, MAX_THREAD_REGISTERS, SM_REGISTERS};
 
 /// One compilation unit: kernels with everything they call inlined.
 #[derive(Clone, Debug, Default)]
@@ -75,14 +70,11 @@ pub struct Kernel {
 }
 
 /// The registers per thread at the start of a kernel of `threads` threads that asks for one CTA per SM
-/// (`.minnctapersm 1`): the register file's 64 Ki shared evenly, in ptxas's steps of 8, at most 255. A
-/// `setmaxnreg` to more is `.inc`, to fewer `.dec`.
+/// (`.minnctapersm 1`): the register file ([`SM_REGISTERS`]) shared evenly, in ptxas's steps of 8, at most
+/// [`MAX_THREAD_REGISTERS`] (248, its last step). A `setmaxnreg` to more is `.inc`, to fewer `.dec`.
 pub fn entry_registers(threads: u32) -> u32 {
-    ((65536 / threads.max(1)) / 8 * 8).min(248)
+    ((SM_REGISTERS / threads.max(1)) / 8 * 8).min(MAX_THREAD_REGISTERS / 8 * 8)
 }
-
-/// The registers of one SM that the warpgroups of a CTA share (`setmaxnreg.inc` past them blocks forever).
-pub const SM_REGISTERS: u32 = 65536;
 
 impl Kernel {
     pub fn new(name: impl Into<String>) -> Kernel {
@@ -132,6 +124,6 @@ impl Kernel {
     /// Whether the shared memory is over what a block may declare statically: back ends then place it in
     /// dynamic shared memory.
     pub fn shared_is_dynamic(&self) -> bool {
-        self.shared_bytes() > MAX_STATIC_SHARED_BYTES
+        self.shared_bytes() > u64::from(MAX_STATIC_SHARED_BYTES)
     }
 }

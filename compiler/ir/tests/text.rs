@@ -33,6 +33,32 @@ fn fixtures_round_trip() {
     }
 }
 
+/// The rewrite that overrides nothing.
+struct Identity;
+
+impl cutec_ir::visit::Rewrite for Identity {
+    type Error = std::convert::Infallible;
+}
+
+/// The walk's defaults rebuild every statement kind unchanged: the fixtures (every kind among them, the Hopper
+/// operations, warpgroup regions and `while` loops too) come out of a rewrite that overrides nothing equal to
+/// what went in.
+#[test]
+fn a_rewrite_that_overrides_nothing_rebuilds_every_block_unchanged() {
+    let mut modules = vec![fixtures::copy(), fixtures::softmax(), fixtures::kitchen_sink()];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ir");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    modules.extend(files.iter().filter(|p| p.extension().is_some_and(|e| e == "ir")).map(|p| parsed(&read(p))));
+    assert!(modules.len() > 3);
+    for m in modules {
+        for k in &m.kernels {
+            let Ok(body) = cutec_ir::visit::Rewrite::block(&mut Identity, k.body.clone());
+            assert_eq!(body, k.body, "{}", print(&m));
+        }
+    }
+}
+
 #[test]
 fn hand_written_ir_parses_validates_and_round_trips() {
     insta::glob!("ir/*.ir", |path| {

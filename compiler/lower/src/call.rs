@@ -362,10 +362,10 @@ impl Lower<'_> {
     /// E0307 at `span` (an allocation) when the kernel's shared memory is over what a block of sm_90a may have.
     pub(super) fn check_shared_limit(&mut self, space: AddrSpace, span: Span) -> LResult<()> {
         let bytes = self.b.kernel_mut().shared_bytes();
-        if space != AddrSpace::Shared || bytes <= cutec_ir::MAX_SHARED_BYTES {
+        if space != AddrSpace::Shared || bytes <= u64::from(cutec_ir::MAX_SHARED_BYTES) {
             return Ok(());
         }
-        self.fail(span, LowerError::TooMuchShared { bytes, limit: cutec_ir::MAX_SHARED_BYTES })
+        self.fail(span, LowerError::TooMuchShared { bytes, limit: u64::from(cutec_ir::MAX_SHARED_BYTES) })
     }
 
     /// Inlines a device function: binds its parameters to the argument values, lowers its body, and gives the

@@ -312,7 +312,7 @@ impl<'p> Lower<'p> {
             && !dims.is_empty()
             && dims.len() <= 3
             && let Some(v) = dims.into_iter().collect::<Option<Vec<i64>>>()
-            && v.iter().all(|&d| (1..=1024).contains(&d))
+            && v.iter().all(|&d| (1..=i64::from(cutec_target::MAX_BLOCK_THREADS)).contains(&d))
         {
             let mut size = [1u32; 3];
             v.iter().enumerate().for_each(|(i, &d)| size[i] = d as u32);

@@ -114,7 +114,7 @@ impl Lower<'_> {
                     }
                 },
                 "registers" => match u32::try_from(v) {
-                    Ok(r) if (24..=256).contains(&r) && r % 8 == 0 => regs = Some(r),
+                    Ok(r) if cutec_target::setmaxnreg_takes(r) => regs = Some(r),
                     _ => {
                         let error = RoleError::Registers { role: name.name.clone(), value: v };
                         return self.fail(a.span, LowerError::Role(error));

@@ -30,7 +30,7 @@ use cutec_manifest as mf;
 use cutec_sema::{Builtin, Scalar, SymInt};
 
 /// TMA's limit on each box extent.
-const MAX_BOX: i64 = 256;
+const MAX_BOX: i64 = cutec_target::TMA_MAX_BOX as i64;
 /// The most elements a tile checked element by element may have (a 5-D box of 256^5 is not a sensible tile).
 const MAX_CHECKED_ELEMENTS: i64 = 1 << 20;
 /// TMA needs the shared-memory side aligned to 128 bytes without a swizzle.

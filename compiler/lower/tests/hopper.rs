@@ -420,6 +420,51 @@ fn map_shared_addresses_the_peer_ctas_shared_memory_and_round_trips() {
     // Accesses through the window count as shared-memory accesses: the barrier after them stays after them.
     let effects = cutec_ir::effects::block(k, &k.body);
     assert!(effects.contains(cutec_ir::Effects::writes(AddrSpace::Shared)), "{effects:?}");
+    // And as nothing else: a store through the window is not an access to "any space" (global memory included).
+    let mut window_stores = 0;
+    k.body.visit(&mut |s| {
+        if let Stmt::Store { ptr, .. } = s
+            && info.ty(*ptr) == Type::Ptr(AddrSpace::SharedCluster)
+        {
+            window_stores += 1;
+            assert_eq!(cutec_ir::effects::space_of(k, *ptr), Some(AddrSpace::SharedCluster), "{text}");
+            assert_eq!(cutec_ir::effects::stmt(k, s), cutec_ir::Effects::writes(AddrSpace::SharedCluster), "{text}");
+        }
+    });
+    assert!(window_stores > 0, "{text}");
+}
+
+/// `mapa`'s pointer, and offsets of it, are in `shared_cluster`: their accesses are shared-memory effects only, so
+/// the dependency graph does not order them against global memory.
+#[test]
+fn map_shared_pointers_are_in_shared_cluster_not_any_space() {
+    let text = "kernel @k(%out: ptr<global> align(4)) block(128, 1, 1) cluster(2, 1, 1) {
+  shared @inbox: [32 x f32] align(16)
+  %0: i32 = sreg cluster_ctarank
+  %1: i32 = xor %0, 1
+  %2: ptr<shared_cluster> = mapa @inbox, cta %1
+  %3: i32 = sreg tid.x
+  %4: ptr<shared_cluster> = offset %2, %3 x f32
+  store 1.0, %4 align(4)
+  %5: f32 = load f32, %4 align(4)
+  %6: ptr<global> = offset %out, %3 x f32
+  store %5, %6 align(4)
+}
+";
+    let module = cutec_ir::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    cutec_ir::validate(&module).unwrap_or_else(|e| panic!("{e:?}"));
+    let k = &module.kernels[0];
+    let window =
+        cutec_ir::Effects::writes(AddrSpace::SharedCluster) | cutec_ir::Effects::reads(AddrSpace::SharedCluster);
+    let stmts = k.body.stmts();
+    let effects: Vec<_> = stmts.iter().map(|s| cutec_ir::effects::stmt(k, s)).collect();
+    let store = stmts.iter().position(|s| matches!(s, Stmt::Store { .. })).expect("a store");
+    assert_eq!(effects[store], cutec_ir::Effects::writes(AddrSpace::SharedCluster));
+    assert!(!effects[store].writes_space(AddrSpace::Global));
+    let load = stmts.iter().position(|s| matches!(s, Stmt::Op { .. })).expect("a load");
+    assert_eq!(effects[load], cutec_ir::Effects::reads(AddrSpace::SharedCluster));
+    assert!(window.contains(effects[store] | effects[load]));
+    assert_eq!(format!("{}", effects[store] | effects[load]), "read(shared) write(shared)");
 }
 
 #[test]

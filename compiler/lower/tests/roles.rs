@@ -185,3 +185,16 @@ fn a_region_needs_its_warpgroups_in_a_known_block() {
         Err(ValidationError::NoSuchWarpgroups { first: 0, count: 0, warpgroups: 2 })
     );
 }
+
+/// `cutec explain` states the target's limits in words; they are the numbers `cutec-target` holds.
+#[test]
+fn explanations_state_the_targets_limits() {
+    let explain = |code: &str| cutec_ir::CODES.iter().find(|c| c.code == code).expect("a code").explanation;
+    let registers = explain("E0314");
+    assert!(registers.contains(&format!("register file of {} registers", cutec_ir::SM_REGISTERS)), "{registers}");
+    assert!(registers.contains(&format!("at most {}", cutec_ir::entry_registers(1))), "{registers}");
+    let shared = explain("E0307");
+    let (max, fixed) = (cutec_ir::MAX_SHARED_BYTES, cutec_ir::MAX_STATIC_SHARED_BYTES);
+    assert!(shared.contains(&format!("at most {} KiB ({max} bytes)", max / 1024)), "{shared}");
+    assert!(shared.contains(&format!("Up to {} KiB", fixed / 1024)), "{shared}");
+}

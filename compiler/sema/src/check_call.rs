@@ -464,7 +464,7 @@ impl Fcx<'_, '_> {
             }
             B::Setmaxnreg => {
                 if let (Some(v), Some(g)) = (gens.first().and_then(|g| g.int()), generics.first())
-                    && !(24..=256).contains(&v) | (v % 8 != 0)
+                    && !u32::try_from(v).is_ok_and(cutec_target::setmaxnreg_takes)
                 {
                     let problem = format!("`setmaxnreg` takes a multiple of 8 in 24..=256, found {v}");
                     self.error(SemaError::BadAtom { span: g.span, problem, help: None });

@@ -309,8 +309,9 @@ impl Fcx<'_, '_> {
             };
             // Per dimension; the totals of `block` and `cluster` are checked below.
             let limits: [i64; 3] = match key {
-                "grid" => [i64::from(i32::MAX), 65535, 65535],
-                "block" => [i64::MAX, i64::MAX, 64],
+                "grid" => cutec_target::MAX_GRID_DIMS.map(i64::from),
+                // x and y are bounded by the block's total.
+                "block" => [i64::MAX, i64::MAX, i64::from(cutec_target::MAX_BLOCK_DIMS[2])],
                 _ => [i64::MAX; 3],
             };
             for (k, (d, e)) in dims.iter().zip(&items).enumerate() {
@@ -330,8 +331,8 @@ impl Fcx<'_, '_> {
         if let (Some(v), Some(a)) =
             (info.smem.as_ref().and_then(SymInt::as_const), l.args.iter().find(|a| a.name.name == "smem"))
         {
-            // sm_90a: at most 227 KiB of dynamic shared memory per block (cudaFuncSetAttribute's maximum).
-            const MAX_DYNAMIC_SMEM: i64 = 227 * 1024;
+            // At most the target's shared memory per block, all of it dynamic (cudaFuncSetAttribute's maximum).
+            const MAX_DYNAMIC_SMEM: i64 = cutec_target::MAX_SHARED_BYTES as i64;
             if v < 0 {
                 self.error(SemaError::LaunchNotPositive { key: "smem".into(), axis: "", span: a.value.span, value: v });
             } else if v > MAX_DYNAMIC_SMEM {
@@ -339,8 +340,9 @@ impl Fcx<'_, '_> {
                 self.error(SemaError::LaunchTooLarge { key, span, value: v, limit, what });
             }
         }
+        let (threads, ctas) = (i64::from(cutec_target::MAX_BLOCK_THREADS), i64::from(cutec_target::MAX_CLUSTER_CTAS));
         for (key, dims, limit, what) in
-            [("block", Some(&info.block), 1024, "threads"), ("cluster", info.cluster.as_ref(), 16, "CTAs")]
+            [("block", Some(&info.block), threads, "threads"), ("cluster", info.cluster.as_ref(), ctas, "CTAs")]
         {
             let product = dims.and_then(|d| d.iter().try_fold(1i64, |acc, x| acc.checked_mul(x.as_const()?)));
             if let Some(p) = product

@@ -20,15 +20,15 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             }
             // A run of `wgmma.mma_async` on one accumulator (the k-steps of a `gemm`), with only pure expressions
             // between them: one asm statement, so the accumulator is loaded and stored once for the run.
-            let run = wgmma_run(stmts, i);
+            let (run, span) = wgmma_run(stmts, i);
             if run.len() > 1 {
-                for s in &stmts[i..i + run.len() + run_emits(stmts, i, run.len())] {
+                for s in &stmts[i..i + span] {
                     if let Stmt::Emit(h) = *s {
                         self.emit_expr(h)?;
                     }
                 }
                 self.wgmma_run(&run)?;
-                i += run.len() + run_emits(stmts, i, run.len());
+                i += span;
                 continue;
             }
             // Consecutive regions of disjoint warpgroups: one chain of tests (see `warpgroups`).
@@ -247,11 +247,13 @@ fn warpgroup_run(stmts: &[Stmt], i: usize) -> Vec<(&cutec_ir::Role, Option<u32>,
 
 /// The `wgmma.mma_async` operations of the run starting at `stmts[i]`: consecutive ones of the same shape on the
 /// same accumulator, with only `Emit` statements (pure expressions) between them; empty if `stmts[i]` is not one.
-fn wgmma_run(stmts: &[Stmt], i: usize) -> Vec<cutec_ir::Op> {
+/// Also the number of statements from the first operation to the last.
+fn wgmma_run(stmts: &[Stmt], i: usize) -> (Vec<cutec_ir::Op>, usize) {
     let mut run: Vec<cutec_ir::Op> = Vec::new();
-    for s in &stmts[i..] {
-        match s {
-            Stmt::Op { op: op @ cutec_ir::Op::Wgmma { shape, acc, a_desc, b_desc, .. }, .. } => {
+    let mut span = 0;
+    for (n, s) in stmts[i..].iter().enumerate() {
+        match in_run(s) {
+            InRun::Wgmma(op @ cutec_ir::Op::Wgmma { shape, acc, a_desc, b_desc, .. }) => {
                 let same = run.first().is_none_or(|first| {
                     matches!(first, cutec_ir::Op::Wgmma { shape: s0, acc: a0, a_desc: da, b_desc: db, .. }
                         if s0 == shape && a0 == acc && da.map(|d| d.mn_major) == a_desc.map(|d| d.mn_major)
@@ -261,31 +263,39 @@ fn wgmma_run(stmts: &[Stmt], i: usize) -> Vec<cutec_ir::Op> {
                     break;
                 }
                 run.push(op.clone());
+                span = n + 1;
             }
-            Stmt::Emit(_) if !run.is_empty() => {}
-            _ => break,
-        }
-        if run.is_empty() {
-            break;
+            InRun::Pure if !run.is_empty() => {}
+            InRun::Wgmma(_) | InRun::Pure | InRun::End => break,
         }
     }
-    run
+    (run, span)
 }
 
-/// How many `Emit` statements lie between the first and the last operation of the run of `n` wgmmas at `i`.
-fn run_emits(stmts: &[Stmt], i: usize, n: usize) -> usize {
-    let mut seen = 0;
-    let mut emits = 0;
-    for s in &stmts[i..] {
-        match s {
-            Stmt::Op { op: cutec_ir::Op::Wgmma { .. }, .. } => {
-                seen += 1;
-                if seen == n {
-                    break;
-                }
-            }
-            _ => emits += 1,
-        }
+/// What a statement is to a run of wgmmas.
+enum InRun<'a> {
+    /// One of its operations (an `Op::Wgmma`).
+    Wgmma(&'a cutec_ir::Op),
+    /// A pure expression that may lie between two of them.
+    Pure,
+    /// Anything else: the run ends before it.
+    End,
+}
+
+fn in_run(s: &Stmt) -> InRun<'_> {
+    match s {
+        Stmt::Op { op: op @ cutec_ir::Op::Wgmma { .. }, .. } => InRun::Wgmma(op),
+        Stmt::Emit(_) => InRun::Pure,
+        Stmt::Op { .. }
+        | Stmt::WriteVar { .. }
+        | Stmt::Store { .. }
+        | Stmt::If { .. }
+        | Stmt::For { .. }
+        | Stmt::While { .. }
+        | Stmt::Break
+        | Stmt::Continue
+        | Stmt::Return
+        | Stmt::Barrier(_)
+        | Stmt::Warpgroup { .. } => InRun::End,
     }
-    emits
 }

@@ -173,20 +173,11 @@ fn ordered(a: Effects, b: Effects) -> bool {
 impl DepGraph {
     /// The graph of a loop statement's body (`None` if `stmt` is not a loop).
     pub fn of_loop(kernel: &Kernel, stmt: &Stmt) -> Option<DepGraph> {
-        let stmts: Vec<&Stmt> = match stmt {
-            Stmt::For { body, .. } => body.stmts().iter().collect(),
-            Stmt::While { header, body, .. } => header.stmts().iter().chain(body.stmts()).collect(),
-            Stmt::Emit(_)
-            | Stmt::Op { .. }
-            | Stmt::WriteVar { .. }
-            | Stmt::Store { .. }
-            | Stmt::If { .. }
-            | Stmt::Break
-            | Stmt::Continue
-            | Stmt::Return
-            | Stmt::Barrier(_)
-            | Stmt::Warpgroup { .. } => return None,
-        };
+        if !stmt.is_loop() {
+            return None;
+        }
+        // A `for`'s body; a `while`'s header, then its body.
+        let stmts: Vec<&Stmt> = stmt.blocks().flat_map(|b| b.stmts()).collect();
         Some(DepGraph::of_stmts(kernel, &stmts))
     }
 

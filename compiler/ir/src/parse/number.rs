@@ -10,8 +10,10 @@ use super::syntax::{Parsed, Ref};
 use crate::arena::{Arena, Handle, Loc};
 use crate::expr::{Expr, SpecialReg};
 use crate::module::Kernel;
-use crate::stmt::{Block, Stmt};
+use crate::stmt::Block;
+use crate::visit::Rewrite;
 use std::collections::{BTreeSet, HashMap};
+use std::convert::Infallible;
 
 /// The kernel of a parsed text.
 pub fn build(parsed: Parsed) -> Result<Kernel, ParseError> {
@@ -41,7 +43,8 @@ pub fn build(parsed: Parsed) -> Result<Kernel, ParseError> {
         arena.append(e, Loc::NONE);
     }
     kernel.exprs = arena;
-    kernel.body = remap(body, &map);
+    let Ok(body) = Remap(map).block(body);
+    kernel.body = body;
     Ok(kernel)
 }
 
@@ -94,56 +97,10 @@ fn keep_numbers(refs: &[Ref], defs: &HashMap<u32, (Expr, u32, u32)>) -> Option<V
 
 /// Slots in program order: globals just before their first use, definitions where they are.
 fn program_order(body: &Block, refs: &[Ref], defs: &HashMap<u32, (Expr, u32, u32)>) -> Vec<usize> {
-    struct Order<'a> {
-        refs: &'a [Ref],
-        defs: &'a HashMap<u32, (Expr, u32, u32)>,
-        slots: Vec<usize>,
-        next: usize,
-    }
-    impl Order<'_> {
-        fn place(&mut self, i: usize) {
-            if self.slots.get(i).is_some_and(|&s| s == usize::MAX) {
-                for op in operands(&self.refs[i], self.defs) {
-                    if matches!(self.refs.get(op), Some(Ref::Global(_))) {
-                        self.place(op);
-                    }
-                }
-                self.slots[i] = self.next;
-                self.next += 1;
-            }
-        }
-        fn block(&mut self, b: &Block) {
-            for s in b.stmts() {
-                match s {
-                    // The header defines the condition.
-                    Stmt::While { header, cond, body } => {
-                        self.block(header);
-                        self.place(cond.index());
-                        self.block(body);
-                    }
-                    Stmt::Emit(_)
-                    | Stmt::Op { .. }
-                    | Stmt::WriteVar { .. }
-                    | Stmt::Store { .. }
-                    | Stmt::If { .. }
-                    | Stmt::For { .. }
-                    | Stmt::Break
-                    | Stmt::Continue
-                    | Stmt::Return
-                    | Stmt::Barrier(_)
-                    | Stmt::Warpgroup { .. } => {
-                        s.for_each_operand(|h| self.place(h.index()));
-                        if let Some(d) = s.defines() {
-                            self.place(d.index());
-                        }
-                        s.blocks().for_each(|b| self.block(b));
-                    }
-                }
-            }
-        }
-    }
     let mut o = Order { refs, defs, slots: vec![usize::MAX; refs.len()], next: 0 };
-    o.block(body);
+    // The walk sees operands before definitions and a `while`'s header before its condition: program order. It
+    // rebuilds a copy of the body, which is dropped; only the slots are kept.
+    let Ok(_) = o.block(body.clone());
     // References nothing reaches (none in parsed text) still get a slot.
     for i in 0..refs.len() {
         o.place(i);
@@ -151,18 +108,50 @@ fn program_order(body: &Block, refs: &[Ref], defs: &HashMap<u32, (Expr, u32, u32
     o.slots
 }
 
-fn remap(block: Block, map: &impl Fn(Handle<Expr>) -> Handle<Expr>) -> Block {
-    let (stmts, locs) = block.into_parts();
-    let mut out = Block::new();
-    for (mut s, loc) in stmts.into_iter().zip(locs) {
-        s.map_operands(map);
-        if let Stmt::Op { result: Some(r), .. } = &mut s {
-            *r = map(*r);
+struct Order<'a> {
+    refs: &'a [Ref],
+    defs: &'a HashMap<u32, (Expr, u32, u32)>,
+    slots: Vec<usize>,
+    next: usize,
+}
+
+impl Order<'_> {
+    fn place(&mut self, i: usize) {
+        if self.slots.get(i).is_some_and(|&s| s == usize::MAX) {
+            for op in operands(&self.refs[i], self.defs) {
+                if matches!(self.refs.get(op), Some(Ref::Global(_))) {
+                    self.place(op);
+                }
+            }
+            self.slots[i] = self.next;
+            self.next += 1;
         }
-        for b in s.blocks_mut() {
-            *b = remap(std::mem::take(b), map);
-        }
-        out.push(s, loc);
     }
-    out
+}
+
+impl Rewrite for Order<'_> {
+    type Error = Infallible;
+
+    fn operand(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        self.place(h.index());
+        h
+    }
+    fn result(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        self.place(h.index());
+        h
+    }
+}
+
+/// The body with each reference replaced by its handle.
+struct Remap<F>(F);
+
+impl<F: Fn(Handle<Expr>) -> Handle<Expr>> Rewrite for Remap<F> {
+    type Error = Infallible;
+
+    fn operand(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        (self.0)(h)
+    }
+    fn result(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        (self.0)(h)
+    }
 }

@@ -10,8 +10,9 @@ use super::{Analyses, Pass, PassError};
 use crate::arena::{Arena, Handle};
 use crate::expr::{Expr, Literal};
 use crate::module::{Kernel, Module, Var};
-use crate::stmt::{Block, Stmt};
+use crate::visit::Rewrite;
 use std::collections::HashMap;
+use std::convert::Infallible;
 
 pub struct Compact;
 
@@ -41,8 +42,8 @@ pub fn compact(kernel: &mut Kernel) {
         vars: Arena::new(),
         var_map: vec![None; old_vars.len()],
     };
-    let body = std::mem::take(&mut kernel.body);
-    kernel.body = c.block(body);
+    let Ok(body) = c.block(std::mem::take(&mut kernel.body));
+    kernel.body = body;
     kernel.exprs = c.new;
     kernel.vars = c.vars;
 }
@@ -74,7 +75,7 @@ impl Compactor<'_> {
         let mut e = e.clone();
         e.map_operands(|op| self.get(op));
         if let Expr::ReadVar(v) = &mut e {
-            *v = self.var(*v);
+            *v = self.new_var(*v);
         }
         let n = self.new.append(e, self.old.loc(h));
         if let Some(Expr::Literal(l)) = self.new.get(n) {
@@ -85,7 +86,7 @@ impl Compactor<'_> {
     }
 
     /// The new handle of old variable `v`, declaring it on first use.
-    fn var(&mut self, v: Handle<Var>) -> Handle<Var> {
+    fn new_var(&mut self, v: Handle<Var>) -> Handle<Var> {
         if let Some(Some(n)) = self.var_map.get(v.index()) {
             return *n;
         }
@@ -94,59 +95,21 @@ impl Compactor<'_> {
         self.var_map[v.index()] = Some(n);
         n
     }
+}
 
-    fn block(&mut self, block: Block) -> Block {
-        let (stmts, locs) = block.into_parts();
-        let mut out = Block::new();
-        for (stmt, loc) in stmts.into_iter().zip(locs) {
-            let stmt = match stmt {
-                // The header first: it emits the condition.
-                Stmt::While { header, cond, body } => {
-                    let header = self.block(header);
-                    let cond = self.get(cond);
-                    Stmt::While { header, cond, body: self.block(body) }
-                }
-                mut stmt @ (Stmt::Emit(_)
-                | Stmt::Op { .. }
-                | Stmt::WriteVar { .. }
-                | Stmt::Store { .. }
-                | Stmt::If { .. }
-                | Stmt::For { .. }
-                | Stmt::Break
-                | Stmt::Continue
-                | Stmt::Return
-                | Stmt::Barrier(_)
-                | Stmt::Warpgroup { .. }) => {
-                    // Operands first, so an emitted expression comes after the globals it uses; then the result
-                    // an operation defines; then nested blocks.
-                    stmt.map_operands(|op| self.get(op));
-                    self.rename(&mut stmt);
-                    for b in stmt.blocks_mut() {
-                        *b = self.block(std::mem::take(b));
-                    }
-                    stmt
-                }
-            };
-            out.push(stmt, loc);
-        }
-        out
+/// The walk gives each statement's parts in program order: operands first, so an emitted expression comes after
+/// the globals it uses; then the result an operation defines and the variable a statement writes; then nested
+/// blocks (a `while`'s header before its condition).
+impl Rewrite for Compactor<'_> {
+    type Error = Infallible;
+
+    fn operand(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        self.get(h)
     }
-
-    /// Gives the statement's own definitions and variables their new handles.
-    fn rename(&mut self, stmt: &mut Stmt) {
-        match stmt {
-            Stmt::Op { result: Some(r), .. } => *r = self.get(*r),
-            Stmt::WriteVar { var, .. } | Stmt::For { var, .. } => *var = self.var(*var),
-            Stmt::Emit(_)
-            | Stmt::Op { result: None, .. }
-            | Stmt::Store { .. }
-            | Stmt::If { .. }
-            | Stmt::While { .. }
-            | Stmt::Break
-            | Stmt::Continue
-            | Stmt::Return
-            | Stmt::Barrier(_)
-            | Stmt::Warpgroup { .. } => {}
-        }
+    fn result(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        self.get(h)
+    }
+    fn var(&mut self, v: Handle<Var>) -> Handle<Var> {
+        self.new_var(v)
     }
 }

@@ -13,7 +13,9 @@ use crate::effects;
 use crate::expr::{Expr, Literal};
 use crate::module::{Kernel, Module};
 use crate::stmt::{Block, Stmt};
+use crate::visit::{Out, Rewrite, walk_block};
 use std::collections::HashMap;
+use std::convert::Infallible;
 
 pub struct CommonSubexpressions;
 
@@ -34,15 +36,17 @@ impl Pass for CommonSubexpressions {
                     literals.entry(*l).or_insert(h);
                 }
             }
-            let mut cse = Cse { alias: vec![None; k.exprs.len()], scopes: Vec::new(), literals };
             let body = std::mem::take(&mut k.body);
-            k.body = cse.block(k, body);
+            let mut cse = Cse { alias: vec![None; k.exprs.len()], scopes: Vec::new(), literals, k: &mut *k };
+            let Ok(body) = cse.block(body);
+            k.body = body;
         }
         Ok(())
     }
 }
 
-struct Cse {
+struct Cse<'k> {
+    k: &'k mut Kernel,
     /// alias[i] = the expression that replaces expression i.
     alias: Vec<Option<Handle<Expr>>>,
     /// Pure expressions in scope, innermost block last.
@@ -52,15 +56,15 @@ struct Cse {
     literals: HashMap<Literal, Handle<Expr>>,
 }
 
-impl Cse {
+impl Cse<'_> {
     fn resolve(&self, h: Handle<Expr>) -> Handle<Expr> {
         self.alias.get(h.index()).copied().flatten().unwrap_or(h)
     }
 
     /// The handle that stands for `h`: its replacement, or the canonical handle of its literal.
-    fn canonical(&self, k: &Kernel, h: Handle<Expr>) -> Handle<Expr> {
+    fn canonical(&self, h: Handle<Expr>) -> Handle<Expr> {
         let h = self.resolve(h);
-        match k.exprs.get(h) {
+        match self.k.exprs.get(h) {
             Some(Expr::Literal(l)) => self.literals.get(l).copied().unwrap_or(h),
             _ => h,
         }
@@ -69,67 +73,52 @@ impl Cse {
     fn lookup(&self, e: &Expr) -> Option<Handle<Expr>> {
         self.scopes.iter().rev().find_map(|s| s.get(e).copied())
     }
+}
+
+impl Rewrite for Cse<'_> {
+    type Error = Infallible;
+
+    fn operand(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        self.canonical(h)
+    }
 
     /// A block in a scope of its own.
-    fn block(&mut self, k: &mut Kernel, block: Block) -> Block {
+    fn block(&mut self, block: Block) -> Result<Block, Infallible> {
         self.scopes.push(HashMap::new());
-        let out = self.stmts(k, block);
+        let out = walk_block(self, block);
         self.scopes.pop();
         out
     }
 
-    /// The statements of a block, in the current scope.
-    fn stmts(&mut self, k: &mut Kernel, block: Block) -> Block {
-        let (stmts, locs) = block.into_parts();
-        let mut out = Block::new();
-        for (stmt, loc) in stmts.into_iter().zip(locs) {
-            let stmt = match stmt {
-                Stmt::Emit(h) => {
-                    let Some(mut e) = k.exprs.get(h).cloned() else { continue };
-                    e.map_operands(|op| self.canonical(k, op));
-                    k.exprs[h] = e.clone();
-                    if effects::expr(&e).mergeable() && !e.is_global() {
-                        // `prev < h` holds when handles follow program order (after `compact`); checked, since
-                        // replacing by a later handle would break the operand order.
-                        if let Some(prev) = self.lookup(&e).filter(|&p| p < h) {
-                            if let Some(a) = self.alias.get_mut(h.index()) {
-                                *a = Some(prev);
-                            }
-                            continue;
-                        }
-                        if let Some(scope) = self.scopes.last_mut() {
-                            scope.insert(e, h);
-                        }
-                    }
-                    Stmt::Emit(h)
+    fn emit(&mut self, h: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
+        let Some(mut e) = self.k.exprs.get(h).cloned() else { return Ok(()) };
+        e.map_operands(|op| self.canonical(op));
+        self.k.exprs[h] = e.clone();
+        if effects::expr(&e).mergeable() && !e.is_global() {
+            // `prev < h` holds when handles follow program order (after `compact`); checked, since replacing by
+            // a later handle would break the operand order.
+            if let Some(prev) = self.lookup(&e).filter(|&p| p < h) {
+                if let Some(a) = self.alias.get_mut(h.index()) {
+                    *a = Some(prev);
                 }
-                Stmt::While { header, cond, body } => {
-                    self.scopes.push(HashMap::new());
-                    let header = self.stmts(k, header);
-                    let cond = self.canonical(k, cond);
-                    let body = self.block(k, body);
-                    self.scopes.pop();
-                    Stmt::While { header, cond, body }
-                }
-                mut stmt @ (Stmt::Op { .. }
-                | Stmt::WriteVar { .. }
-                | Stmt::Store { .. }
-                | Stmt::If { .. }
-                | Stmt::For { .. }
-                | Stmt::Break
-                | Stmt::Continue
-                | Stmt::Return
-                | Stmt::Barrier(_)
-                | Stmt::Warpgroup { .. }) => {
-                    stmt.map_operands(|op| self.canonical(k, op));
-                    for b in stmt.blocks_mut() {
-                        *b = self.block(k, std::mem::take(b));
-                    }
-                    stmt
-                }
-            };
-            out.push(stmt, loc);
+                return Ok(());
+            }
+            if let Some(scope) = self.scopes.last_mut() {
+                scope.insert(e, h);
+            }
         }
-        out
+        out.push(Stmt::Emit(h));
+        Ok(())
+    }
+
+    /// The header's expressions stay in scope in the body: one scope around both.
+    fn while_(&mut self, header: Block, cond: Handle<Expr>, body: Block, mut out: Out<'_>) -> Result<(), Infallible> {
+        self.scopes.push(HashMap::new());
+        let header = walk_block(self, header)?;
+        let cond = self.canonical(cond);
+        let body = self.block(body)?;
+        self.scopes.pop();
+        out.push(Stmt::While { header, cond, body });
+        Ok(())
     }
 }

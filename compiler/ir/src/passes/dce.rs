@@ -11,7 +11,7 @@ use crate::arena::Handle;
 use crate::effects;
 use crate::expr::Expr;
 use crate::module::{Kernel, Module};
-use crate::stmt::{Block, Stmt};
+use crate::stmt::Block;
 
 pub struct DeadCode;
 
@@ -47,21 +47,9 @@ fn sweep(k: &Kernel, block: Block, uses: &mut [u32]) -> Block {
     let (stmts, locs) = block.into_parts();
     let mut kept = Vec::with_capacity(stmts.len());
     for (mut stmt, loc) in stmts.into_iter().zip(locs).rev() {
-        let dead = match &stmt {
-            Stmt::Emit(h) => unused(uses, *h) && k.exprs.get(*h).is_some_and(|e| effects::expr(e).removable()),
-            Stmt::Op { result: Some(r), op } => unused(uses, *r) && effects::op(k, op).removable(),
-            Stmt::Op { result: None, .. }
-            | Stmt::WriteVar { .. }
-            | Stmt::Store { .. }
-            | Stmt::If { .. }
-            | Stmt::For { .. }
-            | Stmt::While { .. }
-            | Stmt::Break
-            | Stmt::Continue
-            | Stmt::Return
-            | Stmt::Barrier(_)
-            | Stmt::Warpgroup { .. } => false,
-        };
+        // Only a definition may go (an emitted expression or an operation's result), when unused and its effects
+        // allow it.
+        let dead = stmt.defines().is_some_and(|d| unused(uses, d)) && effects::stmt(k, &stmt).removable();
         if dead {
             stmt.for_each_use(&k.exprs, |op| {
                 if let Some(u) = uses.get_mut(op.index()) {

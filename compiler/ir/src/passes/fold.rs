@@ -14,6 +14,8 @@ use crate::expr::{BinaryOp, CompareOp, Dim, Expr, Literal, SpecialReg, UnaryOp};
 use crate::module::{Kernel, Module};
 use crate::stmt::{Block, Stmt};
 use crate::types::Scalar;
+use crate::visit::{Out, Rewrite};
+use std::convert::Infallible;
 
 pub struct FoldConstants;
 
@@ -49,7 +51,8 @@ fn fold_kernel(k: &mut Kernel) {
         k.exprs[h] = e;
     }
     let body = std::mem::take(&mut k.body);
-    k.body = rewrite_block(k, body, &alias);
+    let Ok(body) = Rewriter { k, alias: &alias }.block(body);
+    k.body = body;
 }
 
 enum Folded {
@@ -224,48 +227,35 @@ fn convert(a: Literal, to: Scalar) -> Option<Literal> {
 
 /// Rewrites statement operands through `alias`, drops the emission of expressions that became literals or
 /// aliases, and splices `if`s with a literal condition.
-fn rewrite_block(k: &Kernel, block: Block, alias: &[Option<Handle<Expr>>]) -> Block {
-    let m = |h: Handle<Expr>| alias.get(h.index()).copied().flatten().unwrap_or(h);
-    let (stmts, locs) = block.into_parts();
-    let mut out = Block::new();
-    for (stmt, loc) in stmts.into_iter().zip(locs) {
-        match stmt {
-            Stmt::Emit(h) => {
-                let dead = alias.get(h.index()).copied().flatten().is_some();
-                if !dead && !k.exprs.get(h).is_some_and(Expr::is_global) {
-                    out.push(Stmt::Emit(h), loc);
-                }
-            }
-            Stmt::If { cond, accept, reject } => {
-                let cond = m(cond);
-                let accept = rewrite_block(k, accept, alias);
-                let reject = rewrite_block(k, reject, alias);
-                match lit(k, cond) {
-                    // Splicing is sound: the taken block's emissions stay visible only to what follows them.
-                    Some(Literal::Bool(c)) => {
-                        let (stmts, locs) = if c { accept } else { reject }.into_parts();
-                        stmts.into_iter().zip(locs).for_each(|(s, l)| out.push(s, l));
-                    }
-                    _ => out.push(Stmt::If { cond, accept, reject }, loc),
-                }
-            }
-            mut stmt @ (Stmt::Op { .. }
-            | Stmt::WriteVar { .. }
-            | Stmt::Store { .. }
-            | Stmt::For { .. }
-            | Stmt::While { .. }
-            | Stmt::Break
-            | Stmt::Continue
-            | Stmt::Return
-            | Stmt::Barrier(_)
-            | Stmt::Warpgroup { .. }) => {
-                stmt.map_operands(m);
-                for b in stmt.blocks_mut() {
-                    *b = rewrite_block(k, std::mem::take(b), alias);
-                }
-                out.push(stmt, loc);
-            }
-        }
+struct Rewriter<'a> {
+    k: &'a Kernel,
+    alias: &'a [Option<Handle<Expr>>],
+}
+
+impl Rewrite for Rewriter<'_> {
+    type Error = Infallible;
+
+    fn operand(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        self.alias.get(h.index()).copied().flatten().unwrap_or(h)
     }
-    out
+
+    fn emit(&mut self, h: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
+        let dead = self.alias.get(h.index()).copied().flatten().is_some();
+        if !dead && !self.k.exprs.get(h).is_some_and(Expr::is_global) {
+            out.push(Stmt::Emit(h));
+        }
+        Ok(())
+    }
+
+    fn if_(&mut self, cond: Handle<Expr>, accept: Block, reject: Block, mut out: Out<'_>) -> Result<(), Infallible> {
+        let cond = self.operand(cond);
+        let accept = self.block(accept)?;
+        let reject = self.block(reject)?;
+        match lit(self.k, cond) {
+            // Splicing is sound: the taken block's emissions stay visible only to what follows them.
+            Some(Literal::Bool(c)) => out.append(if c { accept } else { reject }),
+            _ => out.push(Stmt::If { cond, accept, reject }),
+        }
+        Ok(())
+    }
 }

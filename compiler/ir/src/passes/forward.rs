@@ -11,11 +11,12 @@
 
 use super::{Analyses, Pass, PassError};
 use crate::arena::Handle;
-use crate::effects;
 use crate::expr::Expr;
 use crate::module::{Kernel, Module, Var};
-use crate::stmt::{Block, Stmt};
+use crate::stmt::{Block, Role, Stmt};
+use crate::visit::{ForLoop, Out, Rewrite};
 use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
 
 pub struct ForwardVars;
 
@@ -28,98 +29,104 @@ impl Pass for ForwardVars {
     }
     fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
-            let mut f = Forward { alias: vec![None; k.exprs.len()] };
             let body = std::mem::take(&mut k.body);
-            let body = f.block(k, body, &mut HashMap::new());
+            let mut f = Forward { alias: vec![None; k.exprs.len()], known: HashMap::new(), k: &mut *k };
+            let Ok(body) = f.block(body);
             let read = read_vars(k, &body);
-            k.body = drop_dead_writes(body, &read);
+            let Ok(body) = DropDeadWrites { read: &read }.block(body);
+            k.body = body;
         }
         Ok(())
     }
 }
 
-struct Forward {
+struct Forward<'k> {
+    k: &'k mut Kernel,
     alias: Vec<Option<Handle<Expr>>>,
+    /// Variable → its current value, for the variables whose last write is known here.
+    known: HashMap<Handle<Var>, Handle<Expr>>,
 }
 
-impl Forward {
-    fn resolve(&self, h: Handle<Expr>) -> Handle<Expr> {
+impl Forward<'_> {
+    /// Rewrites `block` with what is known now, and forgets what it learned.
+    fn nested(&mut self, block: Block) -> Block {
+        let known = self.known.clone();
+        let Ok(out) = self.block(block);
+        self.known = known;
+        out
+    }
+}
+
+/// What `known` tracks changes only through the statements that write variables (`$v = ..` and `for`) and
+/// those with blocks; the others only have their operands resolved.
+impl Rewrite for Forward<'_> {
+    type Error = Infallible;
+
+    fn operand(&mut self, h: Handle<Expr>) -> Handle<Expr> {
         self.alias.get(h.index()).copied().flatten().unwrap_or(h)
     }
 
-    /// `known`: variable → its current value, for the variables whose last write is known here.
-    fn block(&mut self, k: &mut Kernel, block: Block, known: &mut HashMap<Handle<Var>, Handle<Expr>>) -> Block {
-        let (stmts, locs) = block.into_parts();
-        let mut out = Block::new();
-        for (stmt, loc) in stmts.into_iter().zip(locs) {
-            if let Stmt::Emit(h) = stmt {
-                if let Some(e) = k.exprs.get_mut(h) {
-                    e.map_operands(|op| self.alias.get(op.index()).copied().flatten().unwrap_or(op));
-                    if let Expr::ReadVar(v) = *e
-                        && let Some(&value) = known.get(&v)
-                        && value < h
-                    {
-                        self.alias[h.index()] = Some(value);
-                        continue;
-                    }
-                }
-                out.push(stmt, loc);
-                continue;
+    fn emit(&mut self, h: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
+        if let Some(e) = self.k.exprs.get_mut(h) {
+            e.map_operands(|op| self.alias.get(op.index()).copied().flatten().unwrap_or(op));
+            if let Expr::ReadVar(v) = *e
+                && let Some(&value) = self.known.get(&v)
+                && value < h
+            {
+                self.alias[h.index()] = Some(value);
+                return Ok(());
             }
-            let stmt = match stmt {
-                Stmt::Emit(h) => Stmt::Emit(h),
-                Stmt::WriteVar { var, value } => {
-                    let value = self.resolve(value);
-                    known.insert(var, value);
-                    Stmt::WriteVar { var, value }
-                }
-                Stmt::If { cond, accept, reject } => {
-                    let written = written_in(&accept).union(&written_in(&reject)).copied().collect::<HashSet<_>>();
-                    let accept = self.block(k, accept, &mut known.clone());
-                    let reject = self.block(k, reject, &mut known.clone());
-                    known.retain(|v, _| !written.contains(v));
-                    Stmt::If { cond: self.resolve(cond), accept, reject }
-                }
-                // Loops: what the body writes is loop-carried, unknown inside and after.
-                Stmt::For { var, start, end, step, unroll, stages, body } => {
-                    let mut written = written_in(&body);
-                    written.insert(var);
-                    known.retain(|v, _| !written.contains(v));
-                    let (start, end) = (self.resolve(start), self.resolve(end));
-                    let body = self.block(k, body, &mut known.clone());
-                    Stmt::For { var, start, end, step, unroll, stages, body }
-                }
-                Stmt::While { header, cond, body } => {
-                    let written = written_in(&header).union(&written_in(&body)).copied().collect::<HashSet<_>>();
-                    known.retain(|v, _| !written.contains(v));
-                    // The header runs before the body in every iteration: what it learns holds in the body.
-                    let mut inner = known.clone();
-                    let header = self.block(k, header, &mut inner);
-                    let cond = self.resolve(cond);
-                    let body = self.block(k, body, &mut inner);
-                    Stmt::While { header, cond, body }
-                }
-                Stmt::Warpgroup { role, regs, body } => {
-                    let written = written_in(&body);
-                    let body = self.block(k, body, &mut known.clone());
-                    known.retain(|v, _| !written.contains(v));
-                    Stmt::Warpgroup { role, regs, body }
-                }
-                mut stmt @ (Stmt::Op { .. }
-                | Stmt::Store { .. }
-                | Stmt::Break
-                | Stmt::Continue
-                | Stmt::Return
-                | Stmt::Barrier(_)) => {
-                    // What `known` tracks changes only through the statements above.
-                    debug_assert!(!effects::stmt(k, &stmt).contains(crate::Effects::WRITE_VAR));
-                    stmt.map_operands(|op| self.resolve(op));
-                    stmt
-                }
-            };
-            out.push(stmt, loc);
         }
-        out
+        out.push(Stmt::Emit(h));
+        Ok(())
+    }
+
+    fn write_var(&mut self, var: Handle<Var>, value: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
+        let value = self.operand(value);
+        self.known.insert(var, value);
+        out.push(Stmt::WriteVar { var, value });
+        Ok(())
+    }
+
+    fn if_(&mut self, cond: Handle<Expr>, accept: Block, reject: Block, mut out: Out<'_>) -> Result<(), Infallible> {
+        let written = written_in(&accept).union(&written_in(&reject)).copied().collect::<HashSet<_>>();
+        let accept = self.nested(accept);
+        let reject = self.nested(reject);
+        self.known.retain(|v, _| !written.contains(v));
+        out.push(Stmt::If { cond: self.operand(cond), accept, reject });
+        Ok(())
+    }
+
+    // Loops: what the body writes is loop-carried, unknown inside and after.
+    fn for_(&mut self, f: ForLoop, mut out: Out<'_>) -> Result<(), Infallible> {
+        let mut written = written_in(&f.body);
+        written.insert(f.var);
+        self.known.retain(|v, _| !written.contains(v));
+        let (start, end) = (self.operand(f.start), self.operand(f.end));
+        let body = self.nested(f.body);
+        out.push(ForLoop { start, end, body, ..f }.into());
+        Ok(())
+    }
+
+    fn while_(&mut self, header: Block, cond: Handle<Expr>, body: Block, mut out: Out<'_>) -> Result<(), Infallible> {
+        let written = written_in(&header).union(&written_in(&body)).copied().collect::<HashSet<_>>();
+        self.known.retain(|v, _| !written.contains(v));
+        // The header runs before the body in every iteration: what it learns holds in the body.
+        let known = self.known.clone();
+        let Ok(header) = self.block(header);
+        let cond = self.operand(cond);
+        let Ok(body) = self.block(body);
+        self.known = known;
+        out.push(Stmt::While { header, cond, body });
+        Ok(())
+    }
+
+    fn warpgroup(&mut self, role: Role, regs: Option<u32>, body: Block, mut out: Out<'_>) -> Result<(), Infallible> {
+        let written = written_in(&body);
+        let body = self.nested(body);
+        self.known.retain(|v, _| !written.contains(v));
+        out.push(Stmt::Warpgroup { role, regs, body });
+        Ok(())
     }
 }
 
@@ -142,19 +149,18 @@ fn read_vars(k: &Kernel, block: &Block) -> HashSet<Handle<Var>> {
     out
 }
 
-fn drop_dead_writes(block: Block, read: &HashSet<Handle<Var>>) -> Block {
-    let (stmts, locs) = block.into_parts();
-    let mut out = Block::new();
-    for (mut stmt, loc) in stmts.into_iter().zip(locs) {
-        if let Stmt::WriteVar { var, .. } = stmt
-            && !read.contains(&var)
-        {
-            continue;
+/// Drops the writes to variables nobody reads.
+struct DropDeadWrites<'a> {
+    read: &'a HashSet<Handle<Var>>,
+}
+
+impl Rewrite for DropDeadWrites<'_> {
+    type Error = Infallible;
+
+    fn write_var(&mut self, var: Handle<Var>, value: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
+        if self.read.contains(&var) {
+            out.push(Stmt::WriteVar { var, value });
         }
-        for b in stmt.blocks_mut() {
-            *b = drop_dead_writes(std::mem::take(b), read);
-        }
-        out.push(stmt, loc);
+        Ok(())
     }
-    out
 }

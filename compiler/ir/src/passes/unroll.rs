@@ -20,7 +20,9 @@ use crate::expr::{Expr, Literal};
 use crate::module::{Kernel, Module, Var};
 use crate::stmt::{Block, Stmt, Unroll as UnrollHint};
 use crate::types::{Scalar, Type};
+use crate::visit::{ForLoop, Out, Rewrite};
 use std::collections::HashMap;
+use std::convert::Infallible;
 
 pub struct Unroll;
 
@@ -39,7 +41,8 @@ impl Pass for Unroll {
         for k in &mut module.kernels {
             let body = std::mem::take(&mut k.body);
             let error = |k: &Kernel, loc: Loc, kind| PassError { pass: "unroll", kernel: k.name.clone(), loc, kind };
-            k.body = unroll_block(k, body).map_err(|(loc, kind)| error(k, loc, kind))?;
+            let unrolled = Unroller { k: &mut *k }.block(body);
+            k.body = unrolled.map_err(|(loc, kind)| error(k, loc, kind))?;
             let stmts = unrolled_size(k, &k.body);
             if stmts > MAX_STMTS as u64 {
                 return Err(error(k, k.loc, PassErrorKind::KernelTooLarge { stmts }));
@@ -55,43 +58,28 @@ impl Pass for Unroll {
 /// Why a block cannot be unrolled: the location of the loop over the budget and the error.
 type Refusal = (Loc, PassErrorKind);
 
-fn unroll_block(k: &mut Kernel, block: Block) -> Result<Block, Refusal> {
-    let (stmts, locs) = block.into_parts();
-    let mut out = Block::new();
-    for (stmt, loc) in stmts.into_iter().zip(locs) {
-        match stmt {
-            Stmt::For { var, start, end, step, unroll, stages, body } => {
-                let body = unroll_block(k, body)?;
-                match trip_range(k, unroll, start, end, step, &body, loc)? {
-                    Some((first, trips)) if stages.is_none() => {
-                        for t in 0..trips {
-                            let value = first + t * step;
-                            let mut map = HashMap::new();
-                            clone_into(k, &body, var, value, &mut map, &mut out);
-                        }
-                    }
-                    _ => out.push(Stmt::For { var, start, end, step, unroll, stages, body }, loc),
+/// Unrolls the loops of the blocks it rewrites, inner loops first.
+struct Unroller<'k> {
+    k: &'k mut Kernel,
+}
+
+impl Rewrite for Unroller<'_> {
+    type Error = Refusal;
+
+    fn for_(&mut self, f: ForLoop, mut out: Out<'_>) -> Result<(), Refusal> {
+        let body = self.block(f.body)?;
+        match trip_range(self.k, f.unroll, f.start, f.end, f.step, &body, out.loc())? {
+            Some((first, trips)) if f.stages.is_none() => {
+                for t in 0..trips {
+                    let mut copy = BodyCopy { k: self.k, var: f.var, value: first + t * f.step, map: HashMap::new() };
+                    let Ok(stmts) = copy.block(body.clone());
+                    out.append(stmts);
                 }
             }
-            mut stmt @ (Stmt::Emit(_)
-            | Stmt::Op { .. }
-            | Stmt::WriteVar { .. }
-            | Stmt::Store { .. }
-            | Stmt::If { .. }
-            | Stmt::While { .. }
-            | Stmt::Break
-            | Stmt::Continue
-            | Stmt::Return
-            | Stmt::Barrier(_)
-            | Stmt::Warpgroup { .. }) => {
-                for b in stmt.blocks_mut() {
-                    *b = unroll_block(k, std::mem::take(b))?;
-                }
-                out.push(stmt, loc);
-            }
+            _ => out.push(ForLoop { body, ..f }.into()),
         }
+        Ok(())
     }
-    Ok(out)
 }
 
 /// The first value and trip count of a loop this pass unrolls; an error when the copies the hint asks for (made
@@ -114,20 +102,13 @@ fn trip_range(
     Ok((trips as u64 == copies && !jumps_out(body)).then_some((first, trips)))
 }
 
-/// Whether the block has a `break` or `continue` that belongs to the loop whose body it is.
+/// Whether the block has a `break` or `continue` that belongs to the loop whose body it is (a nested loop owns
+/// its own jumps).
 fn jumps_out(block: &Block) -> bool {
-    block.stmts().iter().any(|s| match s {
-        Stmt::Break | Stmt::Continue => true,
-        // A nested loop owns its own jumps.
-        Stmt::For { .. } | Stmt::While { .. } => false,
-        Stmt::If { .. } | Stmt::Warpgroup { .. } => s.blocks().any(jumps_out),
-        Stmt::Emit(_)
-        | Stmt::Op { .. }
-        | Stmt::WriteVar { .. }
-        | Stmt::Store { .. }
-        | Stmt::Return
-        | Stmt::Barrier(_) => false,
-    })
+    block
+        .stmts()
+        .iter()
+        .any(|s| matches!(s, Stmt::Break | Stmt::Continue) || (!s.is_loop() && s.blocks().any(jumps_out)))
 }
 
 /// The statements of `block` once every loop marked `unroll` with literal bounds is unrolled, here or by the
@@ -136,9 +117,10 @@ fn unrolled_size(k: &Kernel, block: &Block) -> u64 {
     let mut size = 0u64;
     for stmt in block.stmts() {
         let inner = stmt.blocks().map(|b| unrolled_size(k, b)).fold(0u64, u64::saturating_add);
-        let copies = match *stmt {
-            Stmt::For { start, end, step, unroll, .. } => copies(k, unroll, start, end, step).unwrap_or(1),
-            _ => 1,
+        let copies = if let Stmt::For { start, end, step, unroll, .. } = *stmt {
+            copies(k, unroll, start, end, step).unwrap_or(1)
+        } else {
+            1
         };
         size = size.saturating_add(1).saturating_add(inner.saturating_mul(copies));
     }
@@ -176,67 +158,45 @@ fn copies(k: &Kernel, unroll: UnrollHint, start: Handle<Expr>, end: Handle<Expr>
     trips_and_copies(k, unroll, start, end, step).map(|(_, _, c)| c)
 }
 
-/// Appends a copy of `block` to `out`, with reads of `var` replaced by the literal `value`. `map` takes the
-/// body's expressions to their copies; operands defined outside the body keep their handles.
-fn clone_into(
-    k: &mut Kernel,
-    block: &Block,
+/// A copy of a loop body for one iteration: reads of `var` become the literal `value`. `map` takes the body's
+/// expressions to their copies; operands defined outside the body keep their handles.
+struct BodyCopy<'k> {
+    k: &'k mut Kernel,
     var: Handle<Var>,
     value: i64,
-    map: &mut HashMap<Handle<Expr>, Handle<Expr>>,
-    out: &mut Block,
-) {
-    for (stmt, loc) in block.iter() {
-        let m = |map: &HashMap<_, _>, h: Handle<Expr>| map.get(&h).copied().unwrap_or(h);
-        let stmt = match *stmt {
-            Stmt::Emit(h) => {
-                let Some(e) = k.exprs.get(h) else { continue };
-                let eloc = k.exprs.loc(h);
-                if *e == Expr::ReadVar(var) {
-                    let ty = k.vars.get(var).map_or(Type::I32, |v| v.ty);
-                    let scalar = ty.scalar().unwrap_or(Scalar::I32);
-                    let lit = k.exprs.append(Expr::Literal(Literal::Int { value, ty: scalar }), eloc);
-                    map.insert(h, lit);
-                    continue;
-                }
-                let mut e = e.clone();
-                e.map_operands(|op| m(map, op));
-                let new = k.exprs.append(e, eloc);
-                map.insert(h, new);
-                Stmt::Emit(new)
-            }
-            Stmt::Op { result, ref op } => {
-                let mut op = op.clone();
-                op.map_operands(|h| m(map, h));
-                // Each copy defines a result of its own.
-                let result = result.and_then(|r| {
-                    let new = k.exprs.append(k.exprs.get(r)?.clone(), k.exprs.loc(r));
-                    map.insert(r, new);
-                    Some(new)
-                });
-                Stmt::Op { result, op }
-            }
-            ref stmt @ (Stmt::WriteVar { .. }
-            | Stmt::Store { .. }
-            | Stmt::If { .. }
-            | Stmt::For { .. }
-            | Stmt::While { .. }
-            | Stmt::Break
-            | Stmt::Continue
-            | Stmt::Return
-            | Stmt::Barrier(_)
-            | Stmt::Warpgroup { .. }) => {
-                // Blocks before the operands: a `while`'s condition is defined by its header.
-                let mut stmt = stmt.clone();
-                for b in stmt.blocks_mut() {
-                    let mut copy = Block::new();
-                    clone_into(k, b, var, value, map, &mut copy);
-                    *b = copy;
-                }
-                stmt.map_operands(|h| m(map, h));
-                stmt
-            }
-        };
-        out.push(stmt, loc);
+    map: HashMap<Handle<Expr>, Handle<Expr>>,
+}
+
+impl Rewrite for BodyCopy<'_> {
+    type Error = Infallible;
+
+    fn operand(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        self.map.get(&h).copied().unwrap_or(h)
+    }
+
+    /// Each copy defines a result of its own.
+    fn result(&mut self, r: Handle<Expr>) -> Handle<Expr> {
+        let Some(e) = self.k.exprs.get(r).cloned() else { return r };
+        let new = self.k.exprs.append(e, self.k.exprs.loc(r));
+        self.map.insert(r, new);
+        new
+    }
+
+    fn emit(&mut self, h: Handle<Expr>, mut out: Out<'_>) -> Result<(), Infallible> {
+        let Some(e) = self.k.exprs.get(h) else { return Ok(()) };
+        let eloc = self.k.exprs.loc(h);
+        if *e == Expr::ReadVar(self.var) {
+            let ty = self.k.vars.get(self.var).map_or(Type::I32, |v| v.ty);
+            let scalar = ty.scalar().unwrap_or(Scalar::I32);
+            let lit = self.k.exprs.append(Expr::Literal(Literal::Int { value: self.value, ty: scalar }), eloc);
+            self.map.insert(h, lit);
+            return Ok(());
+        }
+        let mut e = e.clone();
+        e.map_operands(|op| self.map.get(&op).copied().unwrap_or(op));
+        let new = self.k.exprs.append(e, eloc);
+        self.map.insert(h, new);
+        out.push(Stmt::Emit(new));
+        Ok(())
     }
 }

@@ -201,7 +201,7 @@ fn declarations(kernel: &Kernel) -> Result<(), ValidationError> {
         }
     }
     if let Some(b) = kernel.block_size
-        && (b.contains(&0) || b.iter().map(|&d| d as u64).product::<u64>() > 1024)
+        && (b.contains(&0) || b.iter().map(|&d| d as u64).product::<u64>() > u64::from(cutec_target::MAX_BLOCK_THREADS))
     {
         return Err(bad("the block size".into(), "each dimension is at least 1 and the product at most 1024"));
     }
@@ -408,7 +408,7 @@ impl Flow<'_> {
             Stmt::While { .. } | Stmt::Return | Stmt::Barrier(_) => {}
             Stmt::Warpgroup { role: Role { first, count, .. }, regs, .. } => {
                 if let Some(r) = regs
-                    && (!(24..=256).contains(&r) || r % 8 != 0)
+                    && !cutec_target::setmaxnreg_takes(r)
                 {
                     return Err(ValidationError::BadRegisterBudget(r));
                 }

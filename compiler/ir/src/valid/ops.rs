@@ -100,7 +100,7 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             Err(E::BadOp { op: "bulk.wait_group", why: "the number of pending groups is 0 to 63" })
         }
         Op::BulkCommit | Op::BulkWait { .. } | Op::FenceMbarrierInit => Ok(None),
-        Op::Setmaxnreg { regs, .. } if !(24..=256).contains(&regs) || regs % 8 != 0 => {
+        Op::Setmaxnreg { regs, .. } if !cutec_target::setmaxnreg_takes(regs) => {
             Err(E::BadOp { op: "setmaxnreg", why: "the register count is a multiple of 8 in 24..=256" })
         }
         Op::Setmaxnreg { .. } => Ok(None),
