@@ -57,6 +57,8 @@ pub const KERNEL_TOO_LARGE: &str = "E0321";
 /// Blocks nest deeper than the lowering follows once device functions are inlined.
 pub const NESTING_TOO_DEEP: &str = "E0322";
 /// The IR failed validation: a compiler bug.
+/// A constant index outside a register tensor (after unrolling).
+pub const FRAGMENT_INDEX: &str = "E0323";
 pub const INTERNAL: &str = "E0399";
 
 pub const CODES: &[CodeInfo] = &[
@@ -300,6 +302,16 @@ inlined call, the compiler stops rather than risk overflowing its stack. The lab
 the limit. Flatten the nesting (early `return`s are not available, but conditions can be combined with `&&`), or \
 call the function from a shallower place:\n\n    if a { if b { if c { f(x); } } }   // the same as\n    \
 if a && b && c { f(x); }\n",
+    },
+    CodeInfo {
+        code: FRAGMENT_INDEX,
+        title: "an index outside a register tensor",
+        explanation: "A register tensor (`mma.fragment_c`, `make_fragment_like`, `make_tensor<T, rmem>`) has a \
+fixed number of elements, and an index past them is not an error the hardware reports: it reads or writes \
+another register, or lets the optimiser remove the code around it. The compiler checks every index it knows \
+once the loops around it are unrolled; the label is at the access, and the message says which elements it \
+touches and how many the tensor has.\n\n    let r = make_fragment_like<f32>(x);   // 4 elements\n    \
+for i in 0..5 { s += r[i]; }            // error: element 4\n",
     },
     CodeInfo {
         code: INTERNAL,

@@ -23,7 +23,8 @@ fn the_pipeline_is_listed_in_order() {
             "pipeline-loops",
             "specialize-warps",
             "compact",
-            "check-collectives"
+            "check-collectives",
+            "check-fragment-bounds"
         ]
     );
     assert!(describe_pipeline().starts_with("unroll: "));
@@ -48,7 +49,8 @@ fn the_hook_sees_every_pass() {
             "pipeline-loops",
             "specialize-warps",
             "compact",
-            "check-collectives"
+            "check-collectives",
+            "check-fragment-bounds"
         ]
     );
 }

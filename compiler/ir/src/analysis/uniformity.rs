@@ -395,7 +395,7 @@ impl Walk<'_> {
                     self.write(*var, value, here, loc);
                 }
                 Stmt::If { cond, accept, reject } => {
-                    let c = self.narrowed(self.expr(*cond), Cause::Condition(loc));
+                    let c = self.narrowed(self.expr(*cond), Cause::Condition(self.loc_of(*cond, loc)));
                     let inner = here.meet(c);
                     exits = exits.meet(self.block(accept, inner));
                     exits = exits.meet(self.block(reject, inner));
@@ -410,7 +410,7 @@ impl Walk<'_> {
                     self.each_iteration(
                         |w, c| {
                             let mut exits = w.block(header, c);
-                            let cond = w.narrowed(w.expr(*cond), Cause::Condition(loc));
+                            let cond = w.narrowed(w.expr(*cond), Cause::Condition(w.loc_of(*cond, loc)));
                             exits = exits.meet(w.block(body, c.meet(cond)));
                             // Leaving through the condition is an exit like a `break`.
                             exits.meet(cond)
@@ -436,6 +436,12 @@ impl Walk<'_> {
             }
         }
         exits
+    }
+
+    /// Where a message should point for the value `h`: its own source span, else the statement's.
+    fn loc_of(&self, h: Handle<Expr>, stmt: Loc) -> Loc {
+        let at = self.kernel.exprs.loc(h);
+        if at == Loc::NONE { stmt } else { at }
     }
 
     /// The control a condition, bounds or jump at `cause` gives: its fact, blamed on `cause` (the statement a

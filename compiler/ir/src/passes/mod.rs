@@ -14,6 +14,7 @@ mod cse;
 mod dce;
 mod fold;
 mod forward;
+mod fragment_bounds;
 mod schedule;
 mod unroll;
 
@@ -55,6 +56,9 @@ pub enum PassErrorKind {
     /// A collective instruction that some threads of its group may not execute (the `check-collectives` pass).
     #[error("`{}` needs whole {}s", .0.what, .0.needs.group())]
     Divergent(Box<Divergence>),
+    /// An access to elements `first..=last` of the register array `array` of `len` elements.
+    #[error("an access to elements {first}..={last} of the register tensor `{array}` of {len} elements")]
+    FragmentIndex { array: String, first: i128, last: i128, len: i128 },
     /// An analysis the pass needs failed: the module is invalid (a compiler bug).
     #[error(transparent)]
     Invalid(Box<KernelError>),
@@ -78,6 +82,7 @@ impl PassError {
             PassErrorKind::UnrollTooLarge { .. } => codes::UNROLL_TOO_LARGE,
             PassErrorKind::KernelTooLarge { .. } => codes::KERNEL_TOO_LARGE,
             PassErrorKind::Divergent(_) => codes::WARPGROUP_DIVERGENT,
+            PassErrorKind::FragmentIndex { .. } => codes::FRAGMENT_INDEX,
             PassErrorKind::Invalid(_) => codes::INTERNAL,
         }
     }
@@ -101,6 +106,18 @@ impl PassError {
                     .with_help("put repeated work in a loop, or split the kernel")
             }
             PassErrorKind::Divergent(d) => divergence_diagnostic(d),
+            PassErrorKind::FragmentIndex { array, first, last, len } => {
+                let which =
+                    if first == last { format!("element {first}") } else { format!("elements {first}..={last}") };
+                Diagnostic::error(
+                    self.code(),
+                    format!("{which} of the register tensor `{array}` is outside its {len} elements"),
+                    self.loc.file,
+                    self.loc.span,
+                )
+                .with_primary_message(format!("`{array}` has elements 0..{len}"))
+                .with_note("the index is known once the loops around it are unrolled")
+            }
             PassErrorKind::Invalid(e) => e.to_diagnostic(),
         }
     }
@@ -186,6 +203,7 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
         &schedule::SpecializeWarps,
         &compact::Compact,
         &collectives::CheckCollectives,
+        &fragment_bounds::CheckFragmentBounds,
     ]
 }
 
