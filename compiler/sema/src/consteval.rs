@@ -57,7 +57,7 @@ impl Fcx<'_, '_> {
 
     /// The run-time value of `e` as a leaf: its node id, named after its source text.
     pub fn runtime_sym(&self, e: &Expr) -> SymInt {
-        SymInt::value(e.id.0, crate::fold::text(e, 0))
+        SymInt::value(cutec_symint::ValueId::Node(e.id.0), crate::fold::text(e, 0))
     }
 
     fn sym_at(&self, e: &Expr, depth: u32) -> SymInt {

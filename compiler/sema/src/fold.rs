@@ -229,7 +229,9 @@ impl Fcx<'_, '_> {
             let v = match &ty {
                 Type::Tensor(t) if is_kernel => layout_of_type(&t.layout),
                 Type::Layout(l) if is_kernel => layout_of_type(l),
-                t if t.is_integer() => Some(Value::Int(Int::from_sym(SymInt::value(id.0, name)))),
+                t if t.is_integer() => {
+                    Some(Value::Int(Int::from_sym(SymInt::value(cutec_symint::ValueId::Node(id.0), name))))
+                }
                 _ => None,
             };
             if let Some(v) = v {

@@ -141,7 +141,7 @@ impl Lower<'_> {
         };
         match res {
             Resolution::Local(id) => match self.frame()?.bindings.get(id).cloned() {
-                Some(Binding::Value(v)) => Ok(v),
+                Some(Binding::Value(v)) => Ok(*v),
                 Some(Binding::Var(var, s)) => Ok(Value::Scalar(self.read_var(var), s)),
                 Some(Binding::Poisoned) => Err(Reported),
                 None => self.error(codes::INTERNAL, e.span, "a binding the lowering did not see"),

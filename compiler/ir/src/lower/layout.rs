@@ -154,9 +154,8 @@ impl Lower<'_> {
 
     /// The IR value `h` as a symbolic integer leaf, known to be a multiple of `div`.
     pub fn sym_value(&mut self, h: Handle<Expr>, div: i64) -> SymInt {
-        let id = h.index() as u32;
-        self.divisors.insert(id, div.max(1));
-        SymInt::value(id, format!("%{id}"))
+        self.divisors.insert(h.into(), div.max(1));
+        SymInt::value(h.into(), format!("%{}", h.index()))
     }
 
     /// A positive integer known to divide `s` (`i64::MAX` for zero): constants, products and sums of them, and
@@ -186,7 +185,12 @@ impl Lower<'_> {
                     format!("the layout depends on `{name}`, which is not a dynamic dimension of this kernel"),
                 ),
             },
-            SymInt::Value { id, .. } if self.divisors.contains_key(id) => Ok(Handle::from_index(*id as usize)),
+            SymInt::Value { id, .. }
+                if self.divisors.contains_key(id)
+                    && let Some(h) = Handle::from_value_id(*id) =>
+            {
+                Ok(h)
+            }
             SymInt::Generic(name) => self.no_value(name, span),
             SymInt::Param { .. } | SymInt::Value { .. } => self.error(
                 codes::INTERNAL,

@@ -145,8 +145,8 @@ pub(crate) struct Lower<'p> {
     /// The name of the `let` being lowered: allocations made by its initializer take it.
     pub name_hint: Option<String>,
     /// A known divisor of each IR value the lowering wrapped as a symbolic integer ([`Lower::sym_value`]), by
-    /// expression index: what proves vector accesses aligned.
-    pub divisors: HashMap<u32, i64>,
+    /// its leaf's id: what proves vector accesses aligned.
+    pub divisors: HashMap<cutec_symint::ValueId, i64>,
     /// Dynamic dimensions read from a shape (not negative).
     pub shape_dims: std::collections::HashSet<String>,
     /// Each `for` variable's start and end, while its body is lowered: what bounds its reads.
@@ -174,7 +174,7 @@ pub(crate) struct Lower<'p> {
     /// body runs without the threads that took it).
     pub loop_exits: Vec<Option<Span>>,
     /// The views `mma.partition_c` made, by their offset's IR value ([`stmatrix::WarpFragment`]).
-    pub warp_fragments: HashMap<u32, stmatrix::WarpFragment>,
+    pub warp_fragments: HashMap<cutec_symint::ValueId, stmatrix::WarpFragment>,
     /// Whether a `cluster_sync()` came before, in program order: `map_shared` needs one.
     pub cluster_synced: bool,
     /// The register arrays laid out as a wgmma's (thread, value) map of a 64 x `cols` tile (`fragment_c`,

@@ -40,7 +40,7 @@ impl Lower<'_> {
                 let binding = match v {
                     Err(Reported) => Binding::Poisoned,
                     Ok(v) if *mutable => self.mutable(*id, &name.name, v, value.span)?,
-                    Ok(v) => Binding::Value(v),
+                    Ok(v) => Binding::Value(Box::new(v)),
                 };
                 self.frame_mut()?.bindings.insert(*id, binding);
                 Ok(())

@@ -3,7 +3,7 @@
 
 use super::ParseError;
 use super::lexer::{Spanned, Tok};
-use crate::arena::{Handle, Loc};
+use crate::arena::{Arena, Handle, Loc};
 use crate::expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
 use crate::module::{Alloc, Kernel, Param, Var};
 use crate::op::{Op, WgmmaShape};
@@ -34,7 +34,9 @@ pub struct Parser {
     pos: usize,
     kernel: Kernel,
     refs: Vec<Ref>,
-    ref_ids: HashMap<Ref, usize>,
+    /// One placeholder per reference: it hands out the operands' handles, which index `refs`.
+    ref_handles: Arena<Expr>,
+    ref_ids: HashMap<Ref, Handle<Expr>>,
     defs: HashMap<u32, (Expr, u32, u32)>,
     vars: HashMap<String, Handle<Var>>,
     allocs: HashMap<String, Handle<Alloc>>,
@@ -174,6 +176,7 @@ impl Parser {
             pos: 0,
             kernel: Kernel::new(""),
             refs: Vec::new(),
+            ref_handles: Arena::new(),
             ref_ids: HashMap::new(),
             defs: HashMap::new(),
             vars: HashMap::new(),
@@ -311,11 +314,10 @@ impl Parser {
     }
 
     fn reference(&mut self, r: Ref) -> Handle<Expr> {
-        let id = *self.ref_ids.entry(r.clone()).or_insert_with(|| {
+        *self.ref_ids.entry(r.clone()).or_insert_with(|| {
             self.refs.push(r);
-            self.refs.len() - 1
-        });
-        Handle::from_index(id)
+            self.ref_handles.append(Expr::Special(SpecialReg::LaneId), Loc::NONE)
+        })
     }
 
     /// An operand: `%12`, `%param`, `@alloc`, or a literal.
@@ -376,6 +378,7 @@ impl Parser {
         };
         self.kernel = Kernel::new(name);
         self.refs.clear();
+        self.ref_handles = Arena::new();
         self.ref_ids.clear();
         self.defs.clear();
         self.vars.clear();
