@@ -323,7 +323,7 @@ impl Fcx<'_, '_> {
             Resolution::Local(id) => self.folded(*id).cloned(),
             Resolution::Param(i) => {
                 let f = self.func.and_then(|f| self.cx.functions.get(f))?;
-                f.params.get(*i).and_then(|p| self.folded(p.id)).cloned()
+                f.param(*i).and_then(|p| self.folded(p.id)).cloned()
             }
             Resolution::Builtin(Builtin::Swizzle) => match ty {
                 Type::Swizzle(s) => Swizzle::new(s.bits?, s.base?, s.shift?).ok().map(Value::Swizzle),

@@ -177,7 +177,7 @@ impl Lower<'_> {
                 Ok(c) => Ok(self.b.i32(c)),
                 Err(_) => self.unsupported(span, format!("the index {c}, which does not fit in 32 bits,")),
             },
-            SymInt::Dim(name) => match self.dims.get(name) {
+            SymInt::Dim(name) => match self.kernel_info.dim_id(name).and_then(|d| self.dims.get(d.index())) {
                 Some(h) => Ok(*h),
                 None => self.error(
                     codes::UNSUPPORTED_LAYOUT,

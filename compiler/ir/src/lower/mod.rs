@@ -137,8 +137,8 @@ pub(crate) struct Lower<'p> {
     pub kernel_info: &'p FunctionInfo,
     pub b: KernelBuilder,
     pub frames: Vec<Frame<'p>>,
-    /// Dynamic dimension name → the kernel parameter that carries it.
-    pub dims: HashMap<String, Handle<Expr>>,
+    /// The kernel parameter that carries each dynamic dimension of the kernel, by [`cutec_sema::DimId`].
+    pub dims: Vec<Handle<Expr>>,
     /// Per declared kernel parameter: the base alignment the generated code relies on (bytes).
     pub param_align: Vec<u32>,
     pub diagnostics: Vec<Diagnostic>,
@@ -199,7 +199,7 @@ impl<'p> Lower<'p> {
             kernel_info: info,
             b: KernelBuilder::new(info.name.clone()),
             frames: Vec::new(),
-            dims: HashMap::new(),
+            dims: Vec::new(),
             param_align: Vec::new(),
             diagnostics: Vec::new(),
             name_hint: None,
@@ -270,7 +270,7 @@ impl<'p> Lower<'p> {
         }
         for d in &info.dyn_dims {
             let h = self.b.scalar_param(&d.name, crate::Scalar::I32);
-            self.dims.insert(d.name.clone(), h);
+            self.dims.push(h);
         }
         if let Some(frame) = self.frames.last_mut() {
             frame.args = args;

@@ -147,8 +147,8 @@ impl Lower<'_> {
     /// The linear form of an IR value: sums and constant multiples are opened, anything else is an atom.
     fn linear_ir(&self, h: Handle<Expr>, depth: u32) -> Option<Linear> {
         let atom = || Some(Linear::atom(Atom::Value(h), 1));
-        if let Some((name, _)) = self.dims.iter().find(|(_, d)| **d == h) {
-            return self.linear(&SymInt::dim(name.clone()), depth + 1);
+        if let Some(d) = self.dims.iter().position(|d| *d == h).and_then(|i| self.kernel_info.dyn_dims.get(i)) {
+            return self.linear(&SymInt::dim(d.name.clone()), depth + 1);
         }
         match self.b.kernel().exprs.get(h)? {
             Expr::Literal(l) => l.as_int().map(Linear::constant),
