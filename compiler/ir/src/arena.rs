@@ -4,8 +4,14 @@
 //! mistaken for a handle to a variable. Handles are dense and ordered by creation, which the printer and the
 //! passes rely on for stable output. The arena never removes entries: passes that delete code leave dead entries
 //! behind (they are unreachable from the body and the printer does not show them).
+//!
+//! Only this module turns an integer into a handle: elsewhere handles come from [`Arena::append`], from
+//! iterating an arena, or (for the lowering's symbolic integers) from [`Handle::from_value_id`], the typed way
+//! back from the [`ValueId`] an expression handle converts into.
 
+use crate::Expr;
 use cutec_diagnostics::{FileId, Span};
+use cutec_symint::ValueId;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -32,16 +38,31 @@ pub struct Handle<T> {
 }
 
 impl<T> Handle<T> {
-    pub(crate) const fn new(index: u32) -> Self {
+    /// Private: a handle is made by the arena it points into (see the module docs).
+    const fn new(index: u32) -> Self {
         Handle { index, _marker: PhantomData }
     }
     /// The position of the node in its arena (0-based).
     pub fn index(self) -> usize {
         self.index as usize
     }
-    /// A handle from an index; whether it is in range is checked by the validator, not here.
-    pub fn from_index(index: usize) -> Self {
-        Handle::new(index as u32)
+}
+
+/// An IR expression as the run-time leaf of a symbolic integer (`cutec_symint::SymInt::Value`), owned by the IR.
+impl From<Handle<Expr>> for ValueId {
+    fn from(h: Handle<Expr>) -> ValueId {
+        ValueId::Ir(h.index)
+    }
+}
+
+impl Handle<Expr> {
+    /// The IR expression a symbolic integer's run-time leaf stands for; `None` for a leaf of the checker's (a
+    /// source expression, which is no IR value). Whether it is in range is checked by the validator, not here.
+    pub fn from_value_id(id: ValueId) -> Option<Handle<Expr>> {
+        match id {
+            ValueId::Ir(index) => Some(Handle::new(index)),
+            ValueId::Node(_) => None,
+        }
     }
 }
 
@@ -97,10 +118,19 @@ impl<T> Arena<T> {
         Self::default()
     }
     pub fn append(&mut self, value: T, loc: Loc) -> Handle<T> {
-        let h = Handle::new(self.data.len() as u32);
+        let h = self.next_handle();
         self.data.push(value);
         self.locs.push(loc);
         h
+    }
+    /// The handle the next [`Arena::append`] returns.
+    pub fn next_handle(&self) -> Handle<T> {
+        Handle::new(self.data.len() as u32)
+    }
+    /// Every handle of the arena, in order. The iterator does not borrow the arena, so nodes may be replaced
+    /// while it runs (nodes appended meanwhile are not visited).
+    pub fn handles(&self) -> impl Iterator<Item = Handle<T>> + use<T> {
+        (0..self.data.len() as u32).map(Handle::new)
     }
     pub fn len(&self) -> usize {
         self.data.len()
@@ -122,7 +152,7 @@ impl<T> Arena<T> {
         self.locs.get(h.index()).copied().unwrap_or(Loc::NONE)
     }
     pub fn iter(&self) -> impl Iterator<Item = (Handle<T>, &T)> {
-        self.data.iter().enumerate().map(|(i, v)| (Handle::from_index(i), v))
+        self.handles().zip(&self.data)
     }
 }
 

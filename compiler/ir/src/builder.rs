@@ -135,7 +135,7 @@ impl KernelBuilder {
     }
 
     fn append(&mut self, e: Expr) -> Handle<Expr> {
-        let h = Handle::from_index(self.kernel.exprs.len());
+        let h = self.kernel.exprs.next_handle();
         // An ill-typed operand makes its users unknown too; the validator reports the first culprit.
         let mut ok = true;
         e.for_each_operand(|op| ok &= op < h && self.ty(op).is_some());

@@ -86,7 +86,7 @@ fn loops_do_not_write_their_variable() {
     let mut b = KernelBuilder::new("k");
     let (zero, four) = (b.i32(0), b.i32(4));
     b.for_range("i", zero, four, 1, Unroll::Auto, |b, i| {
-        let var = cutec_ir::Handle::from_index(0);
+        let var = b.kernel().vars.iter().next().map(|(v, _)| v).expect("the loop's variable");
         b.write(var, i);
     });
     assert!(matches!(error_of(b), ValidationError::WritesLoopVar(_)));
@@ -101,12 +101,15 @@ fn break_needs_a_loop() {
 
 #[test]
 fn handles_out_of_range_are_errors_not_panics() {
+    // A handle from another, larger arena: the only way to hold one that is out of range.
+    let mut other = cutec_ir::Arena::new();
+    let far = (0..=1000).map(|_| other.append(Expr::Param(0), Loc::NONE)).last().expect("1001 expressions");
     let mut b = KernelBuilder::new("k");
     b.expr(Expr::Param(9));
-    b.push(Stmt::Emit(cutec_ir::Handle::from_index(1000)));
+    b.push(Stmt::Emit(far));
     assert!(matches!(error_of(b), ValidationError::ParamOutOfRange(9)));
     let mut b = KernelBuilder::new("k");
-    b.push(Stmt::Emit(cutec_ir::Handle::from_index(1000)));
+    b.push(Stmt::Emit(far));
     assert!(matches!(error_of(b), ValidationError::ExprOutOfRange(_)));
 }
 

@@ -142,23 +142,23 @@ impl Lower<'_> {
         };
         match res {
             Resolution::Local(id) => match self.frame()?.bindings.get(id).cloned() {
-                Some(Binding::Value(v)) => Ok(v),
+                Some(Binding::Value(v)) => Ok(*v),
                 Some(Binding::Var(var, s)) => Ok(Value::Scalar(self.read_var(var), s)),
                 Some(Binding::Poisoned) => Err(Reported),
                 None => self.internal(e.span, "a binding the lowering did not see"),
             },
-            Resolution::Param(i) => match self.frame()?.args.get(*i).cloned() {
+            Resolution::Param(i) => match self.frame()?.args.get(i.index()).cloned() {
                 Some(v) => Ok(v),
                 None => self.internal(e.span, "a parameter out of range"),
             },
-            Resolution::ConstGeneric(name) => {
-                let value = self.frame()?.info.const_generics.iter().find(|g| &g.name == name).and_then(|g| g.value);
-                match value {
+            Resolution::ConstGeneric(g) => match self.frame()?.info.const_generic(*g) {
+                Some(g) => match g.value {
                     Some(v) => Ok(Value::Const(v)),
-                    None => self.no_value(name, e.span),
-                }
-            }
-            Resolution::DynDim(name) => match self.dims.get(name) {
+                    None => self.no_value(&g.name, e.span),
+                },
+                None => self.internal(e.span, "a const generic the lowering did not see"),
+            },
+            Resolution::DynDim(d) => match self.dims.get(d.index()) {
                 Some(&h) if self.frames.len() == 1 => Ok(Value::Scalar(h, Scalar::Int)),
                 _ => self.unsupported(e.span, "a dynamic dimension of a device function's parameter"),
             },

@@ -160,9 +160,8 @@ impl Lower<'_> {
 
     /// The IR value `h` as a symbolic integer leaf, known to be a multiple of `div`.
     pub fn sym_value(&mut self, h: Handle<Expr>, div: i64) -> SymInt {
-        let id = h.index() as u32;
-        self.divisors.insert(id, div.max(1));
-        SymInt::value(id, format!("%{id}"))
+        self.divisors.insert(h.into(), div.max(1));
+        SymInt::value(h.into(), format!("%{}", h.index()))
     }
 
     /// A positive integer known to divide `s` (`i64::MAX` for zero): constants, products and sums of them, and
@@ -184,7 +183,7 @@ impl Lower<'_> {
                 Ok(c) => Ok(self.b.i32(c)),
                 Err(_) => self.unsupported(span, format!("the index {c}, which does not fit in 32 bits,")),
             },
-            SymInt::Dim(name) => match self.dims.get(name) {
+            SymInt::Dim(name) => match self.kernel_info.dim_id(name).and_then(|d| self.dims.get(d.index())) {
                 Some(h) => Ok(*h),
                 None => self.fail(
                     span,
@@ -195,7 +194,12 @@ impl Lower<'_> {
                     },
                 ),
             },
-            SymInt::Value { id, .. } if self.divisors.contains_key(id) => Ok(Handle::from_index(*id as usize)),
+            SymInt::Value { id, .. }
+                if self.divisors.contains_key(id)
+                    && let Some(h) = Handle::from_value_id(*id) =>
+            {
+                Ok(h)
+            }
             SymInt::Generic(name) => self.no_value(name, span),
             SymInt::Param { .. } | SymInt::Value { .. } => {
                 self.internal(span, format!("the run-time integer `{s}` reached the lowering without an IR value"))

@@ -163,8 +163,8 @@ pub(crate) struct Lower<'p> {
     pub kernel_info: &'p FunctionInfo,
     pub b: KernelBuilder,
     pub frames: Vec<Frame<'p>>,
-    /// Dynamic dimension name → the kernel parameter that carries it.
-    pub dims: HashMap<String, Handle<Expr>>,
+    /// The kernel parameter that carries each dynamic dimension of the kernel, by [`cutec_sema::DimId`].
+    pub dims: Vec<Handle<Expr>>,
     /// Per declared kernel parameter: the base alignment the generated code relies on (bytes).
     pub param_align: Vec<u32>,
     /// The errors found so far, rendered by [`lower`] at the end.
@@ -172,8 +172,8 @@ pub(crate) struct Lower<'p> {
     /// The name of the `let` being lowered: allocations made by its initializer take it.
     pub name_hint: Option<String>,
     /// A known divisor of each IR value the lowering wrapped as a symbolic integer ([`Lower::sym_value`]), by
-    /// expression index: what proves vector accesses aligned.
-    pub divisors: HashMap<u32, i64>,
+    /// its leaf's id: what proves vector accesses aligned.
+    pub divisors: HashMap<cutec_symint::ValueId, i64>,
     /// Dynamic dimensions read from a shape (not negative).
     pub shape_dims: std::collections::HashSet<String>,
     /// Each `for` variable's start and end, while its body is lowered: what bounds its reads.
@@ -203,7 +203,7 @@ pub(crate) struct Lower<'p> {
     /// body runs without the threads that took it).
     pub loop_exits: Vec<Option<Span>>,
     /// The views `mma.partition_c` made, by their offset's IR value ([`stmatrix::WarpFragment`]).
-    pub warp_fragments: HashMap<u32, stmatrix::WarpFragment>,
+    pub warp_fragments: HashMap<cutec_symint::ValueId, stmatrix::WarpFragment>,
     /// Whether a `cluster_sync()` came before, in program order: `map_shared` needs one.
     pub cluster_synced: bool,
     /// The register arrays laid out as a wgmma's (thread, value) map of a 64 x `cols` tile (`fragment_c`,
@@ -228,7 +228,7 @@ impl<'p> Lower<'p> {
             kernel_info: info,
             b: KernelBuilder::new(info.name.clone()),
             frames: Vec::new(),
-            dims: HashMap::new(),
+            dims: Vec::new(),
             param_align: Vec::new(),
             errors: Vec::new(),
             name_hint: None,
@@ -302,7 +302,7 @@ impl<'p> Lower<'p> {
         }
         for d in &info.dyn_dims {
             let h = self.b.scalar_param(&d.name, cutec_ir::Scalar::I32);
-            self.dims.insert(d.name.clone(), h);
+            self.dims.push(h);
         }
         if let Some(frame) = self.frames.last_mut() {
             frame.args = args;

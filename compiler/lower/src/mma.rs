@@ -378,9 +378,19 @@ impl Lower<'_> {
         Ok(Value::Unit)
     }
 
+    /// The `N` of `wgmma_wait<N>()` or `tma_store_wait<N>()`: the checker allows 0..=63 only, so anything else
+    /// is reported, never clamped.
+    pub(super) fn pending_groups(&mut self, e: &ast::Expr) -> LResult<u32> {
+        let n = self.generic_ints(e)?.first().copied().unwrap_or(0);
+        match u32::try_from(n) {
+            Ok(n) if n <= 63 => Ok(n),
+            _ => self.internal(e.span, format!("{n} pending groups, outside 0..=63")),
+        }
+    }
+
     /// `wgmma_wait<N>()`.
     pub(super) fn wgmma_wait_call(&mut self, e: &ast::Expr) -> LResult<Value> {
-        let n = self.generic_ints(e)?.first().copied().unwrap_or(0).clamp(0, 63) as u32;
+        let n = self.pending_groups(e)?;
         self.require_whole_warpgroup(e.span, "`wgmma_wait`")?;
         self.at(e.span);
         self.b.op(Op::WgmmaWait { pending: n });

@@ -20,11 +20,11 @@ enum Atom {
     /// A dynamic dimension divided by its required divisor (`M/128`, or `M` itself when nothing is required).
     Dim(String),
     /// An IR value that is neither a sum nor a multiple of others.
-    Value(u32),
+    Value(Handle<Expr>),
     /// A `for` variable (every read of it in its body is the same value).
-    LoopVar(u32),
+    LoopVar(Handle<cutec_ir::Var>),
     /// A variable read in an epoch (`Lower::epoch`): reads in the same epoch are the same value.
-    VarRead(u32, u32),
+    VarRead(Handle<cutec_ir::Var>, u32),
     /// An operation the form cannot open (`x % 32`, `x / 3` of an inexact quotient).
     Opaque(SymInt),
 }
@@ -124,7 +124,7 @@ impl Lower<'_> {
                 let d = self.required_divisor(name);
                 Some(Linear::atom(Atom::Dim(name.clone()), d))
             }
-            SymInt::Value { id, .. } => self.linear_ir(Handle::from_index(*id as usize), depth + 1),
+            SymInt::Value { id, .. } => self.linear_ir(Handle::from_value_id(*id)?, depth + 1),
             SymInt::Op(op, a, b) => {
                 let (x, y) = (self.linear(a, depth + 1)?, self.linear(b, depth + 1)?);
                 match op {
@@ -146,19 +146,17 @@ impl Lower<'_> {
 
     /// The linear form of an IR value: sums and constant multiples are opened, anything else is an atom.
     fn linear_ir(&self, h: Handle<Expr>, depth: u32) -> Option<Linear> {
-        let atom = || Some(Linear::atom(Atom::Value(h.index() as u32), 1));
-        if let Some((name, _)) = self.dims.iter().find(|(_, d)| **d == h) {
-            return self.linear(&SymInt::dim(name.clone()), depth + 1);
+        let atom = || Some(Linear::atom(Atom::Value(h), 1));
+        if let Some(d) = self.dims.iter().position(|d| *d == h).and_then(|i| self.kernel_info.dyn_dims.get(i)) {
+            return self.linear(&SymInt::dim(d.name.clone()), depth + 1);
         }
         match self.b.kernel().exprs.get(h)? {
             Expr::Literal(l) => l.as_int().map(Linear::constant),
             // A conversion between integer types keeps the value (indices are far from the limits of `i32`).
             Expr::Convert { value, to } if to.is_int() && self.is_int(*value) => self.linear_ir(*value, depth + 1),
-            Expr::ReadVar(v) if self.loop_ranges.contains_key(v) => {
-                Some(Linear::atom(Atom::LoopVar(v.index() as u32), 1))
-            }
+            Expr::ReadVar(v) if self.loop_ranges.contains_key(v) => Some(Linear::atom(Atom::LoopVar(*v), 1)),
             Expr::ReadVar(v) => match self.read_epochs.get(&(h.index() as u32)) {
-                Some(&epoch) => Some(Linear::atom(Atom::VarRead(v.index() as u32, epoch), 1)),
+                Some(&epoch) => Some(Linear::atom(Atom::VarRead(*v, epoch), 1)),
                 None => atom(),
             },
             Expr::Binary { op, lhs, rhs } => {
@@ -221,8 +219,8 @@ impl Lower<'_> {
             // Extents are read from shapes, which are not negative (the runtime checks its arguments).
             Atom::Dim(name) if self.shape_dims.contains(name) => (zero(), None),
             Atom::Dim(_) => (None, None),
-            Atom::Value(id) => self.range_of_value(Handle::from_index(*id as usize), depth),
-            Atom::LoopVar(v) => match self.loop_ranges.get(&Handle::from_index(*v as usize)) {
+            Atom::Value(h) => self.range_of_value(*h, depth),
+            Atom::LoopVar(v) => match self.loop_ranges.get(v) {
                 Some(&(lo, hi)) => {
                     let lo = self.linear_ir(lo, depth + 1);
                     let hi = self.linear_ir(hi, depth + 1).and_then(|h| h.add(&Linear::constant(1), -1));
@@ -348,5 +346,5 @@ impl Lower<'_> {
 
 /// An IR value as a symbolic leaf (the form reads it back through the arena; its name is never printed).
 fn leaf(h: Handle<Expr>) -> SymInt {
-    SymInt::value(h.index() as u32, String::new())
+    SymInt::value(h.into(), String::new())
 }

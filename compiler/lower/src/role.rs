@@ -179,7 +179,7 @@ impl Lower<'_> {
             let (zero, count) = (self.b.i32(0), self.b.i32(slot.count as i32));
             self.facts.push((zero, r, false));
             self.facts.push((r, count, true));
-            self.frame_mut()?.bindings.insert(*id, Binding::Value(Value::Scalar(r, Scalar::Int)));
+            self.frame_mut()?.bindings.insert(*id, Binding::Value(Box::new(Value::Scalar(r, Scalar::Int))));
         }
         let result = self.block(body);
         self.facts.truncate(known);

@@ -40,7 +40,7 @@ impl Lower<'_> {
                 let binding = match v {
                     Err(Reported) => Binding::Poisoned,
                     Ok(v) if *mutable => self.mutable(*id, &name.name, v, value.span)?,
-                    Ok(v) => Binding::Value(v),
+                    Ok(v) => Binding::Value(Box::new(v)),
                 };
                 self.frame_mut()?.bindings.insert(*id, binding);
                 Ok(())
@@ -96,7 +96,7 @@ impl Lower<'_> {
                 let unroll = self.unroll_policy(attrs, &lo, &hi, body);
                 let stages = match attrs.pipelined {
                     None => None,
-                    Some(Some(s)) => Some(u32::try_from(s).unwrap_or(u32::MAX)),
+                    Some(Some(s)) => Some(s),
                     Some(None) => {
                         let what = "the number of stages of `pipelined` must be known at compile time";
                         return self.fail(s.span, LowerError::NotConstant { problem: what.into() });
@@ -274,7 +274,7 @@ impl Lower<'_> {
     fn unroll_policy(&self, attrs: LoopAttrs, lo: &Value, hi: &Value, body: &ast::Block) -> Unroll {
         match attrs.unroll {
             Some(None) => return Unroll::Full,
-            Some(Some(n)) => return Unroll::Count(u32::try_from(n.max(1)).unwrap_or(u32::MAX)),
+            Some(Some(n)) => return Unroll::Count(n.max(1)),
             None => {}
         }
         let constant = matches!((lo, hi), (Value::Const(_), Value::Const(_)));

@@ -58,8 +58,7 @@ impl Lower<'_> {
             Builtin::TmaLoad if by_hand => self.tma_load_call(e, args),
             Builtin::TmaStore => self.tma_store_call(e, args),
             Builtin::PrefetchTensormap => self.prefetch_tensormap_call(e, args),
-            Builtin::TmaStoreWait => self.generic_ints(e).map(|n| {
-                let pending = n.first().copied().unwrap_or(0).clamp(0, 63) as u32;
+            Builtin::TmaStoreWait => self.pending_groups(e).map(|pending| {
                 self.b.op(Op::BulkWait { pending, read: true });
                 Value::Unit
             }),

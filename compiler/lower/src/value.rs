@@ -31,7 +31,8 @@ pub(crate) enum Value {
 /// What a `let`, `for` or parameter name is bound to.
 #[derive(Clone, Debug)]
 pub(crate) enum Binding {
-    Value(Value),
+    /// Boxed: a value (a tensor view) is large next to a variable.
+    Value(Box<Value>),
     /// A `let mut` or a loop variable: read where it is used.
     Var(Handle<Var>, Scalar),
     /// Its initializer failed (already reported): uses fail silently.

@@ -9,7 +9,7 @@ use crate::errors::{Loc, Located, SemaError};
 use crate::load::{ItemRef, ItemRefKind};
 use crate::program::Cx;
 use crate::types::{Scalar, Space, Type};
-use crate::{ModuleId, Resolution};
+use crate::{ConstGenericId, DimId, ModuleId, ParamId, Resolution};
 use cutec_diagnostics::{FileId, Span, suggest};
 
 /// Names from CUDA, C and PyTorch that users reach for, and ours.
@@ -103,9 +103,9 @@ pub(crate) struct Local {
 #[derive(Clone, Debug)]
 pub(crate) enum Found {
     Local(usize),
-    Param(usize),
-    ConstGeneric(usize),
-    DynDim,
+    Param(ParamId),
+    ConstGeneric(ConstGenericId),
+    DynDim(DimId),
     Item(ItemRef),
     Builtin(&'static BuiltinInfo),
     Scalar(Scalar),
@@ -219,20 +219,22 @@ impl<'c, 'a> Fcx<'c, 'a> {
             return Some(Found::Local(i));
         }
         if let Some(f) = self.func_info() {
+            // Positions as ids: a function has far fewer than 2^32 of each.
+            let id = |i: usize| u32::try_from(i).ok();
             if matches!(self.mode, Mode::Body | Mode::Launch)
-                && let Some(i) = f.params.iter().position(|p| p.name == name)
+                && let Some(i) = f.params.iter().position(|p| p.name == name).and_then(id)
             {
-                return Some(Found::Param(i));
+                return Some(Found::Param(ParamId(i)));
             }
             if matches!(self.mode, Mode::Body | Mode::Launch | Mode::Signature | Mode::Generic)
-                && let Some(i) = f.const_generics.iter().position(|g| g.name == name)
+                && let Some(i) = f.const_generics.iter().position(|g| g.name == name).and_then(id)
             {
-                return Some(Found::ConstGeneric(i));
+                return Some(Found::ConstGeneric(ConstGenericId(i)));
             }
             if matches!(self.mode, Mode::Body | Mode::Launch | Mode::Signature)
-                && f.dyn_dims.iter().any(|d| d.name == name)
+                && let Some(i) = f.dyn_dims.iter().position(|d| d.name == name).and_then(id)
             {
-                return Some(Found::DynDim);
+                return Some(Found::DynDim(DimId(i)));
             }
         }
         // Kernels come after builtins: they cannot be called from device code, so a kernel named `copy` or

@@ -117,10 +117,10 @@ impl Fcx<'_, '_> {
                 (what, Some(self.loc(l.span)), None, Some(Resolution::Local(l.id)))
             }
             Found::Param(i) => (format!("the parameter `{n}`"), None, None, Some(Resolution::Param(i))),
-            Found::ConstGeneric(_) => {
-                (format!("the const generic `{n}`"), None, None, Some(Resolution::ConstGeneric(n.clone())))
+            Found::ConstGeneric(g) => {
+                (format!("the const generic `{n}`"), None, None, Some(Resolution::ConstGeneric(g)))
             }
-            Found::DynDim => (format!("the dimension `{n}`"), None, None, Some(Resolution::DynDim(n.clone()))),
+            Found::DynDim(d) => (format!("the dimension `{n}`"), None, None, Some(Resolution::DynDim(d))),
             Found::Scalar(s) => {
                 let help = format!("to convert a value, write `value as {s}`");
                 (format!("the type `{s}`"), None, Some(help), Some(Resolution::Scalar(s)))

@@ -121,16 +121,16 @@ impl Fcx<'_, '_> {
             }
             Found::Param(i) => {
                 self.set_res(e.id, Resolution::Param(i));
-                self.func.and_then(|f| self.cx.functions[f].params.get(i)).map_or(Type::Error, |p| p.ty.clone())
+                self.func.and_then(|f| self.cx.functions[f].param(i)).map_or(Type::Error, |p| p.ty.clone())
             }
             Found::ConstGeneric(i) => {
-                let g = self.func.and_then(|f| self.cx.functions[f].const_generics.get(i));
-                let (n, ty) = g.map_or((String::new(), Type::Error), |g| (g.name.clone(), Type::Scalar(g.ty)));
-                self.set_res(e.id, Resolution::ConstGeneric(n));
+                let g = self.func.and_then(|f| self.cx.functions[f].const_generic(i));
+                let ty = g.map_or(Type::Error, |g| Type::Scalar(g.ty));
+                self.set_res(e.id, Resolution::ConstGeneric(i));
                 ty
             }
-            Found::DynDim => {
-                self.set_res(e.id, Resolution::DynDim(name.name.clone()));
+            Found::DynDim(d) => {
+                self.set_res(e.id, Resolution::DynDim(d));
                 Type::INT
             }
             Found::Item(r) => match r.kind {

@@ -241,8 +241,7 @@ impl<'a> Fcx<'_, 'a> {
                         t
                     }
                     Some(Resolution::Param(i)) => {
-                        let def =
-                            self.func.and_then(|f| self.cx.functions[f].params.get(i)).map_or(name.span, |p| p.span);
+                        let def = self.func.and_then(|f| self.cx.functions[f].param(i)).map_or(name.span, |p| p.span);
                         let name = name.name.clone();
                         self.error(SemaError::AssignImmutable {
                             name,

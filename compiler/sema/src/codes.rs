@@ -161,7 +161,7 @@ pipelind(stages = 4) { ... }   // error: did you mean `pipelined`?\n",
         "invalid attribute use",
         "An attribute has wrong arguments, is repeated, or conflicts with another: `warp_specialized` and `inline` \
 take none, `unroll` an optional positive count, `pipelined` exactly `stages = S`, and a loop cannot be both \
-unrolled and pipelined. Counts must be compile-time constants.\n\n    for k in 0..n pipelined(4) { ... }   // error: \
+unrolled and pipelined. Counts must be compile-time constants from 1 to 4294967295.\n\n    for k in 0..n pipelined(4) { ... }   // error: \
 write `pipelined(stages = 4)`\n",
     ),
     code(

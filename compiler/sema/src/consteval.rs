@@ -9,7 +9,7 @@ use crate::builtins::Builtin;
 use crate::errors::SemaError;
 use crate::program::{ConstState, Cx};
 use crate::types::{Scalar, SymInt, SymOp, Type, scalar_coerces};
-use crate::{ConstValue, Resolution};
+use crate::{ConstGenericId, ConstValue, Resolution};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, BinaryOp, Expr, ExprKind, UnaryOp};
 
@@ -39,9 +39,8 @@ fn builtin_op<'e>(f: &Fcx<'_, '_>, callee: &Expr, args: &'e [ast::Arg]) -> Optio
 }
 
 impl Fcx<'_, '_> {
-    fn const_generic_value(&self, name: &str) -> Option<i64> {
-        let f = self.cx.functions.get(self.func?)?;
-        f.const_generics.iter().find(|g| g.name == name)?.value
+    fn const_generic(&self, id: ConstGenericId) -> Option<&crate::ConstGenericInfo> {
+        self.cx.functions.get(self.func?)?.const_generic(id)
     }
 
     fn const_item_value(&self, m: crate::ModuleId, i: usize) -> Option<ConstValue> {
@@ -57,7 +56,7 @@ impl Fcx<'_, '_> {
 
     /// The run-time value of `e` as a leaf: its node id, named after its source text.
     pub fn runtime_sym(&self, e: &Expr) -> SymInt {
-        SymInt::value(e.id.0, crate::fold::text(e, 0))
+        SymInt::value(cutec_symint::ValueId::Node(e.id.0), crate::fold::text(e, 0))
     }
 
     fn sym_at(&self, e: &Expr, depth: u32) -> SymInt {
@@ -75,19 +74,19 @@ impl Fcx<'_, '_> {
             ExprKind::Int(v) => i64::try_from(*v).map_or(runtime, SymInt::Const),
             ExprKind::Bool(b) => SymInt::Const(i64::from(*b)),
             ExprKind::Name { name, .. } => match self.res(e.id) {
-                Some(Resolution::ConstGeneric(n)) => {
-                    self.const_generic_value(n).map_or_else(|| SymInt::Generic(n.clone()), SymInt::Const)
-                }
+                Some(Resolution::ConstGeneric(g)) => match self.const_generic(*g) {
+                    Some(g) => g.value.map_or_else(|| SymInt::Generic(g.name.clone()), SymInt::Const),
+                    None => runtime,
+                },
                 Some(Resolution::Const(m, i)) => match self.const_item_value(*m, *i) {
                     Some(ConstValue::Int(v)) => SymInt::Const(v),
                     Some(ConstValue::Bool(b)) => SymInt::Const(i64::from(b)),
                     _ => runtime,
                 },
                 Some(Resolution::DynDim(_)) => SymInt::Dim(name.name.clone()),
-                Some(Resolution::Param(i)) if self.ty(e.id).is_integer() => match u32::try_from(*i) {
-                    Ok(index) => SymInt::Param { index, name: name.name.clone() },
-                    Err(_) => runtime,
-                },
+                Some(Resolution::Param(i)) if self.ty(e.id).is_integer() => {
+                    SymInt::Param { index: i.0, name: name.name.clone() }
+                }
                 _ => runtime,
             },
             ExprKind::Unary { op: UnaryOp::Neg, operand } => {
@@ -464,16 +463,16 @@ impl Fcx<'_, '_> {
 
     /// The const generics `e` names, in order of first use, with their values and whether `-D` set them.
     pub(crate) fn const_generics_in(&self, e: &Expr) -> Vec<(String, i64, bool)> {
-        fn walk(f: &Fcx<'_, '_>, e: &Expr, out: &mut Vec<String>, depth: u32) {
+        fn walk(f: &Fcx<'_, '_>, e: &Expr, out: &mut Vec<ConstGenericId>, depth: u32) {
             if depth > MAX_DEPTH {
                 return;
             }
             match &e.kind {
                 ExprKind::Name { .. } => {
-                    if let Some(Resolution::ConstGeneric(n)) = f.res(e.id)
-                        && !out.contains(n)
+                    if let Some(Resolution::ConstGeneric(g)) = f.res(e.id)
+                        && !out.contains(g)
                     {
-                        out.push(n.clone());
+                        out.push(*g);
                     }
                 }
                 ExprKind::Unary { operand, .. } | ExprKind::Cast { value: operand, .. } => {
@@ -487,12 +486,10 @@ impl Fcx<'_, '_> {
                 _ => {}
             }
         }
-        let mut names = Vec::new();
-        walk(self, e, &mut names, 0);
-        let Some(info) = self.func.and_then(|f| self.cx.functions.get(f)) else { return Vec::new() };
-        names
-            .iter()
-            .filter_map(|n| info.const_generics.iter().find(|g| &g.name == n))
+        let mut ids = Vec::new();
+        walk(self, e, &mut ids, 0);
+        ids.into_iter()
+            .filter_map(|g| self.const_generic(g))
             .filter_map(|g| Some((g.name.clone(), g.value?, g.from_define)))
             .collect()
     }
@@ -547,7 +544,9 @@ impl Fcx<'_, '_> {
             ExprKind::Int(v) => known(i64::try_from(*v).ok()),
             ExprKind::Bool(b) => Cond::Known(i64::from(*b)),
             ExprKind::Name { .. } => match self.res(e.id) {
-                Some(Resolution::ConstGeneric(n)) => self.const_generic_value(n).map_or(Cond::Pending, Cond::Known),
+                Some(Resolution::ConstGeneric(g)) => {
+                    self.const_generic(*g).and_then(|g| g.value).map_or(Cond::Pending, Cond::Known)
+                }
                 Some(Resolution::Const(m, i)) => match self.const_item_value(*m, *i) {
                     Some(ConstValue::Int(v)) => Cond::Known(v),
                     Some(ConstValue::Bool(b)) => Cond::Known(i64::from(b)),

@@ -229,7 +229,9 @@ impl Fcx<'_, '_> {
             let v = match &ty {
                 Type::Tensor(t) if is_kernel => layout_of_type(&t.layout),
                 Type::Layout(l) if is_kernel => layout_of_type(l),
-                t if t.is_integer() => Some(Value::Int(Int::from_sym(SymInt::value(id.0, name)))),
+                t if t.is_integer() => {
+                    Some(Value::Int(Int::from_sym(SymInt::value(cutec_symint::ValueId::Node(id.0), name))))
+                }
                 _ => None,
             };
             if let Some(v) = v {
@@ -321,7 +323,7 @@ impl Fcx<'_, '_> {
             Resolution::Local(id) => self.folded(*id).cloned(),
             Resolution::Param(i) => {
                 let f = self.func.and_then(|f| self.cx.functions.get(f))?;
-                f.params.get(*i).and_then(|p| self.folded(p.id)).cloned()
+                f.param(*i).and_then(|p| self.folded(p.id)).cloned()
             }
             Resolution::Builtin(Builtin::Swizzle) => match ty {
                 Type::Swizzle(s) => Swizzle::new(s.bits?, s.base?, s.shift?).ok().map(Value::Swizzle),

@@ -24,6 +24,10 @@
 //!   `Name` expression of such a module has a [`Resolution`]. Where a module has errors, the broken expressions
 //!   (and only expressions that depend on them) have `Type::Error`, and no diagnostic is reported about an
 //!   `Error`-typed operand, so one mistake gives one diagnostic.
+//! - **Names are resolved once**: a parameter, const generic or dynamic dimension of the enclosing kernel or
+//!   function resolves to its typed id ([`ParamId`], [`ConstGenericId`], [`DimId`]), an index into that
+//!   function's [`FunctionInfo`]; nothing after the checker looks these names up again. Names stay for printing,
+//!   and a dimension inside a [`SymInt`] is a [`SymInt::Dim`] by name, as the manifest writes it.
 //! - Side tables are keyed by ([`ModuleId`], [`NodeId`]): binding sites (`let`, `for`, parameters, const
 //!   generics, `const` items) and expressions share one id space per module.
 //! - A [`LayoutType`] holds a literal's symbolic shape and stride, otherwise at most its rank. Where the inputs
@@ -83,6 +87,37 @@ pub struct ModuleId(pub u32);
 
 impl ModuleId {
     pub const ROOT: ModuleId = ModuleId(0);
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A const generic of a kernel or function: its index in [`FunctionInfo::const_generics`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct ConstGenericId(pub u32);
+
+/// A dynamic dimension of a kernel or function: its index in [`FunctionInfo::dyn_dims`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct DimId(pub u32);
+
+/// A parameter of a kernel or function: its index in [`FunctionInfo::params`] (for a scalar kernel parameter,
+/// also the index of its [`SymInt::Param`] leaves).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct ParamId(pub u32);
+
+impl ConstGenericId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl DimId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl ParamId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -211,17 +246,18 @@ pub struct CheckedModule {
     pub folded: HashMap<NodeId, cutec_layout::Value>,
 }
 
-/// What a name denotes.
+/// What a name denotes. Names of the enclosing kernel or function are resolved to ids into its
+/// [`FunctionInfo`], so that nothing after the checker looks them up by name again.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Resolution {
     /// A `let` or `for` binding of the same module, by the binding's id.
     Local(NodeId),
-    /// Parameter `index` of the enclosing kernel or function.
-    Param(usize),
-    /// A const generic of the enclosing kernel or function (its value is in [`FunctionInfo::const_generics`]).
-    ConstGeneric(String),
-    /// A dynamic dimension of the enclosing kernel or function (see [`FunctionInfo::dyn_dims`]).
-    DynDim(String),
+    /// A parameter of the enclosing kernel or function ([`FunctionInfo::param`]).
+    Param(ParamId),
+    /// A const generic of the enclosing kernel or function ([`FunctionInfo::const_generic`], with its value).
+    ConstGeneric(ConstGenericId),
+    /// A dynamic dimension of the enclosing kernel or function ([`FunctionInfo::dyn_dim`]).
+    DynDim(DimId),
     Builtin(Builtin),
     /// A device function: defining module and item index.
     Function(ModuleId, usize),
@@ -258,6 +294,24 @@ pub struct FunctionInfo {
     /// Kernels only: `static_assert(M % 128 == 0)` on dynamic dimensions, which the runtime checks at launch and
     /// the lowering may rely on.
     pub requires: Vec<Requirement>,
+}
+
+impl FunctionInfo {
+    pub fn const_generic(&self, id: ConstGenericId) -> Option<&ConstGenericInfo> {
+        self.const_generics.get(id.index())
+    }
+    pub fn dyn_dim(&self, id: DimId) -> Option<&DynDim> {
+        self.dyn_dims.get(id.index())
+    }
+    pub fn param(&self, id: ParamId) -> Option<&ParamInfo> {
+        self.params.get(id.index())
+    }
+    /// The dynamic dimension named `name`: for [`SymInt::Dim`] leaves, which name their dimension (as the
+    /// manifest does).
+    pub fn dim_id(&self, name: &str) -> Option<DimId> {
+        let i = self.dyn_dims.iter().position(|d| d.name == name)?;
+        u32::try_from(i).ok().map(DimId)
+    }
 }
 
 /// A divisibility requirement on a dynamic dimension, from a `static_assert` the checker cannot decide.

@@ -15,9 +15,9 @@ use cutec_grammar::ast::{self, Attribute, Expr, ExprKind, TypeExprKind};
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct LoopAttrs {
     /// `unroll` (`Some(None)`) or `unroll(N)` (`Some(Some(N))`).
-    pub unroll: Option<Option<i64>>,
+    pub unroll: Option<Option<u32>>,
     /// `pipelined(stages = S)`: `Some(Some(S))`, or `Some(None)` if S is a const generic without value.
-    pub pipelined: Option<Option<i64>>,
+    pub pipelined: Option<Option<u32>>,
 }
 
 /// Attributes of a kernel or function.
@@ -492,8 +492,9 @@ impl Fcx<'_, '_> {
         (item, lp)
     }
 
-    /// A positive constant count of an attribute (`unroll(4)`, `stages = 4`).
-    fn attr_count(&mut self, what: &str, e: &Expr, min: i64) -> Option<i64> {
+    /// A positive constant count of an attribute (`unroll(4)`, `stages = 4`). The IR counts in `u32`: a larger
+    /// count is an error here, never saturated.
+    fn attr_count(&mut self, what: &str, e: &Expr, min: i64) -> Option<u32> {
         let t = self.value(e, Some(Scalar::Int));
         if !t.is_integer() {
             if !t.is_error() {
@@ -508,16 +509,13 @@ impl Fcx<'_, '_> {
             return None;
         }
         let v = self.require_const(e, &format!("`{what}`"))?;
-        if v < min {
-            self.error(SemaError::BadAttributeArgs {
-                name: what.to_owned(),
-                span: e.span,
-                problem: format!("it must be at least {min}, found {v}"),
-                usage: "unroll(N)  or  pipelined(stages = S)",
-                help: None,
-            });
-            return None;
-        }
-        Some(v)
+        let problem = match u32::try_from(v) {
+            _ if v < min => format!("it must be at least {min}, found {v}"),
+            Ok(v) => return Some(v),
+            Err(_) => format!("it must be at most {}, found {v}", u32::MAX),
+        };
+        let usage = "unroll(N)  or  pipelined(stages = S)";
+        self.error(SemaError::BadAttributeArgs { name: what.to_owned(), span: e.span, problem, usage, help: None });
+        None
     }
 }

@@ -193,6 +193,45 @@ fn every_expression_of_the_examples_is_typed_and_every_name_resolved() {
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
+/// A name of the enclosing function resolves to an id of its [`crate::FunctionInfo`] that names that very entry,
+/// in every example and stdlib module: nothing later has to find it again by name.
+#[test]
+fn function_names_resolve_to_ids_of_their_function() {
+    use crate::Resolution as R;
+    let mut files = cute_files("examples");
+    files.extend(cute_files("stdlib"));
+    let (mut wrong, mut seen) = (Vec::new(), [0usize; 3]);
+    for path in files {
+        let src = std::fs::read_to_string(&path).unwrap_or_default();
+        let (map, out) = run(&src);
+        for (mi, m) in out.program.modules.iter().enumerate() {
+            let mid = ModuleId(mi as u32);
+            let ids = all_ids(&m.ast);
+            for (item, it) in m.ast.items.iter().enumerate() {
+                let Some(f) = out.program.function(mid, item) else { continue };
+                for (id, span, _) in
+                    ids.iter().filter(|(_, s, is_name)| *is_name && it.span.start <= s.start && s.end <= it.span.end)
+                {
+                    // A launch value `(THREADS)` is the name with its parentheses.
+                    let text = map.source(m.file)[span.range()].trim_matches(|c: char| "() ".contains(c));
+                    let (kind, named) = match out.program.resolution(mid, *id) {
+                        Some(R::ConstGeneric(g)) => (0, f.const_generic(*g).map(|g| g.name.as_str())),
+                        Some(R::DynDim(d)) => (1, f.dyn_dim(*d).map(|d| d.name.as_str())),
+                        Some(R::Param(p)) => (2, f.param(*p).map(|p| p.name.as_str())),
+                        _ => continue,
+                    };
+                    seen[kind] += 1;
+                    if named != Some(text) {
+                        wrong.push(format!("{}: `{text}` in `{}` resolved to {named:?}", path.display(), f.name));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(seen.iter().all(|&n| n > 0), "const generics, dimensions, parameters seen: {seen:?}");
+}
+
 /// `tests/ui/sema_*.cute`: each has one problem, named by the code in its first line (`// E0100: ...`). Every
 /// diagnostic must be an error with that code and a primary label in its file, and no syntax error may occur.
 #[test]

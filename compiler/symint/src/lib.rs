@@ -14,11 +14,12 @@
 //! | [`SymInt::Generic`] | a const generic parameter without a value (no default, no `-D`) | never: using it is an error |
 //! | [`SymInt::Dim`] | a dynamic dimension of the kernel (`M` in `Tensor<f32, (M, N):(N, 1)>`) | at launch |
 //! | [`SymInt::Param`] | the scalar kernel parameter with this index (and name, for printing) | at launch |
-//! | [`SymInt::Value`] | any other run-time value (`thread_idx.x`, a loop variable); `id` is its owner's | inside the kernel |
+//! | [`SymInt::Value`] | any other run-time value (`thread_idx.x`, a loop variable), by a [`ValueId`] | inside the kernel |
 //!
-//! The `id` of a [`SymInt::Value`] belongs to whoever made it: the checker uses the source expression's node id,
-//! the lowering the IR expression handle. The two never meet (the lowering builds its own values); the `name`
-//! is only for printing.
+//! The [`ValueId`] of a [`SymInt::Value`] says whose value it is: the checker's ([`ValueId::Node`], the source
+//! expression's node id) or the lowering's ([`ValueId::Ir`], an IR expression, made and read back only through
+//! `cutec_ir`'s `Handle<Expr>` conversions). The two never meet (the lowering builds its own values), and the
+//! owner is part of the id so that one cannot be read as the other; the `name` is only for printing.
 //!
 //! # Invariants
 //!
@@ -152,12 +153,23 @@ pub enum SymInt {
         index: u32,
         name: String,
     },
-    /// A run-time value inside the kernel: `id` is its owner's (see the crate docs), `name` is for printing.
+    /// A run-time value inside the kernel: `id` says whose (see the crate docs), `name` is for printing.
     Value {
-        id: u32,
+        id: ValueId,
         name: String,
     },
     Op(Op, Box<SymInt>, Box<SymInt>),
+}
+
+/// The id of a run-time value leaf ([`SymInt::Value`]), with its owner: the checker and the lowering number their
+/// values independently, so an id without its owner could be looked up in the wrong table.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum ValueId {
+    /// The checker's: the id of the source expression (`cutec_grammar::ast::NodeId`) in its module.
+    Node(u32),
+    /// The lowering's: an expression of the IR kernel being built. Written only by `cutec_ir`'s
+    /// `From<Handle<Expr>>` and read only by `Handle::<Expr>::from_value_id`, which keep the index to themselves.
+    Ir(u32),
 }
 
 /// Why a [`SymInt`] could not be evaluated.
@@ -203,7 +215,7 @@ impl SymInt {
     }
 
     /// A run-time value.
-    pub fn value(id: u32, name: impl Into<String>) -> SymInt {
+    pub fn value(id: ValueId, name: impl Into<String>) -> SymInt {
         SymInt::Value { id, name: name.into() }
     }
 

@@ -53,13 +53,13 @@ fn prints_cute_notation() {
     assert_eq!(t(Op::Add, &m, &t(Op::Mul, &k, &SymInt::Const(2))).to_string(), "M+K*2");
     assert_eq!(t(Op::Sub, &m, &t(Op::Sub, &k, &SymInt::Const(2))).to_string(), "M-(K-2)");
     assert_eq!(t(Op::Mul, &m, &SymInt::Const(-2)).to_string(), "M*(-2)");
-    assert_eq!(SymInt::value(7, "thread_idx.x").to_string(), "thread_idx.x");
+    assert_eq!(SymInt::value(ValueId::Node(7), "thread_idx.x").to_string(), "thread_idx.x");
     assert_eq!(SymInt::Param { index: 2, name: "n".into() }.to_string(), "n");
 }
 
 #[test]
 fn divisors_follow_products_and_sums() {
-    let v = SymInt::value(0, "t");
+    let v = SymInt::value(ValueId::Ir(0), "t");
     let off = SymInt::op(Op::Add, SymInt::op(Op::Mul, v.clone(), 1024.into()), SymInt::op(Op::Mul, dim("M"), 4.into()));
     assert_eq!(off.known_divisor(), 4);
     assert_eq!(SymInt::Const(0).known_divisor(), i64::MAX);
@@ -73,7 +73,9 @@ fn leaves_are_classified() {
     assert!(launch.is_launch_time() && !launch.has_generic());
     let generic = SymInt::op(Op::Mul, SymInt::Generic("N".into()), 2.into());
     assert!(generic.has_generic() && !generic.is_launch_time());
-    assert!(!SymInt::value(3, "i").is_launch_time());
+    assert!(!SymInt::value(ValueId::Node(3), "i").is_launch_time());
+    // The checker's expression 3 and the IR's expression 3 are different values.
+    assert_ne!(SymInt::value(ValueId::Node(3), "i"), SymInt::value(ValueId::Ir(3), "i"));
     let mut dims = Vec::new();
     let x = SymInt::op(Op::Add, dim("M"), SymInt::op(Op::Mul, dim("N"), dim("M")));
     x.for_each_dim(&mut |d| dims.push(d));
@@ -131,7 +133,7 @@ mod json {
 
     #[test]
     fn only_launch_time_leaves_are_written() {
-        assert!(serde_json::to_string(&SymInt::value(1, "i")).is_err());
+        assert!(serde_json::to_string(&SymInt::value(crate::ValueId::Ir(1), "i")).is_err());
         assert!(serde_json::to_string(&SymInt::Generic("N".into())).is_err());
         assert!(serde_json::to_string(&SymInt::Param { index: 0, name: "n".into() }).is_err());
     }

@@ -28,19 +28,19 @@ pub fn build(parsed: Parsed) -> Result<Kernel, ParseError> {
     let slots = keep_numbers(&refs, &defs).unwrap_or_else(|| program_order(&body, &refs, &defs));
     let size = slots.iter().copied().max().map_or(0, |m| m + 1);
     // Free numbers hold a dead expression (never emitted, never printed; `compact` drops it).
-    let mut exprs: Vec<Expr> = vec![Expr::Special(SpecialReg::LaneId); size];
-    let map = |h: Handle<Expr>| Handle::from_index(slots.get(h.index()).copied().unwrap_or(0));
+    let mut arena = Arena::new();
+    let handles: Vec<Handle<Expr>> =
+        (0..size).map(|_| arena.append(Expr::Special(SpecialReg::LaneId), Loc::NONE)).collect();
+    // Every operand is a reference, so the fallback is never taken.
+    let fallback = handles.first().copied().unwrap_or_else(|| arena.next_handle());
+    let map = |h: Handle<Expr>| slots.get(h.index()).and_then(|&s| handles.get(s)).copied().unwrap_or(fallback);
     for (i, r) in refs.iter().enumerate() {
         let mut e = match r {
             Ref::Num(n) => defs.get(n).map(|d| d.0.clone()).unwrap_or(Expr::Special(SpecialReg::LaneId)),
             Ref::Global(e) => e.clone(),
         };
         e.map_operands(map);
-        exprs[slots[i]] = e;
-    }
-    let mut arena = Arena::new();
-    for e in exprs {
-        arena.append(e, Loc::NONE);
+        arena[handles[slots[i]]] = e;
     }
     kernel.exprs = arena;
     let Ok(body) = Remap(map).block(body);

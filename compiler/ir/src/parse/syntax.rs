@@ -7,8 +7,8 @@ mod op;
 
 use super::ParseError;
 use super::lexer::{Spanned, Tok};
-use crate::arena::{Handle, Loc};
-use crate::expr::{Expr, Literal};
+use crate::arena::{Arena, Handle, Loc};
+use crate::expr::{Expr, Literal, SpecialReg};
 use crate::module::{Alloc, Kernel, Param, Var};
 use crate::stmt::{Barrier, Block, Role, Stmt, Unroll};
 use crate::types::{AddrSpace, Scalar, Type};
@@ -37,7 +37,9 @@ pub struct Parser {
     pos: usize,
     kernel: Kernel,
     refs: Vec<Ref>,
-    ref_ids: HashMap<Ref, usize>,
+    /// One placeholder per reference: it hands out the operands' handles, which index `refs`.
+    ref_handles: Arena<Expr>,
+    ref_ids: HashMap<Ref, Handle<Expr>>,
     defs: HashMap<u32, (Expr, u32, u32)>,
     vars: HashMap<String, Handle<Var>>,
     allocs: HashMap<String, Handle<Alloc>>,
@@ -111,6 +113,7 @@ impl Parser {
             pos: 0,
             kernel: Kernel::new(""),
             refs: Vec::new(),
+            ref_handles: Arena::new(),
             ref_ids: HashMap::new(),
             defs: HashMap::new(),
             vars: HashMap::new(),
@@ -248,11 +251,10 @@ impl Parser {
     }
 
     fn reference(&mut self, r: Ref) -> Handle<Expr> {
-        let id = *self.ref_ids.entry(r.clone()).or_insert_with(|| {
+        *self.ref_ids.entry(r.clone()).or_insert_with(|| {
             self.refs.push(r);
-            self.refs.len() - 1
-        });
-        Handle::from_index(id)
+            self.ref_handles.append(Expr::Special(SpecialReg::LaneId), Loc::NONE)
+        })
     }
 
     /// An operand: `%12`, `%param`, `@alloc`, or a literal.
@@ -313,6 +315,7 @@ impl Parser {
         };
         self.kernel = Kernel::new(name);
         self.refs.clear();
+        self.ref_handles = Arena::new();
         self.ref_ids.clear();
         self.defs.clear();
         self.vars.clear();

@@ -39,8 +39,7 @@ fn fold_kernel(k: &mut Kernel) {
     let mut alias: Vec<Option<Handle<Expr>>> = vec![None; k.exprs.len()];
     let resolve =
         |alias: &[Option<Handle<Expr>>], h: Handle<Expr>| alias.get(h.index()).copied().flatten().unwrap_or(h);
-    for i in 0..k.exprs.len() {
-        let h = Handle::from_index(i);
+    for (i, h) in k.exprs.handles().enumerate() {
         let mut e = k.exprs[h].clone();
         e.map_operands(|op| resolve(&alias, op));
         match fold(k, &e) {
