@@ -133,6 +133,23 @@ fn unrolling_past_the_budget_is_an_error_naming_the_loop() {
 }
 
 #[test]
+fn a_partial_unroll_of_a_run_time_trip_count_is_counted() {
+    // The back end makes N copies of an `unroll(N)` body whatever the trip count: a run-time bound does not
+    // hide them from the budget (`unroll(1000000000)` once ran LLVM for minutes).
+    let module = |n: u32| {
+        let text = format!(
+            "kernel @k(%x: ptr<global> align(4), %n: i32) {{\n  var $i: i32\n  for $i in 0..%n step 1 unroll({n}) {{\n    \
+             %0: i32 = read $i\n    %1: ptr<global> = offset %x, %0 x i32\n    store %0, %1 align(4)\n  }}\n}}\n"
+        );
+        cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
+    run(module(8));
+    let (code, _, label) = pipeline_error(module(1_000_000_000));
+    assert_eq!(code, "E0320");
+    assert_eq!(label, "1000000000 copies of a body of 3 statements");
+}
+
+#[test]
 fn a_kernel_past_the_budget_is_an_error() {
     let mut b = KernelBuilder::new("k");
     let x = b.ptr_param("x", 4);

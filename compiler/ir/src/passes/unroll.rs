@@ -11,8 +11,8 @@
 //!
 //! **The budget.** A kernel may have at most [`MAX_STMTS`] statements (nested ones count) after unrolling, so
 //! that no input makes the back end run for minutes: a loop marked `unroll` whose copies would make more is an
-//! error naming the loop (E0320), whether this pass or the back end would unroll it, and so is a kernel over the
-//! budget (E0321). Sizes are counted after the inner loops are unrolled, so nested loops multiply.
+//! error naming the loop (E0320), whether this pass or the back end would unroll it (an `unroll(N)` loop with
+//! bounds known only at run time makes N copies in the back end), and so is a kernel over the budget (E0321). Sizes are counted after the inner loops are unrolled, so nested loops multiply.
 
 use super::{Analyses, Pass, PassError, PassErrorKind};
 use crate::arena::{Handle, Loc};
@@ -93,12 +93,14 @@ fn trip_range(
     body: &Block,
     loc: Loc,
 ) -> Result<Option<(i64, i64)>, Refusal> {
-    let Some((first, trips, copies)) = trips_and_copies(k, unroll, start, end, step) else { return Ok(None) };
+    let known = trips_and_copies(k, unroll, start, end, step);
+    let copies = known.map_or_else(|| run_time_copies(unroll), |(_, _, c)| c);
     // An empty body still costs a copy per iteration to make.
     let body_size = unrolled_size(k, body).max(1);
     if copies.saturating_mul(body_size) > MAX_STMTS as u64 {
         return Err((loc, PassErrorKind::UnrollTooLarge { copies, body: body_size }));
     }
+    let Some((first, trips, copies)) = known else { return Ok(None) };
     Ok((trips as u64 == copies && !jumps_out(body)).then_some((first, trips)))
 }
 
@@ -118,7 +120,7 @@ fn unrolled_size(k: &Kernel, block: &Block) -> u64 {
     for stmt in block.stmts() {
         let inner = stmt.blocks().map(|b| unrolled_size(k, b)).fold(0u64, u64::saturating_add);
         let copies = if let Stmt::For { start, end, step, unroll, .. } = *stmt {
-            copies(k, unroll, start, end, step).unwrap_or(1)
+            copies(k, unroll, start, end, step).unwrap_or_else(|| run_time_copies(unroll))
         } else {
             1
         };
@@ -152,6 +154,16 @@ fn trips_and_copies(
     let trips = if e > s { e.checked_sub(s)?.checked_add(step - 1)? / step } else { 0 };
     s.checked_add(trips.checked_mul(step)?)?;
     Some((s, trips, trips.min(limit) as u64))
+}
+
+/// The copies of the body the back end makes of a loop whose bounds are known only at run time: `unroll(N)`
+/// becomes `llvm.loop.unroll.count N` (N copies and a remainder loop, whatever the trip count), which must be
+/// within the budget like the copies this pass makes; `unroll` (full) of an unknown trip count is not unrolled.
+fn run_time_copies(unroll: UnrollHint) -> u64 {
+    match unroll {
+        UnrollHint::Count(n) => u64::from(n),
+        UnrollHint::Full | UnrollHint::Auto | UnrollHint::Disable => 1,
+    }
 }
 
 fn copies(k: &Kernel, unroll: UnrollHint, start: Handle<Expr>, end: Handle<Expr>, step: i64) -> Option<u64> {
