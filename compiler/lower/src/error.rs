@@ -190,8 +190,8 @@ impl Located {
         let err = |code, message: String| Diagnostic::error(code, message, file, span);
         match &self.error {
             E::NoKernel { name } => err(codes::UNSUPPORTED, format!("no kernel named `{name}`")),
-            E::Unsupported { what } => err(codes::UNSUPPORTED, format!("{what} is not supported yet by codegen v0"))
-                .with_note("code generation v0 covers what examples/copy.cute and examples/softmax.cute need"),
+            E::Unsupported { what } => err(codes::UNSUPPORTED, format!("{what} is not supported yet"))
+                .with_note("`cutec explain E0300` says what the compiler covers; the book's page \"What works today\" lists it"),
             E::Expected { what } => err(codes::UNSUPPORTED, format!("expected {what}")),
             E::Internal { what } => err(codes::INTERNAL, what.clone()),
             E::NotConstant { problem } => err(codes::NOT_CONSTANT, problem.clone()),
@@ -224,7 +224,7 @@ impl Located {
             E::InlineTooDeep => err(codes::NOT_INLINABLE, "device functions nest too deeply to inline".into()),
             E::EarlyReturn => err(
                 codes::NOT_INLINABLE,
-                "codegen v0 inlines device functions only when `return` is their last statement".into(),
+                "a device function is inlined only when `return` is its last statement".into(),
             ),
             E::OutsideTensor { param, mode, extent } => {
                 err(codes::UNBOUNDED_ACCESS, format!("this access is outside `{param}` whatever the arguments"))
