@@ -174,7 +174,7 @@ pub fn left_inverse(a: &Layout) -> Result<Layout> {
 pub fn nullspace(a: &Layout) -> Result<Layout> {
     const OP: &str = "nullspace";
     let flat = a.flatten();
-    let (rstride, _) = compact_col_major(OP, &IntTuple::Tuple(flat.shape().modes()), &Int::Static(1))?;
+    let (rstride, _) = compact_col_major(OP, &IntTuple::Tuple(flat.shape().modes().to_vec()), &Int::Static(1))?;
     let rstride = rstride.flatten();
     let (shape, stride): (Vec<IntTuple>, Vec<IntTuple>) = flat
         .leaves()

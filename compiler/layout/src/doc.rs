@@ -2,6 +2,7 @@
 
 use crate::error::{Result, invalid};
 use crate::eval::{Value, eval};
+use crate::int_tuple::Shape;
 use crate::layout::Layout;
 use crate::svg::{svg_layout, svg_tv};
 

@@ -247,167 +247,37 @@ pub fn shape_min(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
     }
 }
 
-/// An integer or a tuple of `IntTuple`s: shapes, strides, coordinates and profiles.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum IntTuple {
-    Int(Int),
-    Tuple(Vec<IntTuple>),
-}
+/// An integer or a tuple of `IntTuple`s: shapes, strides, coordinates and profiles. The tree, its structure
+/// (`rank`, `depth`, `modes`, `congruent`, `flatten`, `try_map`) and its printing are `cutec-symint`'s, shared
+/// with the checker and the manifest; the arithmetic on shapes is [`Shape`]'s and this module's.
+pub type IntTuple = cutec_symint::IntTuple<Int>;
 
-impl From<i64> for IntTuple {
-    fn from(v: i64) -> IntTuple {
-        IntTuple::Int(Int::Static(v))
-    }
-}
+pub(crate) use cutec_symint::int_tuple::write_tuple;
 
-impl From<Int> for IntTuple {
-    fn from(v: Int) -> IntTuple {
-        IntTuple::Int(v)
-    }
-}
-
-impl IntTuple {
-    /// A static integer.
-    pub fn int(v: i64) -> IntTuple {
-        IntTuple::Int(Int::Static(v))
-    }
-
-    /// A tuple of static integers.
-    pub fn ints(vs: &[i64]) -> IntTuple {
-        IntTuple::Tuple(vs.iter().map(|&v| IntTuple::int(v)).collect())
-    }
-
-    pub fn is_tuple(&self) -> bool {
-        matches!(self, IntTuple::Tuple(_))
-    }
-
-    /// The integer of a leaf.
-    pub fn as_int(&self) -> Option<&Int> {
-        match self {
-            IntTuple::Int(i) => Some(i),
-            IntTuple::Tuple(_) => None,
-        }
-    }
-
-    /// CuTe's `rank`: the number of top-level modes; an integer has rank 1.
-    pub fn rank(&self) -> usize {
-        match self {
-            IntTuple::Int(_) => 1,
-            IntTuple::Tuple(v) => v.len(),
-        }
-    }
-
-    /// CuTe's `depth`: 0 for an integer, 1 + the deepest mode for a tuple.
-    pub fn depth(&self) -> usize {
-        match self {
-            IntTuple::Int(_) => 0,
-            IntTuple::Tuple(v) => 1 + v.iter().map(IntTuple::depth).max().unwrap_or(0),
-        }
-    }
-
-    /// CuTe's `get<i>`: mode `i` of a tuple; `get<0>` of an integer is the integer.
-    pub fn mode(&self, i: usize) -> Option<&IntTuple> {
-        match self {
-            IntTuple::Int(_) if i == 0 => Some(self),
-            IntTuple::Int(_) => None,
-            IntTuple::Tuple(v) => v.get(i),
-        }
-    }
-
-    /// The top-level modes (an integer is its own single mode).
-    pub fn modes(&self) -> Vec<IntTuple> {
-        match self {
-            IntTuple::Int(_) => vec![self.clone()],
-            IntTuple::Tuple(v) => v.clone(),
-        }
-    }
-
-    /// The leaves, left to right (CuTe's `flatten` as a list).
-    pub fn flatten(&self) -> Vec<Int> {
-        let mut out = Vec::new();
-        self.collect_leaves(&mut out);
-        out
-    }
-
-    fn collect_leaves(&self, out: &mut Vec<Int>) {
-        match self {
-            IntTuple::Int(i) => out.push(i.clone()),
-            IntTuple::Tuple(v) => v.iter().for_each(|t| t.collect_leaves(out)),
-        }
-    }
-
-    /// CuTe's `flatten`: an integer stays an integer, a tuple becomes the tuple of its leaves.
-    pub fn flattened(&self) -> IntTuple {
-        match self {
-            IntTuple::Int(_) => self.clone(),
-            IntTuple::Tuple(_) => IntTuple::Tuple(self.flatten().into_iter().map(IntTuple::Int).collect()),
-        }
-    }
-
-    /// CuTe's `congruent`: the same hierarchical profile.
-    pub fn congruent(&self, other: &IntTuple) -> bool {
-        match (self, other) {
-            (IntTuple::Int(_), IntTuple::Int(_)) => true,
-            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
-            }
-            _ => false,
-        }
-    }
-
+/// The arithmetic of a shape of the algebra's integers.
+pub trait Shape {
     /// CuTe's `product` (`size` of a shape): the product of the leaves; `()` has size 1.
-    pub fn product(&self, op: &'static str) -> Result<Int> {
+    fn product(&self, op: &'static str) -> Result<Int>;
+    /// The values of all leaves, when all are known.
+    fn values(&self) -> Option<Vec<i64>>;
+    /// Whether every leaf is static.
+    fn is_static(&self) -> bool;
+}
+
+impl Shape for IntTuple {
+    fn product(&self, op: &'static str) -> Result<Int> {
         match self {
             IntTuple::Int(i) => Ok(i.clone()),
             IntTuple::Tuple(v) => v.iter().try_fold(Int::Static(1), |acc, t| mul(op, &acc, &t.product(op)?)),
         }
     }
 
-    /// The values of all leaves, when all are known.
-    pub fn values(&self) -> Option<Vec<i64>> {
-        self.flatten().iter().map(Int::value).collect()
+    fn values(&self) -> Option<Vec<i64>> {
+        self.leaves().into_iter().map(Int::value).collect()
     }
 
-    /// Whether every leaf is static.
-    pub fn is_static(&self) -> bool {
-        self.flatten().iter().all(Int::is_static)
-    }
-
-    /// Apply `f` to every leaf, keeping the profile.
-    pub fn try_map(&self, f: &mut dyn FnMut(&Int) -> Result<Int>) -> Result<IntTuple> {
-        Ok(match self {
-            IntTuple::Int(i) => IntTuple::Int(f(i)?),
-            IntTuple::Tuple(v) => IntTuple::Tuple(v.iter().map(|t| t.try_map(f)).collect::<Result<_>>()?),
-        })
-    }
-
-    /// CuTe's `unwrap`: a one-element tuple becomes its element.
-    pub fn unwrap_single(self) -> IntTuple {
-        match self {
-            IntTuple::Tuple(mut v) if v.len() == 1 => v.remove(0).unwrap_single(),
-            other => other,
-        }
-    }
-}
-
-/// CuTe's tuple notation: `(a,b,c)`, no spaces; the one printer of every tuple-like value.
-pub(crate) fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T]) -> fmt::Result {
-    f.write_str("(")?;
-    for (k, item) in items.iter().enumerate() {
-        if k > 0 {
-            f.write_str(",")?;
-        }
-        write!(f, "{item}")?;
-    }
-    f.write_str(")")
-}
-
-impl fmt::Display for IntTuple {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IntTuple::Int(i) => write!(f, "{i}"),
-            IntTuple::Tuple(v) => crate::int_tuple::write_tuple(f, v),
-        }
+    fn is_static(&self) -> bool {
+        self.leaves().into_iter().all(Int::is_static)
     }
 }
 
@@ -689,7 +559,7 @@ mod tests {
     use super::*;
 
     fn t(s: &str) -> IntTuple {
-        s.parse().unwrap()
+        crate::parse_int_tuple(s).unwrap()
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::error::{LayoutError, Result, invalid, rank_mismatch};
-use crate::int_tuple::{self, Coord, Int, IntTuple, compact_col_major, compact_row_major, crd2idx, mul};
+use crate::int_tuple::{self, Coord, Int, IntTuple, Shape, compact_col_major, compact_row_major, crd2idx, mul};
 
 /// A layout `shape:stride`. Invariants: `shape` and `stride` are congruent, and every known shape is positive.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -129,9 +129,9 @@ impl Layout {
     pub fn modes(&self) -> Vec<Layout> {
         self.shape
             .modes()
-            .into_iter()
+            .iter()
             .zip(self.stride.modes())
-            .map(|(shape, stride)| Layout { shape, stride })
+            .map(|(shape, stride)| Layout { shape: shape.clone(), stride: stride.clone() })
             .collect()
     }
 
@@ -284,8 +284,8 @@ impl Layout {
     pub(crate) fn with_leaves(&self, shapes: Vec<Int>, strides: Vec<Int>) -> Layout {
         let mut s = shapes.into_iter();
         let mut d = strides.into_iter();
-        let shape = self.shape.try_map(&mut |_| Ok(s.next().unwrap_or(Int::Static(1)))).unwrap_or(IntTuple::int(1));
-        let stride = self.stride.try_map(&mut |_| Ok(d.next().unwrap_or(Int::Static(0)))).unwrap_or(IntTuple::int(0));
+        let shape = self.shape.map(|_| s.next().unwrap_or(Int::Static(1)));
+        let stride = self.stride.map(|_| d.next().unwrap_or(Int::Static(0)));
         Layout { shape, stride }
     }
 }
@@ -302,7 +302,7 @@ pub fn slice(coord: &Coord, t: &IntTuple) -> Result<IntTuple> {
                 return Err(rank_mismatch("slice", format!("coordinate {coord} for {t}")));
             }
             let mut out = Vec::new();
-            for (ci, ti) in c.iter().zip(&modes) {
+            for (ci, ti) in c.iter().zip(modes) {
                 match ci {
                     Coord::Underscore => out.push(ti.clone()),
                     Coord::Int(_) => {}

@@ -117,7 +117,7 @@ pub use gmma::{
     GmmaError, GmmaSwizzle, Major, OperandDescriptors, SmemDescriptor, descriptor_address, operand_descriptor,
     wgmma_a_register_layout, wgmma_accumulator_layout,
 };
-pub use int_tuple::{Coord, Int, IntTuple};
+pub use int_tuple::{Coord, Int, IntTuple, Shape};
 pub use layout::Layout;
 pub use parse::{ParseError, parse_composed, parse_int_tuple, parse_layout, parse_swizzle};
 pub use picture::{Drawable, print_layout};

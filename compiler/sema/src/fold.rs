@@ -26,13 +26,13 @@ use crate::check_type::GenVal;
 use crate::errors::SemaError;
 use crate::fold_diag::LayoutDiag;
 use crate::size_diag::SizeDiag;
-use crate::types::{IntTuple as SymTuple, LayoutType, Scalar, SymInt, SymOp, Type};
+use crate::types::{LayoutType, Scalar, SymInt, SymOp, Type};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{BinaryOp, Expr, ExprKind, NodeId};
 use cutec_layout::int_tuple::compact_col_major;
 use cutec_layout::{
-    ComposedLayout, Int, IntTuple, Layout, LayoutError, LayoutOp, Swizzle, Tiler, Value, apply, make_ordered_layout,
-    tiled_product,
+    ComposedLayout, Int, IntTuple, Layout, LayoutError, LayoutOp, Shape, Swizzle, Tiler, Value, apply,
+    make_ordered_layout, tiled_product,
 };
 
 /// Longest name given to a run-time integer (`block_idx.x*128`); longer expressions are cut.
@@ -49,23 +49,14 @@ fn sym_to_int(s: &SymInt) -> Option<Int> {
     }
 }
 
-fn sym_tuple(t: &SymTuple, depth: u32) -> Option<IntTuple> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    match t {
-        SymTuple::Leaf(s) => sym_to_int(s).map(IntTuple::Int),
-        SymTuple::Tuple(v) => v.iter().map(|x| sym_tuple(x, depth + 1)).collect::<Option<_>>().map(IntTuple::Tuple),
-    }
-}
-
 /// The folded layout of a written layout type (a kernel parameter's), with const generics substituted.
 pub(crate) fn layout_of_type(l: &LayoutType) -> Option<Value> {
     let v = l.value.as_ref()?;
     if l.swizzled {
         return None;
     }
-    Layout::new(sym_tuple(&v.shape, 0)?, sym_tuple(&v.stride, 0)?).ok().map(Value::Layout)
+    let entry = |s: &SymInt| sym_to_int(s).ok_or(());
+    Layout::new(v.shape.try_map(entry).ok()?, v.stride.try_map(entry).ok()?).ok().map(Value::Layout)
 }
 
 /// A short source-like text of an integer expression, the name of its run-time value.
@@ -413,7 +404,7 @@ impl Fcx<'_, '_> {
             None => Err(LayoutError::Invalid { op: "fold", what: format!("`{op}` is not a layout operation") }),
         };
         let result: Result<Option<Value>, (LayoutError, Span)> = match b {
-            B::LocalTile | B::LocalPartition => match eval_op(&[], &args) {
+            B::Layout(LayoutOp::LocalTile | LayoutOp::LocalPartition) => match eval_op(&[], &args) {
                 Ok(Value::Tuple(mut v)) if !v.is_empty() => Ok(Some(v.swap_remove(0))),
                 Ok(_) => Ok(None),
                 Err(err) => Err((err, e.span)),
@@ -421,7 +412,15 @@ impl Fcx<'_, '_> {
             B::MakeFragmentLike => Ok(arg(0).and_then(fragment_like)),
             B::MakeTensor | B::MakeIdentityTensor => Ok(arg(0).and_then(as_layout)),
             B::TmaLoad => Ok(arg(1).and_then(as_layout)),
-            B::Size | B::Cosize | B::Rank | B::Depth | B::Shape | B::Stride | B::Get => {
+            B::Layout(
+                LayoutOp::Size
+                | LayoutOp::Cosize
+                | LayoutOp::Rank
+                | LayoutOp::Depth
+                | LayoutOp::Shape
+                | LayoutOp::Stride
+                | LayoutOp::Get,
+            ) => {
                 let Some(path) = ints() else { return };
                 let mut cur = args.first().cloned();
                 let mut failed = None;
@@ -437,12 +436,12 @@ impl Fcx<'_, '_> {
                 }
                 match (failed, cur) {
                     (Some(f), _) => Err(f),
-                    (None, Some(c)) if b == B::Get => Ok(Some(c)),
+                    (None, Some(c)) if b == B::Layout(LayoutOp::Get) => Ok(Some(c)),
                     (None, Some(c)) => eval_op(&[], &[c]).map(Some).map_err(|err| (err, e.span)),
                     (None, None) => Ok(None),
                 }
             }
-            B::Select | B::Upcast | B::Downcast => {
+            B::Select | B::Layout(LayoutOp::Upcast | LayoutOp::Downcast) => {
                 let Some(g) = ints() else { return };
                 eval_op(&g, &args).map(Some).map_err(|err| {
                     let at = match &err {
@@ -454,7 +453,7 @@ impl Fcx<'_, '_> {
                     (err, at.map_or(e.span, |g| g.span))
                 })
             }
-            B::Composition => match eval_op(&[], &args) {
+            B::Layout(LayoutOp::Composition) => match eval_op(&[], &args) {
                 Ok(Value::Composed(c)) if matches!(arg(0), Some(Value::Swizzle(_))) => {
                     if let Some((offset, to, cosize)) = swizzle_escape(&c) {
                         self.error(SemaError::Layout(LayoutDiag::SwizzleOutside {

@@ -5,7 +5,7 @@ use super::{Frame, LResult, Lower, Reported};
 use crate::{AddrSpace, MathFn, ShuffleMode, codes};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, ExprKind, StmtKind};
-use cutec_layout::{Layout, Tiler};
+use cutec_layout::{Layout, LayoutOp, Tiler};
 use cutec_sema::SymInt;
 use cutec_sema::{Builtin, Resolution, Scalar, Space, Type};
 use std::collections::HashMap;
@@ -109,18 +109,18 @@ impl Lower<'_> {
                 }
             },
             // The checker folds sizes (`size<0>(acc)`, `cosize(l)`, `rank(t)`) where they are static.
-            Builtin::Size | Builtin::Cosize | Builtin::Rank | Builtin::Depth
+            Builtin::Layout(LayoutOp::Size | LayoutOp::Cosize | LayoutOp::Rank | LayoutOp::Depth)
                 if let Some(v) = self.frame().ok().and_then(|f| self.program.value_of(f.module, e.id)) =>
             {
                 Ok(Value::Const(v))
             }
-            Builtin::LocalTile => {
+            Builtin::Layout(LayoutOp::LocalTile) => {
                 let Value::Tensor(t) = arg(0)? else { return self.unsupported(span, "`local_tile` of a layout") };
                 let tiler = self.tiler_of(&arg(1)?, arg_span(1))?;
                 let coord = self.coord_of(&arg(2)?, arg_span(2))?;
                 self.local_tile(&t, &tiler, coord, span).map(Value::Tensor)
             }
-            Builtin::LocalPartition => {
+            Builtin::Layout(LayoutOp::LocalPartition) => {
                 let Value::Tensor(t) = arg(0)? else { return self.unsupported(span, "`local_partition` of a layout") };
                 let tile = self.layout_of(&arg(1)?, arg_span(1))?;
                 let index = self.idx_of(&arg(2)?, arg_span(2))?;

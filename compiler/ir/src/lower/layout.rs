@@ -11,27 +11,25 @@ use cutec_sema::{SymInt, SymLayout, SymOp};
 impl Lower<'_> {
     /// A parameter's layout as written in its type: constants folded by the checker, dynamic dimensions by name.
     pub fn sym_layout(&mut self, l: &SymLayout, span: Span) -> LResult<Layout> {
-        let shape = self.sym_tuple(&l.shape, span)?;
-        let stride = self.sym_tuple(&l.stride, span)?;
+        let shape = l.shape.try_map(|s| self.layout_entry(s, span))?;
+        let stride = l.stride.try_map(|s| self.layout_entry(s, span))?;
         self.layout_result(Layout::new(shape, stride), span)
     }
 
-    fn sym_tuple(&mut self, t: &cutec_sema::IntTuple, span: Span) -> LResult<IntTuple> {
-        Ok(match t {
-            cutec_sema::IntTuple::Leaf(s) => IntTuple::Int(match s {
-                SymInt::Const(v) => Int::Static(*v),
-                SymInt::Dim(name) => Int::named(name.clone()),
-                SymInt::Generic(name) => return self.no_value(name, span),
-                other => {
-                    return self.error(
-                        codes::UNSUPPORTED_LAYOUT,
-                        span,
-                        format!("the layout entry `{other}` is not supported by codegen v0 (use a constant or a dimension name)"),
-                    );
-                }
-            }),
-            cutec_sema::IntTuple::Tuple(v) => {
-                IntTuple::Tuple(v.iter().map(|m| self.sym_tuple(m, span)).collect::<LResult<_>>()?)
+    /// An entry of a parameter's layout type as the algebra's integer.
+    fn layout_entry(&mut self, s: &SymInt, span: Span) -> LResult<Int> {
+        Ok(match s {
+            SymInt::Const(v) => Int::Static(*v),
+            SymInt::Dim(name) => Int::named(name.clone()),
+            SymInt::Generic(name) => return self.no_value(name, span),
+            other => {
+                return self.error(
+                    codes::UNSUPPORTED_LAYOUT,
+                    span,
+                    format!(
+                        "the layout entry `{other}` is not supported by codegen v0 (use a constant or a dimension name)"
+                    ),
+                );
             }
         })
     }

@@ -9,7 +9,7 @@ use crate::composition::{Tiler, composition_tiler};
 use crate::divide::{flat_divide, local_partition, local_tile, logical_divide, tiled_divide, zipped_divide};
 use crate::error::{LayoutError, Result, invalid};
 use crate::eval::value::{Value, wrong_kind};
-use crate::int_tuple::{self, Int, ceil_div_tuple, product_each, shape_div_tuple};
+use crate::int_tuple::{self, Int, Shape, ceil_div_tuple, product_each, shape_div_tuple};
 use crate::layout::Layout;
 use crate::picture::print_layout;
 use crate::product::{
