@@ -331,7 +331,7 @@ impl Fcx<'_, '_> {
         let Some(gens) = gens else { return Type::Error };
         let ty = self.builtin_result(b.builtin, name, &gens, generics, &types, &pos);
         if self.cx.errors.len() == errors && named.is_empty() {
-            self.fold_call(e, b.builtin, b.name, generics, &gens, &pos, &ty);
+            self.fold_call(e, b.builtin, generics, &gens, &pos, &ty);
         }
         ty
     }
@@ -362,7 +362,7 @@ impl Fcx<'_, '_> {
             }
         }
         if self.cx.errors.len() == errors {
-            self.fold_call(e, Builtin::Select, "select", generics, &gens, &pos, &ty);
+            self.fold_call(e, Builtin::Select, generics, &gens, &pos, &ty);
         }
         ty
     }

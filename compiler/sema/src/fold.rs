@@ -156,7 +156,7 @@ fn fragment_like(v: &Value) -> Option<Value> {
     if r > 1 && l.shape().is_static() {
         let m0 = l.mode(0).ok()?;
         let filtered = filter_zeros(m0.stride(), m0.shape());
-        let (stride0, _) = compact_col_major("make_fragment_like", &filtered, &Int::Static(1)).ok()?;
+        let (stride0, _) = compact_col_major(LayoutOp::MakeLayout, &filtered, &Int::Static(1)).ok()?;
         let a = Layout::new(m0.shape().clone(), stride0).ok()?;
         let rest = l.take(1, r).ok()?;
         let b = make_ordered_layout(rest.shape(), rest.stride()).ok()?;
@@ -185,7 +185,7 @@ fn swizzle_escape(c: &ComposedLayout) -> Option<(i64, i64, i64)> {
 }
 
 fn static_size(t: &IntTuple) -> Option<i64> {
-    t.product("index").ok()?.static_value()
+    t.product(LayoutOp::Size).ok()?.static_value()
 }
 
 impl Fcx<'_, '_> {
@@ -366,23 +366,22 @@ impl Fcx<'_, '_> {
         apply(LayoutOp::Slice, &[], &[Value::Tuple(coords), layout]).ok()
     }
 
-    fn report_algebra(&mut self, op: &str, error: LayoutError, span: Span, pos: &[&Expr], args: &[Value]) {
+    fn report_algebra(&mut self, op: Option<LayoutOp>, error: LayoutError, span: Span, pos: &[&Expr], args: &[Value]) {
         if matches!(error, LayoutError::NeedsStatic { .. }) {
             return;
         }
         let args =
             pos.iter().zip(args).filter(|(p, _)| !shows_value(p, 0)).map(|(p, v)| (p.span, v.to_string())).collect();
-        self.error(SemaError::Layout(LayoutDiag::Algebra { op: op.to_owned(), error, span, args }));
+        self.error(SemaError::Layout(LayoutDiag::Algebra { op, error, span, args }));
     }
 
-    /// Folds the call `e` of builtin `b` (named `op`), checked without errors, with generic values `gens` and
+    /// Folds the call `e` of builtin `b`, checked without errors, with generic values `gens` and
     /// positional arguments `pos`, of type `ty`. Static integer results are recorded as compile-time values.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn fold_call(
         &mut self,
         e: &Expr,
         b: Builtin,
-        op: &str,
         generics: &[Expr],
         gens: &[GenVal],
         pos: &[&Expr],
@@ -401,7 +400,8 @@ impl Fcx<'_, '_> {
         let lop = b.layout_op();
         let eval_op = |generics: &[i64], args: &[Value]| match lop {
             Some(lop) => apply(lop, generics, args),
-            None => Err(LayoutError::Invalid { op: "fold", what: format!("`{op}` is not a layout operation") }),
+            // Only the algebra's builtins are evaluated (`lop.is_some()` below).
+            None => Err(LayoutError::UnknownOp { name: crate::builtins::info(b).name.to_owned() }),
         };
         let result: Result<Option<Value>, (LayoutError, Span)> = match b {
             B::Layout(LayoutOp::LocalTile | LayoutOp::LocalPartition) => match eval_op(&[], &args) {
@@ -488,7 +488,7 @@ impl Fcx<'_, '_> {
                 self.set_folded(e.id, v);
             }
             Ok(None) => {}
-            Err((err, span)) => self.report_algebra(op, err, span, pos, &args),
+            Err((err, span)) => self.report_algebra(lop, err, span, pos, &args),
         }
     }
 }

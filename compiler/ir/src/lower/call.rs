@@ -208,10 +208,9 @@ impl Lower<'_> {
                     coords[0] = cutec_layout::Value::Layout(l.clone());
                     match cutec_layout::apply(op, &generics, &coords)? {
                         cutec_layout::Value::Layout(l) => Ok((l, SymInt::Const(0))),
-                        other => Err(cutec_layout::LayoutError::Invalid {
-                            op: op.name(),
-                            what: format!("`{other}` is not a layout"),
-                        }),
+                        other => {
+                            Err(cutec_layout::LayoutError::Invalid { op, what: format!("`{other}` is not a layout") })
+                        }
                     }
                 });
                 Ok(Value::Tensor(TensorView { layout, bounds, ..t }))
@@ -454,7 +453,7 @@ fn local_tile_parts(
         }
         c => c,
     };
-    let idx = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), rest.shape(), rest.stride())?;
+    let idx = cutec_layout::int_tuple::crd2idx(LayoutOp::Crd2idx, &coord.to_layout(), rest.shape(), rest.stride())?;
     Ok((layout, idx.sym()))
 }
 
@@ -475,6 +474,6 @@ fn partition_parts(
     let rest = if r1 == 1 { CoordV::Underscore } else { CoordV::Tuple(vec![CoordV::Underscore; r1]) };
     let first = if r0 == 1 && flat.len() == 1 { flat.remove(0) } else { CoordV::Tuple(flat) };
     let c = CoordV::Tuple(vec![first, rest]).to_layout();
-    let idx = cutec_layout::int_tuple::crd2idx("crd2idx", &c, z.shape(), z.stride())?;
+    let idx = cutec_layout::int_tuple::crd2idx(LayoutOp::Crd2idx, &c, z.shape(), z.stride())?;
     Ok((layout, idx.sym()))
 }

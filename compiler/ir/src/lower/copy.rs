@@ -385,6 +385,7 @@ fn slice_parts(
     coord: &CoordV,
 ) -> Result<(cutec_layout::Layout, SymInt), cutec_layout::LayoutError> {
     let (layout, _) = l.slice_and_offset(&coord.placeholder())?;
-    let idx = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), l.shape(), l.stride())?;
+    let idx =
+        cutec_layout::int_tuple::crd2idx(cutec_layout::LayoutOp::Crd2idx, &coord.to_layout(), l.shape(), l.stride())?;
     Ok((layout, idx.sym()))
 }

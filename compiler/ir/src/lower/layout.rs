@@ -274,7 +274,7 @@ impl Lower<'_> {
     /// integers: the result is a [`SymInt`] over the coordinate's IR values and the layout's dynamic
     /// dimensions, built in IR where it is used.
     pub fn crd2idx(&mut self, coord: &CoordV, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<SymInt> {
-        let r = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), shape, stride);
+        let r = cutec_layout::int_tuple::crd2idx(cutec_layout::LayoutOp::Crd2idx, &coord.to_layout(), shape, stride);
         match r {
             Ok(i) => Ok(i.sym()),
             Err(LayoutError::RankMismatch { .. }) => {
@@ -288,7 +288,7 @@ impl Lower<'_> {
     /// algebra over symbolic integers.
     pub fn idx2crd(&mut self, idx: &SymInt, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<CoordV> {
         let i = IntTuple::Int(Int::from_sym(idx.clone()));
-        let r = cutec_layout::int_tuple::idx2crd("idx2crd", &i, shape, stride);
+        let r = cutec_layout::int_tuple::idx2crd(cutec_layout::LayoutOp::Idx2crd, &i, shape, stride);
         let c = self.layout_result(r, span)?;
         Ok(CoordV::from_layout(&c))
     }

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use cutec_layout::{ComposedLayout, Int, IntTuple, Layout, OPS, Shape, Swizzle, eval};
+use cutec_layout::{ComposedLayout, Int, IntTuple, Layout, LayoutOp, OPS, Shape, Swizzle, eval};
 
 use super::rng::{self, Rng};
 
@@ -299,7 +299,7 @@ fn tiler(rng: &mut Rng, a: &Layout) -> E {
 
 /// A coordinate for `shape`: an index, or congruent at the top level with `_` in some modes.
 fn coord(rng: &mut Rng, shape: &IntTuple, underscores: bool) -> E {
-    let size = shape.product("t").ok().and_then(|s| s.value()).unwrap_or(1);
+    let size = shape.product(LayoutOp::Size).ok().and_then(|s| s.value()).unwrap_or(1);
     match shape {
         IntTuple::Tuple(v) if !rng.chance(20) => E::Tuple(
             v.iter()
