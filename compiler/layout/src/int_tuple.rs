@@ -1,5 +1,6 @@
 //! Hierarchical integer tuples: CuTe's `IntTuple` (an integer or a tuple of `IntTuple`s) and the arithmetic of
-//! shapes on them (`product`, `shape_div`, `ceil_div`, `elem_scale`, compact strides, `crd2idx`, `idx2crd`).
+//! shapes on them (`product`, `shape_div`, `ceil_div`, `elem_scale`, compact strides, `crd2idx`, `idx2crd`). The
+//! tree itself is `cutec-symint`'s generic `IntTuple` with this module's [`Int`] as its leaf.
 //!
 //! An integer is [`Int::Static`] (known to the compiler) or [`Int::Dynamic`] (a run-time value: a
 //! [`SymInt`] over dynamic dimensions and run-time values, and, where the caller knows it, a value). Dynamic
