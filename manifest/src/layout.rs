@@ -123,6 +123,11 @@ mod tests {
         assert!(serde_json::from_str::<IntTuple>("1.5").is_err());
         assert!(serde_json::from_str::<IntTuple>("{}").is_err());
         assert!(serde_json::from_str::<IntTuple>("18446744073709551615").is_err());
+        // The leaf's messages are the manifest's, whatever the JSON value.
+        for bad in ["1.5", "{}", "null", "true"] {
+            let e = serde_json::from_str::<IntTuple>(bad).unwrap_err().to_string();
+            assert!(e.contains("expected an integer, a dimension name (string) or an array of those"), "{e}");
+        }
     }
 
     #[test]

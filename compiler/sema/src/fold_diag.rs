@@ -117,6 +117,8 @@ impl LayoutDiag {
                     LayoutError::Overflow { .. } => "overflows 64-bit integers".to_owned(),
                     LayoutError::NotInjective { .. } => "needs an injective layout".to_owned(),
                     LayoutError::IndexOutOfRange { index, .. } => format!("mode {index} does not exist"),
+                    LayoutError::BadSwizzle { .. } => "not a swizzle".to_owned(),
+                    LayoutError::UnknownOp { .. } => "not an operation of the layout algebra".to_owned(),
                     _ => match op.or(error.op()) {
                         Some(op) => format!("`{op}` has no result here"),
                         None => "no result here".to_owned(),

@@ -197,7 +197,9 @@ mod json {
     use std::fmt;
     use std::marker::PhantomData;
 
-    use serde::de::value::{BoolDeserializer, F64Deserializer, I64Deserializer, StrDeserializer, U64Deserializer};
+    use serde::de::value::{
+        BoolDeserializer, F64Deserializer, I64Deserializer, StrDeserializer, U64Deserializer, UnitDeserializer,
+    };
     use serde::de::{self, MapAccess, SeqAccess, Visitor};
     use serde::ser::SerializeSeq;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -255,6 +257,9 @@ mod json {
         fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
             L::deserialize(StrDeserializer::new(v)).map(IntTuple::Int)
         }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            L::deserialize(UnitDeserializer::new()).map(IntTuple::Int)
+        }
         fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
             L::deserialize(de::value::MapAccessDeserializer::new(map)).map(IntTuple::Int)
         }
@@ -296,5 +301,8 @@ mod tests {
         assert_eq!(nested.to_string(), "(1,(2,3))");
         assert_eq!(serde_json::to_string(&nested).unwrap(), "[1,[2,3]]");
         assert!(serde_json::from_str::<IntTuple<i64>>("[1, \"M\"]").is_err());
+        // A leaf's errors are the leaf's own.
+        let null = serde_json::from_str::<IntTuple<i64>>("null").unwrap_err().to_string();
+        assert!(null.starts_with("invalid type: null, expected i64"), "{null}");
     }
 }
