@@ -8,7 +8,7 @@
 //! mutation tests (`tests/suite/mutation_run.rs`) cover it.
 #![no_main]
 
-use cutec_manifest::{IntTuple, Manifest, Param};
+use cutec_manifest::{Entry, Manifest, Param};
 use cutec_runtime::{ArgDesc, ScalarValue, TensorDesc, check_fits, check_launch};
 use libfuzzer_sys::fuzz_target;
 
@@ -43,9 +43,8 @@ fuzz_target!(|data: &[u8]| {
                     let mut shape = Vec::new();
                     for mode in t.layout.shape.modes() {
                         let extent = mode.leaves().iter().try_fold(1i64, |acc, leaf| match leaf {
-                            IntTuple::Int(v) => acc.checked_mul(*v),
-                            IntTuple::Dim(name) => acc.checked_mul(dim_value(name)),
-                            IntTuple::Tuple(_) => Some(acc),
+                            Entry::Int(v) => acc.checked_mul(*v),
+                            Entry::Dim(name) => acc.checked_mul(dim_value(name)),
                         });
                         let Some(extent) = extent else { return };
                         shape.push(extent);

@@ -3,134 +3,76 @@
 
 use std::fmt;
 
-use serde::de::{self, SeqAccess, Visitor};
-use serde::ser::SerializeSeq;
+use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// A CuTe integer tuple: a static integer, the name of a dynamic dimension, or a tuple of integer tuples.
+/// A CuTe integer tuple of the manifest: a static integer, the name of a dynamic dimension, or a tuple of
+/// integer tuples. The tree, its printing (CuTe's `(M,(2,64))`) and its JSON form are `cutec-symint`'s.
 ///
 /// JSON: a number (`4096`), a string (`"M"`), or an array (`["M", [2, 64]]`).
+pub type IntTuple = cutec_symint::IntTuple<Entry>;
+
+/// A leaf of a manifest layout: a shape or stride entry.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum IntTuple {
+pub enum Entry {
     /// A value known at compile time.
     Int(i64),
     /// A dynamic dimension, declared in the kernel's `dims` and bound at launch.
     Dim(String),
-    /// A (possibly nested) tuple.
-    Tuple(Vec<IntTuple>),
 }
 
-impl IntTuple {
-    /// Whether this is an integer or a dimension name (not a tuple).
-    pub fn is_leaf(&self) -> bool {
-        !matches!(self, IntTuple::Tuple(_))
-    }
-
-    /// The top-level modes: the elements of a tuple, or the leaf itself as a single mode.
-    pub fn modes(&self) -> &[IntTuple] {
-        match self {
-            IntTuple::Tuple(modes) => modes,
-            leaf => std::slice::from_ref(leaf),
-        }
-    }
-
-    /// The leaves in depth-first (colexicographic-significance) order: for `((2, M), 8)` that is `2, M, 8`.
-    pub fn leaves(&self) -> Vec<&IntTuple> {
-        let mut out = Vec::new();
-        self.collect_leaves(&mut out);
-        out
-    }
-
-    fn collect_leaves<'a>(&'a self, out: &mut Vec<&'a IntTuple>) {
-        match self {
-            IntTuple::Tuple(modes) => modes.iter().for_each(|m| m.collect_leaves(out)),
-            leaf => out.push(leaf),
-        }
-    }
-
-    /// Names of the dynamic dimensions among the leaves, in leaf order (with repetitions).
-    pub fn dim_names(&self) -> Vec<&str> {
-        self.leaves()
-            .into_iter()
-            .filter_map(|l| match l {
-                IntTuple::Dim(name) => Some(name.as_str()),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// Whether `self` and `other` have the same tree structure (CuTe's `congruent`).
-    pub fn congruent(&self, other: &IntTuple) -> bool {
-        match (self, other) {
-            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
-            }
-            (IntTuple::Tuple(_), _) | (_, IntTuple::Tuple(_)) => false,
-            _ => true,
-        }
-    }
-}
-
-impl fmt::Display for IntTuple {
+impl fmt::Display for Entry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            IntTuple::Int(v) => write!(f, "{v}"),
-            IntTuple::Dim(name) => f.write_str(name),
-            IntTuple::Tuple(modes) => {
-                f.write_str("(")?;
-                for (i, m) in modes.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{m}")?;
-                }
-                f.write_str(")")
-            }
+            Entry::Int(v) => write!(f, "{v}"),
+            Entry::Dim(name) => f.write_str(name),
         }
     }
 }
 
-impl Serialize for IntTuple {
+impl From<i64> for Entry {
+    fn from(v: i64) -> Entry {
+        Entry::Int(v)
+    }
+}
+
+/// The names of the dynamic dimensions among the leaves of `t`, in leaf order (with repetitions).
+pub fn dim_names(t: &IntTuple) -> Vec<&str> {
+    t.leaves()
+        .into_iter()
+        .filter_map(|l| match l {
+            Entry::Dim(name) => Some(name.as_str()),
+            Entry::Int(_) => None,
+        })
+        .collect()
+}
+
+impl Serialize for Entry {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            IntTuple::Int(v) => s.serialize_i64(*v),
-            IntTuple::Dim(name) => s.serialize_str(name),
-            IntTuple::Tuple(modes) => {
-                let mut seq = s.serialize_seq(Some(modes.len()))?;
-                for m in modes {
-                    seq.serialize_element(m)?;
-                }
-                seq.end()
-            }
+            Entry::Int(v) => s.serialize_i64(*v),
+            Entry::Dim(name) => s.serialize_str(name),
         }
     }
 }
 
-impl<'de> Deserialize<'de> for IntTuple {
+impl<'de> Deserialize<'de> for Entry {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = IntTuple;
+        impl Visitor<'_> for V {
+            type Value = Entry;
+            // An entry is read inside a tuple, so the expectation names both.
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an integer, a dimension name (string) or an array of those")
             }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<IntTuple, E> {
-                Ok(IntTuple::Int(v))
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Entry, E> {
+                Ok(Entry::Int(v))
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<IntTuple, E> {
-                i64::try_from(v)
-                    .map(IntTuple::Int)
-                    .map_err(|_| E::custom(format_args!("integer {v} does not fit in i64")))
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Entry, E> {
+                i64::try_from(v).map(Entry::Int).map_err(|_| E::custom(format_args!("integer {v} does not fit in i64")))
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<IntTuple, E> {
-                Ok(IntTuple::Dim(v.to_owned()))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<IntTuple, A::Error> {
-                let mut modes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-                while let Some(m) = seq.next_element()? {
-                    modes.push(m);
-                }
-                Ok(IntTuple::Tuple(modes))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Entry, E> {
+                Ok(Entry::Dim(v.to_owned()))
             }
         }
         d.deserialize_any(V)
@@ -150,7 +92,7 @@ pub struct Layout {
 impl Layout {
     /// Number of top-level modes (the rank the runtime compares an argument's shape with).
     pub fn rank(&self) -> usize {
-        self.shape.modes().len()
+        self.shape.rank()
     }
 }
 
@@ -170,17 +112,22 @@ mod tests {
 
     #[test]
     fn json_forms() {
-        assert_eq!(t("4096"), IntTuple::Int(4096));
-        assert_eq!(t("\"M\""), IntTuple::Dim("M".into()));
+        assert_eq!(t("4096"), IntTuple::Int(Entry::Int(4096)));
+        assert_eq!(t("\"M\""), IntTuple::Int(Entry::Dim("M".into())));
         let nested = t(r#"["M", [2, 64]]"#);
-        assert_eq!(nested.to_string(), "(M, (2, 64))");
+        assert_eq!(nested.to_string(), "(M,(2,64))");
         assert_eq!(serde_json::to_string(&nested).unwrap(), r#"["M",[2,64]]"#);
         assert_eq!(nested.leaves().len(), 3);
-        assert_eq!(nested.dim_names(), vec!["M"]);
+        assert_eq!(dim_names(&nested), vec!["M"]);
         assert_eq!(nested.modes().len(), 2);
         assert!(serde_json::from_str::<IntTuple>("1.5").is_err());
         assert!(serde_json::from_str::<IntTuple>("{}").is_err());
         assert!(serde_json::from_str::<IntTuple>("18446744073709551615").is_err());
+        // The leaf's messages are the manifest's, whatever the JSON value.
+        for bad in ["1.5", "{}", "null", "true"] {
+            let e = serde_json::from_str::<IntTuple>(bad).unwrap_err().to_string();
+            assert!(e.contains("expected an integer, a dimension name (string) or an array of those"), "{e}");
+        }
     }
 
     #[test]
@@ -190,7 +137,7 @@ mod tests {
         assert!(!t(r#"[1]"#).congruent(&t(r#"1"#)));
         let l: Layout = serde_json::from_str(r#"{"shape": ["M", 4096], "stride": [4096, 1]}"#).unwrap();
         assert_eq!(l.rank(), 2);
-        assert_eq!(l.to_string(), "(M, 4096):(4096, 1)");
+        assert_eq!(l.to_string(), "(M,4096):(4096,1)");
         let scalar_like: Layout = serde_json::from_str(r#"{"shape": "N", "stride": 1}"#).unwrap();
         assert_eq!(scalar_like.rank(), 1);
     }

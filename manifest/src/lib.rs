@@ -98,7 +98,7 @@ pub use error::ManifestError;
 
 /// A launch expression: a [`SymInt`] over the kernel's dynamic dimensions (the only leaves it may have).
 pub type Expr = SymInt;
-pub use layout::{IntTuple, Layout};
+pub use layout::{Entry, IntTuple, Layout, dim_names};
 pub use tma::{
     TENSOR_MAP_ALIGN, TENSOR_MAP_BYTES, TENSOR_MAP_MAX_RANK, TMA_ALIGN, TMA_MAX_BOX, TensorMapParam, TmaL2Promotion,
     TmaOobFill, TmaSwizzle,

@@ -140,7 +140,7 @@ fn validation_errors_name_the_culprit() {
         (Box::new(|v| kernel0(v)["params"][1]["name"] = "M".into()), "the name `M` is used twice"),
         (
             Box::new(|v| kernel0(v)["params"][0]["layout"]["stride"] = serde_json::json!([4096, [1, 2]])),
-            "parameter `x`: shape (M, 4096) and stride (4096, (1, 2)) are not congruent",
+            "parameter `x`: shape (M,4096) and stride (4096,(1,2)) are not congruent",
         ),
         (
             Box::new(|v| kernel0(v)["params"][0]["layout"]["shape"] = serde_json::json!(["M", -1])),
@@ -301,7 +301,7 @@ fn tensor_map_validation_errors_name_the_map_and_the_rule() {
                 nested(v);
                 kernel0(v)["tensor_maps"][0]["modes"] = serde_json::json!([1, 0]);
             }),
-            "mode 1 of `x` is the nested mode (2, 2048):(2048, 1); each map dimension is one leaf mode",
+            "mode 1 of `x` is the nested mode (2,2048):(2048,1); each map dimension is one leaf mode",
         ),
         (map(|m| m["box"] = serde_json::json!([32, 0])), "box[1] is 0; TMA takes 1 to 256"),
         (map(|m| m["box"] = serde_json::json!([32, 257])), "box[1] is 257"),

@@ -2,9 +2,10 @@
 
 use std::collections::HashSet;
 
+use crate::layout::dim_names;
 use crate::{
-    DType, DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param, TENSOR_MAP_MAX_RANK, TMA_ALIGN, TMA_MAX_BOX,
-    TensorMapParam, TmaOobFill,
+    DType, DimComponent, Entry, IntTuple, Kernel, Manifest, ManifestError, Param, TENSOR_MAP_MAX_RANK, TMA_ALIGN,
+    TMA_MAX_BOX, TensorMapParam, TmaOobFill,
 };
 
 pub(crate) fn manifest(m: &Manifest) -> Result<(), ManifestError> {
@@ -76,7 +77,7 @@ fn kernel(k: &Kernel) -> Result<(), ManifestError> {
                 stride: stride.clone(),
             });
         }
-        if let Some(&&IntTuple::Int(value)) = shape.leaves().iter().find(|l| matches!(l, IntTuple::Int(v) if *v < 0)) {
+        if let Some(&&Entry::Int(value)) = shape.leaves().iter().find(|l| matches!(l, Entry::Int(v) if *v < 0)) {
             return Err(ManifestError::NegativeExtent {
                 kernel: kname(),
                 param: t.name.clone(),
@@ -85,7 +86,7 @@ fn kernel(k: &Kernel) -> Result<(), ManifestError> {
             });
         }
         for (component, tuple) in [("shape", shape), ("stride", stride)] {
-            if let Some(dim) = tuple.dim_names().into_iter().find(|d| !declared(d)) {
+            if let Some(dim) = dim_names(tuple).into_iter().find(|d| !declared(d)) {
                 return Err(ManifestError::UndeclaredDim {
                     kernel: kname(),
                     dim: dim.to_owned(),
@@ -149,7 +150,7 @@ fn kernel(k: &Kernel) -> Result<(), ManifestError> {
                 rank: modes.len(),
             });
         };
-        if !matches!(leaf, IntTuple::Dim(n) if *n == d.name) {
+        if !matches!(leaf, IntTuple::Int(Entry::Dim(n)) if *n == d.name) {
             return Err(ManifestError::DimSourceMismatch {
                 kernel: kname(),
                 dim: d.name.clone(),
@@ -218,7 +219,7 @@ fn tensor_map(k: &Kernel, m: &TensorMapParam) -> Result<(), ManifestError> {
         if m.modes[..dim].contains(&mode) {
             return Err(ManifestError::TensorMapRepeatedMode { kernel: kernel(), map: map(), tensor: tensor(), mode });
         }
-        if !shape.is_leaf() || !stride.is_leaf() {
+        if shape.is_tuple() || stride.is_tuple() {
             return Err(ManifestError::TensorMapNestedMode {
                 kernel: kernel(),
                 map: map(),
@@ -227,7 +228,7 @@ fn tensor_map(k: &Kernel, m: &TensorMapParam) -> Result<(), ManifestError> {
                 layout: format!("{shape}:{stride}"),
             });
         }
-        if dim == 0 && *stride != IntTuple::Int(1) {
+        if dim == 0 && *stride != IntTuple::int(1) {
             return Err(ManifestError::TensorMapInnerStride {
                 kernel: kernel(),
                 map: map(),

@@ -3,7 +3,7 @@
 //!
 //! Nothing here touches the GPU, so every rule is unit-tested on any machine.
 
-use cutec_manifest::{DType, DimComponent, Expr, ExprError, IntTuple, IntType, Kernel, Param, TensorParam};
+use cutec_manifest::{DType, DimComponent, Entry, Expr, ExprError, IntType, Kernel, Param, TensorParam};
 
 use crate::ScalarValue;
 
@@ -322,15 +322,14 @@ fn bind_dims(kernel: &Kernel, args: &[ArgDesc]) -> Result<Vec<BoundDim>, ArgErro
     Ok(dims)
 }
 
-fn leaf_value(leaf: &IntTuple, dims: &[BoundDim]) -> Result<i64, ArgError> {
+fn leaf_value(leaf: &Entry, dims: &[BoundDim]) -> Result<i64, ArgError> {
     match leaf {
-        IntTuple::Int(v) => Ok(*v),
-        IntTuple::Dim(name) => dims
+        Entry::Int(v) => Ok(*v),
+        Entry::Dim(name) => dims
             .iter()
             .find(|b| b.name == *name)
             .map(|b| b.value)
             .ok_or_else(|| ArgError::BadManifest { reason: format!("dimension `{name}` is not declared") }),
-        IntTuple::Tuple(_) => Err(ArgError::BadManifest { reason: format!("{leaf} is not a leaf") }),
     }
 }
 
@@ -339,7 +338,7 @@ fn check_leaf(
     param: &str,
     of: DimComponent,
     mode: usize,
-    leaf: &IntTuple,
+    leaf: &Entry,
     got: i64,
     dims: &[BoundDim],
 ) -> Result<(), ArgError> {
@@ -348,7 +347,7 @@ fn check_leaf(
         return Ok(());
     }
     Err(match leaf {
-        IntTuple::Dim(name) => {
+        Entry::Dim(name) => {
             let b = dims.iter().find(|b| b.name == *name);
             ArgError::DimMismatch {
                 dim: name.clone(),
@@ -381,8 +380,8 @@ fn check_layout(p: &TensorParam, t: &TensorDesc, dims: &[BoundDim]) -> Result<()
     // Shapes first: a wrong extent is the more fundamental mismatch.
     for (i, s_mode) in shape.modes().iter().enumerate() {
         let extent = t.shape[i];
-        if s_mode.is_leaf() {
-            check_leaf(&p.name, DimComponent::Shape, i, s_mode, extent, dims)?;
+        if let Some(leaf) = s_mode.as_int() {
+            check_leaf(&p.name, DimComponent::Shape, i, leaf, extent, dims)?;
         } else {
             let mut product: i64 = 1;
             for leaf in s_mode.leaves() {
@@ -399,8 +398,8 @@ fn check_layout(p: &TensorParam, t: &TensorDesc, dims: &[BoundDim]) -> Result<()
         if extent <= 1 {
             continue;
         }
-        if d_mode.is_leaf() {
-            check_leaf(&p.name, DimComponent::Stride, i, d_mode, arg_stride, dims)?;
+        if let Some(leaf) = d_mode.as_int() {
+            check_leaf(&p.name, DimComponent::Stride, i, leaf, arg_stride, dims)?;
         } else {
             // The argument's flat mode (extent, stride) viewed as nested leaves (s_k):(d_k) requires
             // d_k = stride * s_0 * ... * s_{k-1} for every leaf with s_k > 1 (first leaf fastest, as in CuTe).

@@ -90,7 +90,7 @@ unroll { frag[i] = 0.0; }",
     },
     CodeInfo {
         code: UNSUPPORTED_LAYOUT,
-        title: "layout not supported by codegen v0",
+        title: "layout not supported yet",
         explanation: "The layout of this tensor cannot be turned into address arithmetic yet. v0 supports layouts \
 whose strides are static except in the modes of kernel parameters (dynamic dimensions), and slices or tiles of \
 them. Make the offending shape or stride a compile-time constant.",

@@ -1,6 +1,7 @@
 //! `coalesce` and `filter`: simplify a layout without changing it as a function on its domain.
 
 use crate::error::{Result, rank_mismatch};
+use crate::eval::LayoutOp;
 use crate::int_tuple::{Int, IntTuple, mul};
 use crate::layout::Layout;
 
@@ -28,7 +29,7 @@ fn bw_coalesce(shapes: &[Int], strides: &[Int], init: (Int, Int)) -> Result<Layo
             (s.static_value(), d.static_value(), d0.static_value(), s0.is_static())
             && a.checked_mul(b) == Some(front_stride)
         {
-            *s0 = mul("coalesce", s, s0)?;
+            *s0 = mul(LayoutOp::Coalesce, s, s0)?;
             *d0 = Int::Static(b);
         } else {
             reversed.push((s.clone(), d.clone()));
@@ -71,7 +72,7 @@ pub fn coalesce_x(layout: &Layout) -> Result<Layout> {
 /// Apply `f` to the modes of `layout` named by a tuple `profile` (the rest are kept), or to the whole layout
 /// when the profile is an integer: CuTe's by-mode pattern of `coalesce(L, profile)` and `filter(L, profile)`.
 fn by_profile(
-    op: &'static str,
+    op: LayoutOp,
     layout: &Layout,
     profile: &IntTuple,
     f: &dyn Fn(&Layout) -> Result<Layout>,
@@ -94,7 +95,7 @@ fn by_profile(
 /// `coalesce(L, profile)`: coalesce at the terminals of `profile`, keeping its profile
 /// (`coalesce((2,(1,6)):(1,(6,2)), (1,1))` is `(2,6):(1,2)`).
 pub fn coalesce_by(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
-    by_profile("coalesce", layout, profile, &coalesce)
+    by_profile(LayoutOp::Coalesce, layout, profile, &coalesce)
 }
 
 /// `filter_zeros(L)`: the modes with a static 0 stride get size 1.
@@ -112,5 +113,5 @@ pub fn filter(layout: &Layout) -> Result<Layout> {
 
 /// `filter(L, profile)`: filter at the terminals of `profile`.
 pub fn filter_by(layout: &Layout, profile: &IntTuple) -> Result<Layout> {
-    by_profile("filter", layout, profile, &filter)
+    by_profile(LayoutOp::Filter, layout, profile, &filter)
 }

@@ -2,7 +2,8 @@
 
 use crate::coalesce::{coalesce, filter};
 use crate::composition::composition;
-use crate::error::{LayoutError, Result, invalid};
+use crate::error::{LayoutError, Result, invalid, not_divisible};
+use crate::eval::LayoutOp;
 use crate::int_tuple::{Int, IntTuple, ceil_div_tuple, coalesce_shape, compact_col_major, mul};
 use crate::layout::Layout;
 
@@ -16,7 +17,7 @@ use crate::layout::Layout;
 /// of `R`, and the remainder up to `M` is `ceil_div(M, s_last*d_last)` modes. CuTe requires the sorted strides
 /// to nest (`s*d` divides the next stride); a layout whose gap is 0 is reported as not injective.
 pub fn complement(a: &Layout, cotarget: &IntTuple) -> Result<Layout> {
-    const OP: &str = "complement";
+    const OP: LayoutOp = LayoutOp::Complement;
     let f = filter(a)?;
     if let Some(d) = f.stride().as_int()
         && d.is(0)
@@ -61,7 +62,7 @@ pub fn complement(a: &Layout, cotarget: &IntTuple) -> Result<Layout> {
 }
 
 /// `min_stride / last_stride`, the size of a hole; 0 means the modes overlap.
-fn gap(op: &'static str, d: &Int, last: &Int, a: &Layout) -> Result<Int> {
+fn gap(op: LayoutOp, d: &Int, last: &Int, a: &Layout) -> Result<Int> {
     match (d, last) {
         (_, Int::Static(1)) => Ok(d.clone()),
         (Int::Static(x), Int::Static(y)) if *y != 0 && x / y != 0 => Ok(Int::Static(x / y)),
@@ -95,7 +96,7 @@ struct Sorted {
     order: Vec<usize>,
 }
 
-fn sorted_modes(op: &'static str, a: &Layout) -> Result<Sorted> {
+fn sorted_modes(op: LayoutOp, a: &Layout) -> Result<Sorted> {
     let leaves = coalesce(a)?.leaves();
     let mut preprod = vec![Int::Static(1)];
     for (s, _) in &leaves {
@@ -117,7 +118,7 @@ fn tuple_of(v: Vec<Int>) -> IntTuple {
 /// `s*d` of the modes taken so far (starting at 1), with the column-major stride of its position; coalesced.
 /// @post composition(A, R) is identical to make_layout(shape(R)).
 pub fn right_inverse(a: &Layout) -> Result<Layout> {
-    const OP: &str = "right_inverse";
+    const OP: LayoutOp = LayoutOp::RightInverse;
     let Sorted { leaves, preprod, order } = sorted_modes(OP, a)?;
     let mut shape = vec![Int::Static(1)];
     let mut stride = vec![Int::Static(0)];
@@ -138,7 +139,7 @@ pub fn right_inverse(a: &Layout) -> Result<Layout> {
 /// stride of its position, and the shape of the largest-stride mode last; coalesced.
 /// @pre A is injective, its strides are static and each divides the next ("left inverse divisibility").
 pub fn left_inverse(a: &Layout) -> Result<Layout> {
-    const OP: &str = "left_inverse";
+    const OP: LayoutOp = LayoutOp::LeftInverse;
     let Sorted { leaves, preprod, order } = sorted_modes(OP, a)?;
     if order.len() != leaves.len() {
         return Err(invalid(OP, format!("{a} has dynamic strides (left inverse requires static strides)")));
@@ -152,10 +153,8 @@ pub fn left_inverse(a: &Layout) -> Result<Layout> {
             continue;
         }
         if d % size != 0 || d / size < 1 {
-            return Err(LayoutError::NotDivisible {
-                op: OP,
-                what: format!("stride {d} of {a} and {size} (left inverse divisibility)"),
-            });
+            let what = format!("stride {d} of {a} and {size} (left inverse divisibility)");
+            return Err(not_divisible(OP, what, Some(d), Some(size)));
         }
         shape.push(Int::Static(d / size));
         size = size.checked_mul(d / size).ok_or_else(|| LayoutError::Overflow { op: OP, what: a.to_string() })?;
@@ -172,9 +171,9 @@ pub fn left_inverse(a: &Layout) -> Result<Layout> {
 /// with the column-major strides of their positions.
 /// @post size(R) == size(A) / size(filter(A)), A(R(i)) == 0 for all i < size(R).
 pub fn nullspace(a: &Layout) -> Result<Layout> {
-    const OP: &str = "nullspace";
+    const OP: LayoutOp = LayoutOp::Nullspace;
     let flat = a.flatten();
-    let (rstride, _) = compact_col_major(OP, &IntTuple::Tuple(flat.shape().modes()), &Int::Static(1))?;
+    let (rstride, _) = compact_col_major(OP, &IntTuple::Tuple(flat.shape().modes().to_vec()), &Int::Static(1))?;
     let rstride = rstride.flatten();
     let (shape, stride): (Vec<IntTuple>, Vec<IntTuple>) = flat
         .leaves()

@@ -3,7 +3,8 @@
 use std::fmt;
 
 use crate::coalesce::coalesce_x;
-use crate::error::{LayoutError, Result, rank_mismatch};
+use crate::error::{Result, not_divisible, rank_mismatch};
+use crate::eval::LayoutOp;
 use crate::int_tuple::{self, Int, IntTuple, mul, shape_min};
 use crate::layout::Layout;
 
@@ -80,7 +81,7 @@ pub fn composition_tiler(a: &Layout, tiler: &Tiler) -> Result<Layout> {
         Tiler::Underscore => Ok(a.clone()),
         Tiler::Tuple(ts) => {
             if ts.len() > a.rank() {
-                return Err(rank_mismatch("composition", format!("tiler {tiler} has more modes than {a}")));
+                return Err(rank_mismatch(LayoutOp::Composition, format!("tiler {tiler} has more modes than {a}")));
             }
             let modes = a.modes();
             Ok(Layout::from_modes(ts.iter().zip(modes).map(|(t, m)| composition_tiler(&m, t)).collect::<Result<_>>()?))
@@ -96,7 +97,7 @@ struct Lhs {
 }
 
 fn compose_impl(lhs: &Lhs, a: &Layout, rshape: &IntTuple, rstride: &IntTuple) -> Result<Layout> {
-    const OP: &str = "composition";
+    const OP: LayoutOp = LayoutOp::Composition;
     let (s, d) = match (rshape, rstride) {
         (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) => {
             // Right-distributivity of composition over concatenation.
@@ -132,7 +133,7 @@ fn compose_impl(lhs: &Lhs, a: &Layout, rshape: &IntTuple, rstride: &IntTuple) ->
             if let (Some(x), Some(y)) = (rest_shape.static_value(), new_shape.static_value())
                 && (y == 0 || x % y != 0)
             {
-                return Err(LayoutError::NotDivisible { op: OP, what: what() });
+                return Err(not_divisible(OP, what(), Some(x), Some(y)));
             }
             shapes.push(new_shape.clone());
             strides.push(mul(OP, &rest_stride, curr_stride)?);
@@ -155,10 +156,12 @@ fn compose_impl(lhs: &Lhs, a: &Layout, rshape: &IntTuple, rstride: &IntTuple) ->
 /// CuTe's stride divisibility condition, checked where both are static: `d % s == 0 || d < s`.
 fn check_stride_divisibility(d: &Int, s: &Int, a: &Layout) -> Result<()> {
     match (d.static_value(), s.static_value()) {
-        (Some(x), Some(y)) if y != 0 && x % y != 0 && x >= y => Err(LayoutError::NotDivisible {
-            op: "composition",
-            what: format!("stride {d} and shape {s} of {a} do not divide each other (stride divisibility)"),
-        }),
+        (Some(x), Some(y)) if y != 0 && x % y != 0 && x >= y => Err(not_divisible(
+            LayoutOp::Composition,
+            format!("stride {d} and shape {s} of {a} do not divide each other (stride divisibility)"),
+            Some(x),
+            Some(y),
+        )),
         _ => Ok(()),
     }
 }

@@ -5,13 +5,14 @@ use crate::coalesce::coalesce;
 use crate::complement::complement;
 use crate::composition::{Tiler, composition, pair};
 use crate::error::{Result, rank_mismatch};
+use crate::eval::LayoutOp;
 use crate::int_tuple::{Coord, Int, IntTuple, crd2idx, idx2crd};
 use crate::layout::Layout;
 
 /// Apply `f` to the first modes of `a` named by a tuple tiler, keeping the rest: CuTe's `transform_layout`
 /// for by-mode divides and products.
 pub(crate) fn by_mode(
-    op: &'static str,
+    op: LayoutOp,
     a: &Layout,
     tiler: &[Tiler],
     f: &dyn Fn(&Layout, &Tiler) -> Result<Layout>,
@@ -35,13 +36,13 @@ pub fn logical_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
         Tiler::Layout(b) => composition(a, &pair(b.clone(), complement(b, coalesce(a)?.shape())?)),
         Tiler::Int(n) => logical_divide(a, &Tiler::Layout(Layout::compact(IntTuple::Int(n.clone()))?)),
         Tiler::Underscore => Ok(a.clone()),
-        Tiler::Tuple(ts) => by_mode("logical_divide", a, ts, &logical_divide),
+        Tiler::Tuple(ts) => by_mode(LayoutOp::LogicalDivide, a, ts, &logical_divide),
     }
 }
 
 /// CuTe's `zip2_by`: gather the rank-2 modes found at the leaves of `guide` into `((tiles...), (rests..., the
 /// modes of `t` beyond the guide))`.
-pub(crate) fn zip2_by(op: &'static str, t: &IntTuple, guide: &Tiler) -> Result<IntTuple> {
+pub(crate) fn zip2_by(op: LayoutOp, t: &IntTuple, guide: &Tiler) -> Result<IntTuple> {
     match guide {
         Tiler::Tuple(g) => {
             let modes = t.modes();
@@ -71,14 +72,14 @@ pub(crate) fn zip2_by(op: &'static str, t: &IntTuple, guide: &Tiler) -> Result<I
 }
 
 /// CuTe's `tile_unzip`: `zip2_by` applied to the shape and the stride.
-pub(crate) fn tile_unzip(op: &'static str, l: &Layout, tiler: &Tiler) -> Result<Layout> {
+pub(crate) fn tile_unzip(op: LayoutOp, l: &Layout, tiler: &Tiler) -> Result<Layout> {
     Layout::new(zip2_by(op, l.shape(), tiler)?, zip2_by(op, l.stride(), tiler)?)
 }
 
 /// `zipped_divide(A, B)`: `((TileM,TileN,...), (RestM,RestN,...,L,...))`.
 /// @post layout<0>(result) == composition(A, B) for a tuple tiler B.
 pub fn zipped_divide(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    tile_unzip("zipped_divide", &logical_divide(a, tiler)?, tiler)
+    tile_unzip(LayoutOp::ZippedDivide, &logical_divide(a, tiler)?, tiler)
 }
 
 /// `tiled_divide(A, B)`: `((TileM,TileN,...), RestM, RestN, ..., L, ...)`: CuTe's `result(_, repeat<R1>(_))`
@@ -133,7 +134,7 @@ pub fn local_tile(a: &Layout, tiler: &Tiler, coord: &Coord) -> Result<(Layout, I
 /// `zipped_divide(A, shape(tile))` owned by thread `index` of the thread layout `tile`, that is the rest mode at
 /// the tile coordinate `tile.get_flat_coord(index)`. Returns the partition's layout and its offset.
 pub fn local_partition(a: &Layout, tile: &Layout, index: &Int) -> Result<(Layout, Int)> {
-    const OP: &str = "local_partition";
+    const OP: LayoutOp = LayoutOp::LocalPartition;
     let sizes: Vec<IntTuple> = tile.modes().iter().map(|m| m.size().map(IntTuple::Int)).collect::<Result<_>>()?;
     let tiler = Tiler::from_shape(&IntTuple::Tuple(sizes));
     // get_flat_coord: the hierarchical coordinate of `index`, then a 1-D coordinate per top-level mode.

@@ -1,7 +1,9 @@
 //! The book's worked examples and pictures: `cute-layout` doctest blocks and the list of SVG pictures.
 
 use crate::error::{Result, invalid};
+use crate::eval::LayoutOp;
 use crate::eval::{Value, eval};
+use crate::int_tuple::Shape;
 use crate::layout::Layout;
 use crate::svg::{svg_layout, svg_tv};
 
@@ -88,22 +90,22 @@ pub const BOOK_PICTURES: &[(&str, PictureKind, &str)] = &[
 
 /// Draw one picture of [`BOOK_PICTURES`].
 pub fn draw_picture(kind: PictureKind, expr: &str) -> Result<String> {
-    let value = eval(expr).map_err(|e| invalid("draw_picture", format!("{expr}: {e}")))?;
+    let value = eval(expr).map_err(|e| invalid(LayoutOp::PrintLayout, format!("{expr}: {e}")))?;
     match (kind, value) {
         (PictureKind::Layout, Value::Layout(l)) => svg_layout(&l),
         (PictureKind::Layout, Value::Composed(c)) => svg_layout(&c),
         (PictureKind::ThreadValue, Value::Tuple(pair)) => match &pair[..] {
             [tile, Value::Layout(tv)] => {
-                let shape = tile.int_tuple("draw_picture")?;
+                let shape = tile.int_tuple(LayoutOp::PrintLayout)?;
                 let mn: Vec<i64> = shape.values().unwrap_or_default();
                 match mn[..] {
                     [m, n] => svg_tv(tv, m, n),
-                    _ => Err(invalid("draw_picture", format!("{expr}: tile {shape} is not rank 2"))),
+                    _ => Err(invalid(LayoutOp::PrintLayout, format!("{expr}: tile {shape} is not rank 2"))),
                 }
             }
-            _ => Err(invalid("draw_picture", format!("{expr} is not a (tile, tv) pair"))),
+            _ => Err(invalid(LayoutOp::PrintLayout, format!("{expr} is not a (tile, tv) pair"))),
         },
-        (_, v) => Err(invalid("draw_picture", format!("{expr} gives {} {v}", v.kind()))),
+        (_, v) => Err(invalid(LayoutOp::PrintLayout, format!("{expr} gives {} {v}", v.kind()))),
     }
 }
 

@@ -24,6 +24,7 @@
 use std::fmt;
 
 use crate::error::LayoutError;
+use crate::eval::LayoutOp;
 use crate::int_tuple::IntTuple;
 use crate::layout::Layout;
 use crate::swizzle::{ComposedLayout, Swizzle};
@@ -407,7 +408,7 @@ pub fn operand_descriptor(
     if layout.rank() != 2 {
         return Err(GmmaError::TileShape { tile: shown(), what: "is not a rank-2 (MN, K) layout".into() });
     }
-    let mode_size = |i: usize| -> Result<i64, GmmaError> { Ok(layout.mode(i)?.size()?.need("gmma")?) };
+    let mode_size = |i: usize| -> Result<i64, GmmaError> { Ok(layout.mode(i)?.size()?.need(LayoutOp::Size)?) };
     let (tile_mn, tile_k) = (mode_size(0)?, mode_size(1)?);
     if tile_mn % mn != 0 || tile_k % k != 0 {
         return Err(GmmaError::TileShape {

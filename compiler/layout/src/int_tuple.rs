@@ -1,5 +1,6 @@
 //! Hierarchical integer tuples: CuTe's `IntTuple` (an integer or a tuple of `IntTuple`s) and the arithmetic of
-//! shapes on them (`product`, `shape_div`, `ceil_div`, `elem_scale`, compact strides, `crd2idx`, `idx2crd`).
+//! shapes on them (`product`, `shape_div`, `ceil_div`, `elem_scale`, compact strides, `crd2idx`, `idx2crd`). The
+//! tree itself is `cutec-symint`'s generic `IntTuple` with this module's [`Int`] as its leaf.
 //!
 //! An integer is [`Int::Static`] (known to the compiler) or [`Int::Dynamic`] (a run-time value: a
 //! [`SymInt`] over dynamic dimensions and run-time values, and, where the caller knows it, a value). Dynamic
@@ -12,7 +13,8 @@ use std::fmt;
 
 pub use cutec_symint::{Op as SymOp, SymInt};
 
-use crate::error::{LayoutError, Result, invalid, rank_mismatch};
+use crate::error::{LayoutError, Result, invalid, not_divisible, rank_mismatch};
+use crate::eval::LayoutOp;
 
 /// An integer of a shape, stride or coordinate.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -72,7 +74,7 @@ impl Int {
     }
 
     /// The value, or [`LayoutError::NeedsStatic`] naming this integer.
-    pub fn need(&self, op: &'static str) -> Result<i64> {
+    pub fn need(&self, op: LayoutOp) -> Result<i64> {
         match self {
             Int::Static(v) => Ok(*v),
             Int::Dynamic { value: Some(v), .. } => Ok(*v),
@@ -96,7 +98,7 @@ impl fmt::Display for Int {
     }
 }
 
-fn overflow(op: &'static str, what: String) -> LayoutError {
+fn overflow(op: LayoutOp, what: String) -> LayoutError {
     LayoutError::Overflow { op, what }
 }
 
@@ -110,7 +112,7 @@ fn derived(sop: SymOp, a: &Int, b: &Int, f: impl Fn(i64, i64) -> Result<i64>) ->
 }
 
 /// `a * b`, static when both are; `0 * x = 0` and `1 * x = x` keep static zeros and dynamic names.
-pub fn mul(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+pub fn mul(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     let checked = |x: i64, y: i64| x.checked_mul(y).ok_or_else(|| overflow(op, format!("{x}*{y}")));
     match (a, b) {
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(checked(*x, *y)?)),
@@ -121,7 +123,7 @@ pub fn mul(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
 }
 
 /// `a + b`, static when both are; `0 + x = x`.
-pub fn add(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+pub fn add(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     let checked = |x: i64, y: i64| x.checked_add(y).ok_or_else(|| overflow(op, format!("{x}+{y}")));
     match (a, b) {
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(checked(*x, *y)?)),
@@ -132,7 +134,7 @@ pub fn add(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
 
 /// `|a|`: needs the value of a dynamic integer (the sign decides), and keeps it symbolic when it is already
 /// non-negative.
-pub fn abs(op: &'static str, a: &Int) -> Result<Int> {
+pub fn abs(op: LayoutOp, a: &Int) -> Result<Int> {
     match a {
         Int::Static(x) => x.checked_abs().map(Int::Static).ok_or_else(|| overflow(op, format!("|{x}|"))),
         Int::Dynamic { value: Some(v), .. } if *v >= 0 => Ok(a.clone()),
@@ -152,7 +154,7 @@ fn signum(x: i64) -> i64 {
 /// CuTe's `shape_div` on integers: `a / b` rounded away from zero (`1` or `-1` when `|a| < |b|`), under the
 /// divisibility condition `a % b == 0 || b % a == 0`, checked when both are static (CuTe waives it for dynamic
 /// integers). `what` describes the operands for the error message.
-pub fn shape_div(op: &'static str, a: &Int, b: &Int, what: &dyn Fn() -> String) -> Result<Int> {
+pub fn shape_div(op: LayoutOp, a: &Int, b: &Int, what: &dyn Fn() -> String) -> Result<Int> {
     let div = |x: i64, y: i64| -> Result<i64> {
         if y == 0 {
             return Err(invalid(op, format!("division by zero: {}", what())));
@@ -165,7 +167,7 @@ pub fn shape_div(op: &'static str, a: &Int, b: &Int, what: &dyn Fn() -> String) 
         (Int::Static(x), Int::Static(y)) => {
             let divides = |p: i64, q: i64| p != 0 && q.checked_rem(p) == Some(0);
             if *y == 0 || !(divides(*y, *x) || divides(*x, *y) || *x == 0) {
-                return Err(LayoutError::NotDivisible { op, what: what() });
+                return Err(not_divisible(op, what(), Some(*x), Some(*y)));
             }
             Ok(Int::Static(div(*x, *y)?))
         }
@@ -174,10 +176,10 @@ pub fn shape_div(op: &'static str, a: &Int, b: &Int, what: &dyn Fn() -> String) 
 }
 
 /// Exact division `a / b` (CuTe's `safe_div`), checked when both are static.
-pub fn safe_div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+pub fn safe_div(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     let div = |x: i64, y: i64| -> Result<i64> {
         if y == 0 || x.checked_rem(y) != Some(0) {
-            return Err(LayoutError::NotDivisible { op, what: format!("{y} does not divide {x}") });
+            return Err(not_divisible(op, format!("{y} does not divide {x}"), Some(y), Some(x)));
         }
         x.checked_div(y).ok_or_else(|| overflow(op, format!("{x}/{y}")))
     };
@@ -189,7 +191,7 @@ pub fn safe_div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
 }
 
 /// `ceil(a / b)` for positive integers, as CuTe computes it: `(a + b - 1) / b`.
-pub fn ceil_div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+pub fn ceil_div(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     let div = |x: i64, y: i64| -> Result<i64> {
         if y == 0 {
             return Err(invalid(op, format!("ceil_div({x},0)")));
@@ -206,7 +208,7 @@ pub fn ceil_div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
 
 /// `a / b` rounded toward negative infinity, for the non-negative indices and positive extents of coordinate
 /// arithmetic (`idx2crd`, `crd2idx`); symbolic when either is dynamic (`div`, which agrees there).
-pub fn div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+pub fn div(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     let f = |x: i64, y: i64| -> Result<i64> {
         if y == 0 {
             return Err(invalid(op, format!("division by zero: {x}/0")));
@@ -223,7 +225,7 @@ pub fn div(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
 
 /// `a mod b` (Euclidean), for the non-negative indices and positive extents of coordinate arithmetic;
 /// symbolic when either is dynamic (`rem`, which agrees there).
-pub fn rem(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+pub fn rem(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     let f = |x: i64, y: i64| -> Result<i64> {
         if y == 0 {
             return Err(invalid(op, format!("division by zero: {x}%0")));
@@ -238,7 +240,7 @@ pub fn rem(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
 }
 
 /// CuTe's `shape_min`: a static `1` is smaller than every shape; otherwise `min(a, b)`.
-pub fn shape_min(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
+pub fn shape_min(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     let _ = op;
     match (a, b) {
         (Int::Static(1), _) | (_, Int::Static(1)) => Ok(Int::Static(1)),
@@ -247,173 +249,43 @@ pub fn shape_min(op: &'static str, a: &Int, b: &Int) -> Result<Int> {
     }
 }
 
-/// An integer or a tuple of `IntTuple`s: shapes, strides, coordinates and profiles.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum IntTuple {
-    Int(Int),
-    Tuple(Vec<IntTuple>),
-}
+/// An integer or a tuple of `IntTuple`s: shapes, strides, coordinates and profiles. The tree, its structure
+/// (`rank`, `depth`, `modes`, `congruent`, `flatten`, `try_map`) and its printing are `cutec-symint`'s, shared
+/// with the checker and the manifest; the arithmetic on shapes is [`Shape`]'s and this module's.
+pub type IntTuple = cutec_symint::IntTuple<Int>;
 
-impl From<i64> for IntTuple {
-    fn from(v: i64) -> IntTuple {
-        IntTuple::Int(Int::Static(v))
-    }
-}
+pub(crate) use cutec_symint::int_tuple::write_tuple;
 
-impl From<Int> for IntTuple {
-    fn from(v: Int) -> IntTuple {
-        IntTuple::Int(v)
-    }
-}
-
-impl IntTuple {
-    /// A static integer.
-    pub fn int(v: i64) -> IntTuple {
-        IntTuple::Int(Int::Static(v))
-    }
-
-    /// A tuple of static integers.
-    pub fn ints(vs: &[i64]) -> IntTuple {
-        IntTuple::Tuple(vs.iter().map(|&v| IntTuple::int(v)).collect())
-    }
-
-    pub fn is_tuple(&self) -> bool {
-        matches!(self, IntTuple::Tuple(_))
-    }
-
-    /// The integer of a leaf.
-    pub fn as_int(&self) -> Option<&Int> {
-        match self {
-            IntTuple::Int(i) => Some(i),
-            IntTuple::Tuple(_) => None,
-        }
-    }
-
-    /// CuTe's `rank`: the number of top-level modes; an integer has rank 1.
-    pub fn rank(&self) -> usize {
-        match self {
-            IntTuple::Int(_) => 1,
-            IntTuple::Tuple(v) => v.len(),
-        }
-    }
-
-    /// CuTe's `depth`: 0 for an integer, 1 + the deepest mode for a tuple.
-    pub fn depth(&self) -> usize {
-        match self {
-            IntTuple::Int(_) => 0,
-            IntTuple::Tuple(v) => 1 + v.iter().map(IntTuple::depth).max().unwrap_or(0),
-        }
-    }
-
-    /// CuTe's `get<i>`: mode `i` of a tuple; `get<0>` of an integer is the integer.
-    pub fn mode(&self, i: usize) -> Option<&IntTuple> {
-        match self {
-            IntTuple::Int(_) if i == 0 => Some(self),
-            IntTuple::Int(_) => None,
-            IntTuple::Tuple(v) => v.get(i),
-        }
-    }
-
-    /// The top-level modes (an integer is its own single mode).
-    pub fn modes(&self) -> Vec<IntTuple> {
-        match self {
-            IntTuple::Int(_) => vec![self.clone()],
-            IntTuple::Tuple(v) => v.clone(),
-        }
-    }
-
-    /// The leaves, left to right (CuTe's `flatten` as a list).
-    pub fn flatten(&self) -> Vec<Int> {
-        let mut out = Vec::new();
-        self.collect_leaves(&mut out);
-        out
-    }
-
-    fn collect_leaves(&self, out: &mut Vec<Int>) {
-        match self {
-            IntTuple::Int(i) => out.push(i.clone()),
-            IntTuple::Tuple(v) => v.iter().for_each(|t| t.collect_leaves(out)),
-        }
-    }
-
-    /// CuTe's `flatten`: an integer stays an integer, a tuple becomes the tuple of its leaves.
-    pub fn flattened(&self) -> IntTuple {
-        match self {
-            IntTuple::Int(_) => self.clone(),
-            IntTuple::Tuple(_) => IntTuple::Tuple(self.flatten().into_iter().map(IntTuple::Int).collect()),
-        }
-    }
-
-    /// CuTe's `congruent`: the same hierarchical profile.
-    pub fn congruent(&self, other: &IntTuple) -> bool {
-        match (self, other) {
-            (IntTuple::Int(_), IntTuple::Int(_)) => true,
-            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
-            }
-            _ => false,
-        }
-    }
-
+/// The arithmetic of a shape of the algebra's integers.
+pub trait Shape {
     /// CuTe's `product` (`size` of a shape): the product of the leaves; `()` has size 1.
-    pub fn product(&self, op: &'static str) -> Result<Int> {
+    fn product(&self, op: LayoutOp) -> Result<Int>;
+    /// The values of all leaves, when all are known.
+    fn values(&self) -> Option<Vec<i64>>;
+    /// Whether every leaf is static.
+    fn is_static(&self) -> bool;
+}
+
+impl Shape for IntTuple {
+    fn product(&self, op: LayoutOp) -> Result<Int> {
         match self {
             IntTuple::Int(i) => Ok(i.clone()),
             IntTuple::Tuple(v) => v.iter().try_fold(Int::Static(1), |acc, t| mul(op, &acc, &t.product(op)?)),
         }
     }
 
-    /// The values of all leaves, when all are known.
-    pub fn values(&self) -> Option<Vec<i64>> {
-        self.flatten().iter().map(Int::value).collect()
+    fn values(&self) -> Option<Vec<i64>> {
+        self.leaves().into_iter().map(Int::value).collect()
     }
 
-    /// Whether every leaf is static.
-    pub fn is_static(&self) -> bool {
-        self.flatten().iter().all(Int::is_static)
-    }
-
-    /// Apply `f` to every leaf, keeping the profile.
-    pub fn try_map(&self, f: &mut dyn FnMut(&Int) -> Result<Int>) -> Result<IntTuple> {
-        Ok(match self {
-            IntTuple::Int(i) => IntTuple::Int(f(i)?),
-            IntTuple::Tuple(v) => IntTuple::Tuple(v.iter().map(|t| t.try_map(f)).collect::<Result<_>>()?),
-        })
-    }
-
-    /// CuTe's `unwrap`: a one-element tuple becomes its element.
-    pub fn unwrap_single(self) -> IntTuple {
-        match self {
-            IntTuple::Tuple(mut v) if v.len() == 1 => v.remove(0).unwrap_single(),
-            other => other,
-        }
-    }
-}
-
-/// CuTe's tuple notation: `(a,b,c)`, no spaces; the one printer of every tuple-like value.
-pub(crate) fn write_tuple<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T]) -> fmt::Result {
-    f.write_str("(")?;
-    for (k, item) in items.iter().enumerate() {
-        if k > 0 {
-            f.write_str(",")?;
-        }
-        write!(f, "{item}")?;
-    }
-    f.write_str(")")
-}
-
-impl fmt::Display for IntTuple {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IntTuple::Int(i) => write!(f, "{i}"),
-            IntTuple::Tuple(v) => crate::int_tuple::write_tuple(f, v),
-        }
+    fn is_static(&self) -> bool {
+        self.leaves().into_iter().all(Int::is_static)
     }
 }
 
 /// CuTe's `product_each`: the size of each top-level mode, as a tuple (`transform(wrap(t), product)`: an
 /// integer `n` gives `(n)`).
-pub fn product_each(op: &'static str, t: &IntTuple) -> Result<IntTuple> {
+pub fn product_each(op: LayoutOp, t: &IntTuple) -> Result<IntTuple> {
     match t {
         IntTuple::Int(_) => Ok(IntTuple::Tuple(vec![t.clone()])),
         IntTuple::Tuple(v) => {
@@ -424,7 +296,7 @@ pub fn product_each(op: &'static str, t: &IntTuple) -> Result<IntTuple> {
 
 /// CuTe's `compact_major<LayoutLeft>(shape, current)`: column-major strides starting at `current`; a static
 /// shape 1 gets stride 0. Returns the strides and `current * size(shape)`.
-pub fn compact_col_major(op: &'static str, shape: &IntTuple, current: &Int) -> Result<(IntTuple, Int)> {
+pub fn compact_col_major(op: LayoutOp, shape: &IntTuple, current: &Int) -> Result<(IntTuple, Int)> {
     match shape {
         IntTuple::Int(s) if s.is(1) => Ok((IntTuple::int(0), current.clone())),
         IntTuple::Int(s) => Ok((IntTuple::Int(current.clone()), mul(op, current, s)?)),
@@ -442,7 +314,7 @@ pub fn compact_col_major(op: &'static str, shape: &IntTuple, current: &Int) -> R
 }
 
 /// CuTe's `compact_major<LayoutRight>(shape)`: row-major strides (the last mode is contiguous).
-pub fn compact_row_major(op: &'static str, shape: &IntTuple, current: &Int) -> Result<(IntTuple, Int)> {
+pub fn compact_row_major(op: LayoutOp, shape: &IntTuple, current: &Int) -> Result<(IntTuple, Int)> {
     match shape {
         IntTuple::Int(_) => compact_col_major(op, shape, current),
         IntTuple::Tuple(v) => {
@@ -460,7 +332,7 @@ pub fn compact_row_major(op: &'static str, shape: &IntTuple, current: &Int) -> R
 
 /// CuTe's `shape_div` on tuples: element-wise for tuple/tuple, a fold of the divisor through the modes for
 /// tuple/int (`shape_div((4,5,6),40) = (1,1,3)`), and by the product for int/tuple.
-pub fn shape_div_tuple(op: &'static str, a: &IntTuple, b: &IntTuple) -> Result<IntTuple> {
+pub fn shape_div_tuple(op: LayoutOp, a: &IntTuple, b: &IntTuple) -> Result<IntTuple> {
     match (a, b) {
         (IntTuple::Tuple(x), IntTuple::Tuple(y)) => {
             if x.len() != y.len() {
@@ -487,7 +359,7 @@ pub fn shape_div_tuple(op: &'static str, a: &IntTuple, b: &IntTuple) -> Result<I
 
 /// CuTe's `ceil_div` on tuples: element-wise (missing modes of `b` are 1), a fold for tuple/int, by the product
 /// for int/tuple.
-pub fn ceil_div_tuple(op: &'static str, a: &IntTuple, b: &IntTuple) -> Result<IntTuple> {
+pub fn ceil_div_tuple(op: LayoutOp, a: &IntTuple, b: &IntTuple) -> Result<IntTuple> {
     match (a, b) {
         (IntTuple::Tuple(x), IntTuple::Tuple(y)) => {
             if x.len() < y.len() {
@@ -517,7 +389,7 @@ pub fn ceil_div_tuple(op: &'static str, a: &IntTuple, b: &IntTuple) -> Result<In
 
 /// CuTe's `coalesce` of a shape: adjacent leaves of the same staticness multiply together.
 /// @post size(result) == size(shape), depth(result) <= 1.
-pub fn coalesce_shape(op: &'static str, shape: &IntTuple) -> Result<IntTuple> {
+pub fn coalesce_shape(op: LayoutOp, shape: &IntTuple) -> Result<IntTuple> {
     let leaves = shape.flatten();
     let mut out: Vec<Int> = Vec::new();
     for l in leaves {
@@ -582,7 +454,7 @@ impl fmt::Display for Coord {
 ///  * int coordinate, tuple shape: colexicographic split, `c % size(s0)` into mode 0 and `c / size(s0)` onward
 ///    (the last mode takes the rest unreduced);
 ///  * tuple coordinate: the sum over modes.
-pub fn crd2idx(op: &'static str, coord: &Coord, shape: &IntTuple, stride: &IntTuple) -> Result<Int> {
+pub fn crd2idx(op: LayoutOp, coord: &Coord, shape: &IntTuple, stride: &IntTuple) -> Result<Int> {
     match (coord, shape, stride) {
         (Coord::Underscore, _, _) => Ok(Int::Static(0)),
         (Coord::Tuple(c), IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
@@ -633,7 +505,7 @@ pub fn crd2idx(op: &'static str, coord: &Coord, shape: &IntTuple, stride: &IntTu
 /// CuTe's `idx2crd(idx, shape, stride)`: the coordinate of `idx` in a compact layout, `(idx / d) % s` per leaf
 /// (a static shape 1 gives 0).
 /// @post crd2idx(result, shape, stride) == idx for compact (shape, stride) and idx < size(shape).
-pub fn idx2crd(op: &'static str, idx: &IntTuple, shape: &IntTuple, stride: &IntTuple) -> Result<IntTuple> {
+pub fn idx2crd(op: LayoutOp, idx: &IntTuple, shape: &IntTuple, stride: &IntTuple) -> Result<IntTuple> {
     match (idx, shape, stride) {
         (IntTuple::Tuple(i), IntTuple::Tuple(s), IntTuple::Tuple(d)) => {
             if i.len() != s.len() || s.len() != d.len() {
@@ -667,7 +539,7 @@ pub fn idx2crd(op: &'static str, idx: &IntTuple, shape: &IntTuple, stride: &IntT
 
 /// CuTe's `idx2crd(idx, shape)` without a stride: a tuple index splits mode by mode, an integer index is split
 /// colexicographically over a tuple shape (compact column-major strides).
-pub fn idx2crd_compact(op: &'static str, idx: &IntTuple, shape: &IntTuple) -> Result<IntTuple> {
+pub fn idx2crd_compact(op: LayoutOp, idx: &IntTuple, shape: &IntTuple) -> Result<IntTuple> {
     match (idx, shape) {
         (IntTuple::Tuple(i), IntTuple::Tuple(s)) => {
             if i.len() != s.len() {
@@ -689,52 +561,52 @@ mod tests {
     use super::*;
 
     fn t(s: &str) -> IntTuple {
-        s.parse().unwrap()
+        crate::parse_int_tuple(s).unwrap()
     }
 
     #[test]
     fn shape_div_rounds_away_from_zero_and_checks_divisibility() {
         let what = || String::new();
-        assert_eq!(shape_div("t", &Int::Static(2), &Int::Static(4), &what).unwrap(), Int::Static(1));
-        assert_eq!(shape_div("t", &Int::Static(-2), &Int::Static(4), &what).unwrap(), Int::Static(-1));
-        assert_eq!(shape_div("t", &Int::Static(12), &Int::Static(4), &what).unwrap(), Int::Static(3));
-        assert!(shape_div("t", &Int::Static(6), &Int::Static(4), &what).is_err());
-        assert!(shape_div("t", &Int::Static(6), &Int::Static(0), &what).is_err());
-        assert_eq!(shape_div_tuple("t", &t("(4,5,6)"), &t("40")).unwrap(), t("(1,1,3)"));
+        assert_eq!(shape_div(LayoutOp::Size, &Int::Static(2), &Int::Static(4), &what).unwrap(), Int::Static(1));
+        assert_eq!(shape_div(LayoutOp::Size, &Int::Static(-2), &Int::Static(4), &what).unwrap(), Int::Static(-1));
+        assert_eq!(shape_div(LayoutOp::Size, &Int::Static(12), &Int::Static(4), &what).unwrap(), Int::Static(3));
+        assert!(shape_div(LayoutOp::Size, &Int::Static(6), &Int::Static(4), &what).is_err());
+        assert!(shape_div(LayoutOp::Size, &Int::Static(6), &Int::Static(0), &what).is_err());
+        assert_eq!(shape_div_tuple(LayoutOp::Size, &t("(4,5,6)"), &t("40")).unwrap(), t("(1,1,3)"));
     }
 
     #[test]
     fn ceil_div_folds_through_tuples() {
-        assert_eq!(ceil_div_tuple("t", &t("(3,3,1)"), &t("8")).unwrap(), t("(1,1,1)"));
-        assert_eq!(ceil_div_tuple("t", &t("(6,5)"), &t("2")).unwrap(), t("(3,5)"));
-        assert_eq!(ceil_div_tuple("t", &t("(6,5)"), &t("(4)")).unwrap(), t("(2,5)"));
+        assert_eq!(ceil_div_tuple(LayoutOp::Size, &t("(3,3,1)"), &t("8")).unwrap(), t("(1,1,1)"));
+        assert_eq!(ceil_div_tuple(LayoutOp::Size, &t("(6,5)"), &t("2")).unwrap(), t("(3,5)"));
+        assert_eq!(ceil_div_tuple(LayoutOp::Size, &t("(6,5)"), &t("(4)")).unwrap(), t("(2,5)"));
     }
 
     #[test]
     fn arithmetic_is_checked_and_symbolic() {
-        assert!(mul("t", &Int::Static(i64::MAX), &Int::Static(2)).is_err());
-        assert_eq!(mul("t", &Int::named("M"), &Int::Static(1)).unwrap(), Int::named("M"));
-        assert_eq!(mul("t", &Int::named("M"), &Int::Static(0)).unwrap(), Int::Static(0));
-        assert_eq!(mul("t", &Int::named("M"), &Int::named("K")).unwrap().to_string(), "M*K");
+        assert!(mul(LayoutOp::Size, &Int::Static(i64::MAX), &Int::Static(2)).is_err());
+        assert_eq!(mul(LayoutOp::Size, &Int::named("M"), &Int::Static(1)).unwrap(), Int::named("M"));
+        assert_eq!(mul(LayoutOp::Size, &Int::named("M"), &Int::Static(0)).unwrap(), Int::Static(0));
+        assert_eq!(mul(LayoutOp::Size, &Int::named("M"), &Int::named("K")).unwrap().to_string(), "M*K");
         let m = Int::Dynamic { sym: SymInt::dim("M"), value: Some(6) };
-        assert_eq!(mul("t", &m, &Int::Static(2)).unwrap().value(), Some(12));
-        assert!(Int::named("M").need("t").is_err());
+        assert_eq!(mul(LayoutOp::Size, &m, &Int::Static(2)).unwrap().value(), Some(12));
+        assert!(Int::named("M").need(LayoutOp::Size).is_err());
     }
 
     #[test]
     fn compact_strides_skip_size_one() {
-        let (d, next) = compact_col_major("t", &t("(4,(1,2))"), &Int::Static(1)).unwrap();
+        let (d, next) = compact_col_major(LayoutOp::Size, &t("(4,(1,2))"), &Int::Static(1)).unwrap();
         assert_eq!((d, next), (t("(1,(0,4))"), Int::Static(8)));
-        let (d, _) = compact_row_major("t", &t("(4,8)"), &Int::Static(1)).unwrap();
+        let (d, _) = compact_row_major(LayoutOp::Size, &t("(4,8)"), &Int::Static(1)).unwrap();
         assert_eq!(d, t("(8,1)"));
-        assert_eq!(coalesce_shape("t", &t("(2,(3,M),4)")).unwrap(), t("(6,M,4)"));
+        assert_eq!(coalesce_shape(LayoutOp::Size, &t("(2,(3,M),4)")).unwrap(), t("(6,M,4)"));
     }
 
     #[test]
     fn coordinates() {
         let (shape, stride) = (t("(3,(2,3))"), t("(3,(12,1))"));
-        assert_eq!(crd2idx("t", &Coord::from(16), &shape, &stride).unwrap(), Int::Static(17));
-        assert_eq!(idx2crd_compact("t", &t("16"), &shape).unwrap(), t("(1,(1,2))"));
-        assert!(crd2idx("t", &Coord::from(&t("(1,2,3)")), &shape, &stride).is_err());
+        assert_eq!(crd2idx(LayoutOp::Size, &Coord::from(16), &shape, &stride).unwrap(), Int::Static(17));
+        assert_eq!(idx2crd_compact(LayoutOp::Size, &t("16"), &shape).unwrap(), t("(1,(1,2))"));
+        assert!(crd2idx(LayoutOp::Size, &Coord::from(&t("(1,2,3)")), &shape, &stride).is_err());
     }
 }

@@ -4,8 +4,9 @@
 
 use std::fmt;
 
-use crate::error::{LayoutError, Result, invalid, rank_mismatch};
-use crate::int_tuple::{self, Coord, Int, IntTuple, compact_col_major, compact_row_major, crd2idx, mul};
+use crate::error::{LayoutError, Result, invalid, not_divisible, rank_mismatch};
+use crate::eval::LayoutOp;
+use crate::int_tuple::{self, Coord, Int, IntTuple, Shape, compact_col_major, compact_row_major, crd2idx, mul};
 
 /// A layout `shape:stride`. Invariants: `shape` and `stride` are congruent, and every known shape is positive.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -28,10 +29,13 @@ impl Layout {
     /// @pre congruent(shape, stride), every known shape is positive.
     pub fn new(shape: IntTuple, stride: IntTuple) -> Result<Layout> {
         if !shape.congruent(&stride) {
-            return Err(rank_mismatch("make_layout", format!("shape {shape} and stride {stride} are not congruent")));
+            return Err(rank_mismatch(
+                LayoutOp::MakeLayout,
+                format!("shape {shape} and stride {stride} are not congruent"),
+            ));
         }
         if let Some(s) = shape.flatten().iter().filter_map(Int::value).find(|&s| s < 1) {
-            return Err(invalid("make_layout", format!("shape {s} in {shape} is not positive")));
+            return Err(invalid(LayoutOp::MakeLayout, format!("shape {s} in {shape} is not positive")));
         }
         Ok(Layout { shape, stride })
     }
@@ -49,13 +53,13 @@ impl Layout {
 
     /// `make_layout(shape)`: compact column-major strides (`(4,8)` is `(4,8):(1,4)`); a static 1 gets stride 0.
     pub fn compact(shape: IntTuple) -> Result<Layout> {
-        let (stride, _) = compact_col_major("make_layout", &shape, &Int::Static(1))?;
+        let (stride, _) = compact_col_major(LayoutOp::MakeLayout, &shape, &Int::Static(1))?;
         Layout::new(shape, stride)
     }
 
     /// `make_layout(shape, LayoutRight{})`: compact row-major strides.
     pub fn row_major(shape: IntTuple) -> Result<Layout> {
-        let (stride, _) = compact_row_major("make_layout", &shape, &Int::Static(1))?;
+        let (stride, _) = compact_row_major(LayoutOp::MakeLayout, &shape, &Int::Static(1))?;
         Layout::new(shape, stride)
     }
 
@@ -90,13 +94,13 @@ impl Layout {
 
     /// `size(L)`: the size of the domain, the product of the shape.
     pub fn size(&self) -> Result<Int> {
-        self.shape.product("size")
+        self.shape.product(LayoutOp::Size)
     }
 
     /// `cosize(L)`: the size of the codomain, `L(size(L) - 1) + 1` with the strides taken in absolute value
     /// (CuTe's `coshape` protects against negative strides this way).
     pub fn cosize(&self) -> Result<Int> {
-        let op = "cosize";
+        let op = LayoutOp::Cosize;
         let mut hi: i64 = 0;
         for (s, d) in self.shape.flatten().iter().zip(self.stride.flatten()) {
             let term = (s.need(op)? - 1).checked_mul(d.need(op)?.checked_abs().unwrap_or(i64::MAX));
@@ -116,7 +120,7 @@ impl Layout {
     pub fn mode(&self, i: usize) -> Result<Layout> {
         match (self.shape.mode(i), self.stride.mode(i)) {
             (Some(s), Some(d)) => Ok(Layout { shape: s.clone(), stride: d.clone() }),
-            _ => Err(LayoutError::IndexOutOfRange { op: "get", index: i as i64, rank: self.rank() }),
+            _ => Err(LayoutError::IndexOutOfRange { op: LayoutOp::Get, index: i as i64, rank: self.rank() }),
         }
     }
 
@@ -129,9 +133,9 @@ impl Layout {
     pub fn modes(&self) -> Vec<Layout> {
         self.shape
             .modes()
-            .into_iter()
+            .iter()
             .zip(self.stride.modes())
-            .map(|(shape, stride)| Layout { shape, stride })
+            .map(|(shape, stride)| Layout { shape: shape.clone(), stride: stride.clone() })
             .collect()
     }
 
@@ -143,7 +147,10 @@ impl Layout {
     /// `take<b,e>(L)`: modes `[b, e)`.
     pub fn take(&self, begin: usize, end: usize) -> Result<Layout> {
         if begin >= end || end > self.rank() {
-            return Err(invalid("take", format!("range [{begin},{end}) of the rank-{} layout {self}", self.rank())));
+            return Err(invalid(
+                LayoutOp::Take,
+                format!("range [{begin},{end}) of the rank-{} layout {self}", self.rank()),
+            ));
         }
         self.select(&(begin..end).collect::<Vec<_>>())
     }
@@ -170,18 +177,18 @@ impl Layout {
 
     /// `L(c)`: `crd2idx(c, shape, stride)`; an integer coordinate is split colexicographically.
     pub fn call(&self, coord: &Coord) -> Result<Int> {
-        crd2idx("crd2idx", coord, &self.shape, &self.stride)
+        crd2idx(LayoutOp::Crd2idx, coord, &self.shape, &self.stride)
     }
 
     /// `L(i)` for a static 1-D coordinate.
     pub fn index(&self, i: i64) -> Result<i64> {
-        self.call(&Coord::Int(Int::Static(i)))?.need("crd2idx")
+        self.call(&Coord::Int(Int::Static(i)))?.need(LayoutOp::Crd2idx)
     }
 
     /// All values `L(0), ..., L(size(L) - 1)`.
     /// @pre the layout is static and of size at most [`MAX_ENUMERATED_SIZE`].
     pub fn indices(&self) -> Result<Vec<i64>> {
-        let op = "indices";
+        let op = LayoutOp::Size;
         let leaves: Vec<(i64, i64)> =
             self.leaves().iter().map(|(s, d)| Ok((s.need(op)?, d.need(op)?))).collect::<Result<_>>()?;
         let size = self.size()?.need(op)?;
@@ -221,7 +228,7 @@ impl Layout {
     /// and its shape `ceil_div(s, ceil_div(N, |d|))`; static-0 strides are kept; dynamic strides are divided by
     /// `N`. @pre `d % N == 0 || N % d == 0` for every static stride (CuTe's divisibility condition).
     pub fn upcast(&self, n: i64) -> Result<Layout> {
-        let op = "upcast";
+        let op = LayoutOp::Upcast;
         if n < 1 {
             return Err(invalid(op, format!("factor {n} is not positive")));
         }
@@ -236,10 +243,8 @@ impl Layout {
                 }
                 Some(v) => {
                     if v % n != 0 && n % v != 0 {
-                        return Err(LayoutError::NotDivisible {
-                            op,
-                            what: format!("stride {d} of {self} and {n} do not divide each other"),
-                        });
+                        let what = format!("stride {d} of {self} and {n} do not divide each other");
+                        return Err(not_divisible(op, what, Some(v), Some(n)));
                     }
                     let ad = int_tuple::abs(op, &d)?;
                     shapes.push(int_tuple::ceil_div(op, &s, &int_tuple::ceil_div(op, &big_n, &ad)?)?);
@@ -258,7 +263,7 @@ impl Layout {
     /// stride is multiplied by `N`.
     /// @pre some stride is a static 1 ("downcast requires adjacent elements"; CuTe's `has_int1`).
     pub fn downcast(&self, n: i64) -> Result<Layout> {
-        let op = "downcast";
+        let op = LayoutOp::Downcast;
         if n < 1 {
             return Err(invalid(op, format!("factor {n} is not positive")));
         }
@@ -284,8 +289,8 @@ impl Layout {
     pub(crate) fn with_leaves(&self, shapes: Vec<Int>, strides: Vec<Int>) -> Layout {
         let mut s = shapes.into_iter();
         let mut d = strides.into_iter();
-        let shape = self.shape.try_map(&mut |_| Ok(s.next().unwrap_or(Int::Static(1)))).unwrap_or(IntTuple::int(1));
-        let stride = self.stride.try_map(&mut |_| Ok(d.next().unwrap_or(Int::Static(0)))).unwrap_or(IntTuple::int(0));
+        let shape = self.shape.map(|_| s.next().unwrap_or(Int::Static(1)));
+        let stride = self.stride.map(|_| d.next().unwrap_or(Int::Static(0)));
         Layout { shape, stride }
     }
 }
@@ -299,10 +304,10 @@ pub fn slice(coord: &Coord, t: &IntTuple) -> Result<IntTuple> {
         Coord::Tuple(c) => {
             let modes = t.modes();
             if c.len() != modes.len() || (!t.is_tuple() && c.len() != 1) {
-                return Err(rank_mismatch("slice", format!("coordinate {coord} for {t}")));
+                return Err(rank_mismatch(LayoutOp::Slice, format!("coordinate {coord} for {t}")));
             }
             let mut out = Vec::new();
-            for (ci, ti) in c.iter().zip(&modes) {
+            for (ci, ti) in c.iter().zip(modes) {
                 match ci {
                     Coord::Underscore => out.push(ti.clone()),
                     Coord::Int(_) => {}

@@ -111,13 +111,13 @@ pub use complement::{
 pub use composition::{Tiler, composition, composition_tiler};
 pub use divide::{flat_divide, local_partition, local_tile, logical_divide, tiled_divide, zipped_divide};
 pub use doc::{book_pictures, check_doc_block, doc_blocks};
-pub use error::{LayoutError, Result};
+pub use error::{LayoutError, Result, SwizzleRule};
 pub use eval::{EvalError, LayoutOp, OPS, OpInfo, Value, apply, apply_named, eval, eval_lines, is_layout_op, op_info};
 pub use gmma::{
     GmmaError, GmmaSwizzle, Major, OperandDescriptors, SmemDescriptor, descriptor_address, operand_descriptor,
     wgmma_a_register_layout, wgmma_accumulator_layout,
 };
-pub use int_tuple::{Coord, Int, IntTuple};
+pub use int_tuple::{Coord, Int, IntTuple, Shape};
 pub use layout::Layout;
 pub use parse::{ParseError, parse_composed, parse_int_tuple, parse_layout, parse_swizzle};
 pub use picture::{Drawable, print_layout};

@@ -270,13 +270,6 @@ pub fn parse_composed(src: &str) -> Result<ComposedLayout, ParseError> {
     parse_all(src, Cursor::composed)
 }
 
-impl FromStr for IntTuple {
-    type Err = ParseError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse_int_tuple(s)
-    }
-}
-
 impl FromStr for Layout {
     type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {

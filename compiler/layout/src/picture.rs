@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::error::{Result, invalid};
+use crate::eval::LayoutOp;
 use crate::layout::Layout;
 use crate::swizzle::ComposedLayout;
 
@@ -29,7 +30,7 @@ impl Drawable for Layout {
         Ok(inner)
     }
     fn cosize(&self) -> Result<i64> {
-        Layout::cosize(self)?.need("print_layout")
+        Layout::cosize(self)?.need(LayoutOp::PrintLayout)
     }
     fn header(&self) -> String {
         self.to_string()
@@ -41,11 +42,11 @@ impl Drawable for ComposedLayout {
         &self.layout
     }
     fn finish(&self, inner: i64) -> Result<i64> {
-        let off = self.offset.need("print_layout")?;
+        let off = self.offset.need(LayoutOp::PrintLayout)?;
         Ok(self.swizzle.apply(off.checked_add(inner).unwrap_or(inner)))
     }
     fn cosize(&self) -> Result<i64> {
-        self.layout.cosize()?.need("print_layout")
+        self.layout.cosize()?.need(LayoutOp::PrintLayout)
     }
     fn header(&self) -> String {
         self.to_string()
@@ -65,10 +66,10 @@ pub fn grid(l: &impl Drawable) -> Result<Vec<Vec<i64>>> {
             if modes.len() == 2 { modes[1].clone() } else { Layout::from_modes(modes[1..].to_vec()) },
         ),
     };
-    let (m, n) = (rows.size()?.need("print_layout")?, cols.size()?.need("print_layout")?);
+    let (m, n) = (rows.size()?.need(LayoutOp::PrintLayout)?, cols.size()?.need(LayoutOp::PrintLayout)?);
     if m.saturating_mul(n) > MAX_PICTURE_CELLS {
         return Err(invalid(
-            "print_layout",
+            LayoutOp::PrintLayout,
             format!("{} has {m}x{n} cells, more than {MAX_PICTURE_CELLS}", l.header()),
         ));
     }

@@ -4,7 +4,8 @@
 use crate::complement::{complement, right_inverse};
 use crate::composition::{Tiler, composition, pair};
 use crate::divide::{by_mode, tile_unzip, unzip_modes};
-use crate::error::{LayoutError, Result, invalid, rank_mismatch};
+use crate::error::{Result, invalid, not_divisible, rank_mismatch};
+use crate::eval::LayoutOp;
 use crate::int_tuple::{Int, IntTuple, ceil_div_tuple, compact_col_major, mul, product_each};
 use crate::layout::Layout;
 
@@ -13,7 +14,7 @@ use crate::layout::Layout;
 /// multiplies mode by mode (the remaining modes are kept), `_` keeps a mode, an integer `n` is `n:1`.
 /// @post rank(result) == 2 for a layout B, compatible(A, layout<0>(result)), compatible(B, layout<1>(result)).
 pub fn logical_product(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    const OP: &str = "logical_product";
+    const OP: LayoutOp = LayoutOp::LogicalProduct;
     match tiler {
         Tiler::Layout(b) => {
             let target = mul(OP, &a.size()?, &b.cosize()?)?;
@@ -28,7 +29,7 @@ pub fn logical_product(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 
 /// `zipped_product(A, B)`: `((M,N,...), (TileM,TileN,...,L,...))`.
 pub fn zipped_product(a: &Layout, tiler: &Tiler) -> Result<Layout> {
-    tile_unzip("zipped_product", &logical_product(a, tiler)?, tiler)
+    tile_unzip(LayoutOp::ZippedProduct, &logical_product(a, tiler)?, tiler)
 }
 
 /// `tiled_product(A, B)`: `((M,N,...), TileM, TileN, ..., L, ...)`: CuTe's `result(_, repeat<R1>(_))` of the
@@ -45,13 +46,14 @@ pub fn flat_product(a: &Layout, tiler: &Tiler) -> Result<Layout> {
 
 /// CuTe's `zip(A, B)` of two layouts: `((A0,B0), (A1,B1), ...)` over the modes of `A` (mode `j` of an integral
 /// `B` is `B` itself); `((A, B))` when `A` is integral.
-/// @pre when `A` is a tuple, `B` is a tuple of the same rank (CuTe's "Mismatched Ranks").
-fn zip(a: &Layout, b: &Layout) -> Result<Layout> {
+/// @pre when `A` is a tuple, `B` is a tuple of the same rank (CuTe's "Mismatched Ranks"; the error names `op`, the
+/// product that zips).
+fn zip(op: LayoutOp, a: &Layout, b: &Layout) -> Result<Layout> {
     if !a.shape().is_tuple() {
         return Ok(Layout::from_modes(vec![pair(a.clone(), b.clone())]));
     }
     if !b.shape().is_tuple() || b.rank() != a.rank() {
-        return Err(rank_mismatch("zip", format!("{a} and {b} have mismatched ranks")));
+        return Err(rank_mismatch(op, format!("{a} and {b} have mismatched ranks")));
     }
     let modes = a.modes().into_iter().enumerate().map(|(j, m)| Ok(pair(m, b.mode(j)?))).collect::<Result<_>>()?;
     Ok(Layout::from_modes(modes))
@@ -63,7 +65,7 @@ fn rank_sensitive_product(block: &Layout, tiler: &Layout, raked: bool) -> Result
     let r = block.rank().max(tiler.rank());
     let result = logical_product(&block.append_to(r), &Tiler::Layout(tiler.append_to(r)))?;
     let (a, b) = (result.mode(0)?, result.mode(1)?);
-    if raked { zip(&b, &a) } else { zip(&a, &b) }
+    if raked { zip(LayoutOp::RakedProduct, &b, &a) } else { zip(LayoutOp::BlockedProduct, &a, &b) }
 }
 
 /// `blocked_product(A, B)`: reproduce the block `A` over the tiler `B`, mode by mode: mode `i` of the result
@@ -85,7 +87,7 @@ pub fn raked_product(block: &Layout, tiler: &Layout) -> Result<Layout> {
 /// an integer order for a tuple sub-shape makes that sub-shape column-major.
 /// `make_ordered_layout((2,2,2,2), (0,2,3,1))` is `(2,2,2,2):(1,4,8,2)`.
 pub fn make_ordered_layout(shape: &IntTuple, order: &IntTuple) -> Result<Layout> {
-    const OP: &str = "make_ordered_layout";
+    const OP: LayoutOp = LayoutOp::MakeOrderedLayout;
     let mut units: Vec<(i64, usize, IntTuple)> = Vec::new();
     collect_units(OP, shape, order, &mut units)?;
     let mut sorted: Vec<usize> = (0..units.len()).collect();
@@ -102,7 +104,7 @@ pub fn make_ordered_layout(shape: &IntTuple, order: &IntTuple) -> Result<Layout>
 }
 
 fn collect_units(
-    op: &'static str,
+    op: LayoutOp,
     shape: &IntTuple,
     order: &IntTuple,
     out: &mut Vec<(i64, usize, IntTuple)>,
@@ -135,7 +137,7 @@ fn assemble(shape: &IntTuple, order: &IntTuple, it: &mut dyn Iterator<Item = Int
 /// @pre rank(block) <= rank(shape), and each mode of the block divides the target mode.
 /// @post compatible(shape, shape(result)) as sizes per mode.
 pub fn tile_to_shape(block: &Layout, target: &IntTuple, order: Option<&IntTuple>) -> Result<Layout> {
-    const OP: &str = "tile_to_shape";
+    const OP: LayoutOp = LayoutOp::TileToShape;
     let r = target.rank();
     if block.rank() > r {
         return Err(rank_mismatch(OP, format!("{block} has more modes than the target shape {target}")));
@@ -147,10 +149,8 @@ pub fn tile_to_shape(block: &Layout, target: &IntTuple, order: Option<&IntTuple>
         if let (Some(b), Some(t)) = (b.static_value(), t.static_value())
             && (b == 0 || t % b != 0)
         {
-            return Err(LayoutError::NotDivisible {
-                op: OP,
-                what: format!("block shape {block_shape} of {block} does not divide the target shape {target_shape}"),
-            });
+            let what = format!("block shape {block_shape} of {block} does not divide the target shape {target_shape}");
+            return Err(not_divisible(OP, what, Some(b), Some(t)));
         }
     }
     let product_shape = ceil_div_tuple(OP, &target_shape, &block_shape)?;
@@ -166,7 +166,7 @@ pub fn tile_to_shape(block: &Layout, target: &IntTuple, order: Option<&IntTuple>
 /// `(thread, value) -> index in the tile` (column-major in the tile).
 /// `layout_mn = raked_product(thr, val)`, `tv = right_inverse(layout_mn) o (size(thr), size(val))`.
 pub fn make_layout_tv(thr: &Layout, val: &Layout) -> Result<(IntTuple, Layout)> {
-    const OP: &str = "make_layout_tv";
+    const OP: LayoutOp = LayoutOp::MakeLayoutTv;
     let layout_mn = raked_product(thr, val)?;
     let tv_shape = IntTuple::Tuple(vec![IntTuple::Int(thr.size()?), IntTuple::Int(val.size()?)]);
     let tv = composition(&right_inverse(&layout_mn)?, &Layout::compact(tv_shape)?)?;

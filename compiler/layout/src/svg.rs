@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::error::{Result, invalid};
+use crate::eval::LayoutOp;
 use crate::layout::Layout;
 use crate::picture::{Drawable, MAX_PICTURE_CELLS, grid};
 
@@ -104,7 +105,7 @@ pub fn svg_layout(l: &impl Drawable) -> Result<String> {
 /// that reaches it and coloured by thread, as CuTe's `print_latex_tv` / `print_svg` draw them.
 /// @pre rank(tv) == 2.
 pub fn svg_tv(tv: &Layout, m: i64, n: i64) -> Result<String> {
-    const OP: &str = "svg_tv";
+    const OP: LayoutOp = LayoutOp::MakeLayoutTv;
     if tv.rank() != 2 {
         return Err(invalid(OP, format!("{tv} is not a (thread, value) layout of rank 2")));
     }

@@ -13,7 +13,8 @@
 
 use std::fmt;
 
-use crate::error::{Result, invalid};
+use crate::error::{LayoutError, Result, SwizzleRule, invalid};
+use crate::eval::LayoutOp;
 use crate::int_tuple::{self, Coord, Int, mul};
 use crate::layout::Layout;
 
@@ -28,15 +29,15 @@ pub struct Swizzle {
 impl Swizzle {
     /// `Swizzle<bits, base, shift>`.
     pub fn new(bits: i64, base: i64, shift: i64) -> Result<Swizzle> {
-        let op = "Swizzle";
+        let broken = |rule| Err(LayoutError::BadSwizzle { bits, base, shift, rule });
         if bits < 0 || base < 0 {
-            return Err(invalid(op, format!("Swizzle<{bits},{base},{shift}> needs B >= 0 and M >= 0")));
+            return broken(SwizzleRule::NonNegative);
         }
         if shift.unsigned_abs() < bits.unsigned_abs() {
-            return Err(invalid(op, format!("Swizzle<{bits},{base},{shift}> needs |S| >= B")));
+            return broken(SwizzleRule::ShiftCoversBits);
         }
         if bits.saturating_add(base).saturating_add(shift.saturating_abs()) > 62 {
-            return Err(invalid(op, format!("Swizzle<{bits},{base},{shift}> does not fit in 62 bits")));
+            return broken(SwizzleRule::Fits);
         }
         Ok(Swizzle { bits: bits as i32, base: base as i32, shift: shift as i32 })
     }
@@ -85,7 +86,7 @@ impl Swizzle {
     /// `upcast<N>(Sw)`: the swizzle on elements `N` times wider (`N` a power of two): `M` shrinks by `log2 N`,
     /// and bits below the new element size disappear.
     pub fn upcast(&self, n: i64) -> Result<Swizzle> {
-        let log = log2_exact("upcast", n)?;
+        let log = log2_exact(LayoutOp::Upcast, n)?;
         let new_base = self.base() - log;
         if new_base >= 0 {
             Swizzle::new(self.bits(), new_base, self.shift())
@@ -96,12 +97,12 @@ impl Swizzle {
 
     /// `downcast<N>(Sw)`: the swizzle on elements `N` times narrower: `M` grows by `log2 N`.
     pub fn downcast(&self, n: i64) -> Result<Swizzle> {
-        let log = log2_exact("downcast", n)?;
+        let log = log2_exact(LayoutOp::Downcast, n)?;
         Swizzle::new(self.bits(), self.base() + log, self.shift())
     }
 }
 
-fn log2_exact(op: &'static str, n: i64) -> Result<i64> {
+fn log2_exact(op: LayoutOp, n: i64) -> Result<i64> {
     if n < 1 || n.count_ones() != 1 {
         return Err(invalid(op, format!("the factor {n} of a swizzle must be a power of two")));
     }
@@ -143,14 +144,14 @@ impl ComposedLayout {
 
     /// `(Sw o off o L)(c) = Sw(off + L(c))`.
     pub fn call(&self, coord: &Coord) -> Result<i64> {
-        let op = "crd2idx";
+        let op = LayoutOp::Crd2idx;
         let inner = int_tuple::add(op, &self.offset, &self.layout.call(coord)?)?;
         Ok(self.swizzle.apply(inner.need(op)?))
     }
 
     /// All values for `0 <= i < size`.
     pub fn indices(&self) -> Result<Vec<i64>> {
-        let off = self.offset.need("indices")?;
+        let off = self.offset.need(LayoutOp::Size)?;
         self.layout.indices()?.into_iter().map(|i| Ok(self.swizzle.apply(off.checked_add(i).unwrap_or(i)))).collect()
     }
 
@@ -159,7 +160,7 @@ impl ComposedLayout {
     /// decay to a plain layout is not attempted.
     pub fn slice_and_offset(&self, coord: &Coord) -> Result<(ComposedLayout, Int)> {
         let (slice, off) = self.layout.slice_and_offset(coord)?;
-        let offset = int_tuple::add("slice", &self.offset, &off)?;
+        let offset = int_tuple::add(LayoutOp::Slice, &self.offset, &off)?;
         Ok((ComposedLayout { swizzle: self.swizzle, offset, layout: slice }, Int::Static(0)))
     }
 
@@ -167,7 +168,7 @@ impl ComposedLayout {
     pub fn upcast(&self, n: i64) -> Result<ComposedLayout> {
         Ok(ComposedLayout {
             swizzle: self.swizzle.upcast(n)?,
-            offset: int_tuple::safe_div("upcast", &self.offset, &Int::Static(n))?,
+            offset: int_tuple::safe_div(LayoutOp::Upcast, &self.offset, &Int::Static(n))?,
             layout: self.layout.upcast(n)?,
         })
     }
@@ -176,7 +177,7 @@ impl ComposedLayout {
     pub fn downcast(&self, n: i64) -> Result<ComposedLayout> {
         Ok(ComposedLayout {
             swizzle: self.swizzle.downcast(n)?,
-            offset: mul("downcast", &self.offset, &Int::Static(n))?,
+            offset: mul(LayoutOp::Downcast, &self.offset, &Int::Static(n))?,
             layout: self.layout.downcast(n)?,
         })
     }

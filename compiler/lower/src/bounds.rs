@@ -213,7 +213,12 @@ impl Lower<'_> {
     /// an argument).
     pub fn element_pred(&mut self, t: &TensorView, coord: &CoordV, span: Span) -> LResult<Option<Handle<Expr>>> {
         let Some(c) = self.coords_of(t, span)? else { return Ok(None) };
-        let r = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), c.layout.shape(), c.layout.stride());
+        let r = cutec_layout::int_tuple::crd2idx(
+            cutec_layout::LayoutOp::Crd2idx,
+            &coord.to_layout(),
+            c.layout.shape(),
+            c.layout.stride(),
+        );
         let idx = self.layout_result(r, span)?.sym();
         let idx = plus(&c.offset, &idx);
         let mut pred = None;
@@ -237,7 +242,7 @@ impl Lower<'_> {
         let mut per_elem: Vec<Vec<SymInt>> = vec![Vec::with_capacity(n); c.extents.len()];
         for i in 0..n {
             let r = cutec_layout::int_tuple::crd2idx(
-                "crd2idx",
+                cutec_layout::LayoutOp::Crd2idx,
                 &cutec_layout::Coord::Int(Int::Static(i as i64)),
                 c.layout.shape(),
                 c.layout.stride(),

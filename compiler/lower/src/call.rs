@@ -6,7 +6,7 @@ use crate::error::{Located, LowerError};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, ExprKind, StmtKind};
 use cutec_ir::{AddrSpace, MathFn, ShuffleMode};
-use cutec_layout::{Layout, Tiler};
+use cutec_layout::{Layout, LayoutOp, Tiler};
 use cutec_sema::SymInt;
 use cutec_sema::{Builtin, Resolution, Scalar, Space, Type};
 use std::collections::HashMap;
@@ -110,18 +110,18 @@ impl Lower<'_> {
                 }
             },
             // The checker folds sizes (`size<0>(acc)`, `cosize(l)`, `rank(t)`) where they are static.
-            Builtin::Size | Builtin::Cosize | Builtin::Rank | Builtin::Depth
+            Builtin::Layout(LayoutOp::Size | LayoutOp::Cosize | LayoutOp::Rank | LayoutOp::Depth)
                 if let Some(v) = self.frame().ok().and_then(|f| self.program.value_of(f.module, e.id)) =>
             {
                 Ok(Value::Const(v))
             }
-            Builtin::LocalTile => {
+            Builtin::Layout(LayoutOp::LocalTile) => {
                 let Value::Tensor(t) = arg(0)? else { return self.unsupported(span, "`local_tile` of a layout") };
                 let tiler = self.tiler_of(&arg(1)?, arg_span(1))?;
                 let coord = self.coord_of(&arg(2)?, arg_span(2))?;
                 self.local_tile(&t, &tiler, coord, span).map(Value::Tensor)
             }
-            Builtin::LocalPartition => {
+            Builtin::Layout(LayoutOp::LocalPartition) => {
                 let Value::Tensor(t) = arg(0)? else { return self.unsupported(span, "`local_partition` of a layout") };
                 let tile = self.layout_of(&arg(1)?, arg_span(1))?;
                 let index = self.idx_of(&arg(2)?, arg_span(2))?;
@@ -209,10 +209,9 @@ impl Lower<'_> {
                     coords[0] = cutec_layout::Value::Layout(l.clone());
                     match cutec_layout::apply(op, &generics, &coords)? {
                         cutec_layout::Value::Layout(l) => Ok((l, SymInt::Const(0))),
-                        other => Err(cutec_layout::LayoutError::Invalid {
-                            op: op.name(),
-                            what: format!("`{other}` is not a layout"),
-                        }),
+                        other => {
+                            Err(cutec_layout::LayoutError::Invalid { op, what: format!("`{other}` is not a layout") })
+                        }
                     }
                 });
                 Ok(Value::Tensor(TensorView { layout, bounds, ..t }))
@@ -446,7 +445,7 @@ fn local_tile_parts(
         }
         c => c,
     };
-    let idx = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), rest.shape(), rest.stride())?;
+    let idx = cutec_layout::int_tuple::crd2idx(LayoutOp::Crd2idx, &coord.to_layout(), rest.shape(), rest.stride())?;
     Ok((layout, idx.sym()))
 }
 
@@ -467,6 +466,6 @@ fn partition_parts(
     let rest = if r1 == 1 { CoordV::Underscore } else { CoordV::Tuple(vec![CoordV::Underscore; r1]) };
     let first = if r0 == 1 && flat.len() == 1 { flat.remove(0) } else { CoordV::Tuple(flat) };
     let c = CoordV::Tuple(vec![first, rest]).to_layout();
-    let idx = cutec_layout::int_tuple::crd2idx("crd2idx", &c, z.shape(), z.stride())?;
+    let idx = cutec_layout::int_tuple::crd2idx(LayoutOp::Crd2idx, &c, z.shape(), z.stride())?;
     Ok((layout, idx.sym()))
 }

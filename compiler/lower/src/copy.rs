@@ -291,7 +291,7 @@ impl Lower<'_> {
                         span,
                         LowerError::Layout {
                             problem: format!(
-                                "this tensor's shape in `{}` is not static; codegen v0 copies tensors of static shape",
+                                "this tensor's shape in `{}` is not static; `copy` moves tensors of static shape",
                                 t.layout
                             ),
                         },
@@ -383,6 +383,7 @@ fn slice_parts(
     coord: &CoordV,
 ) -> Result<(cutec_layout::Layout, SymInt), cutec_layout::LayoutError> {
     let (layout, _) = l.slice_and_offset(&coord.placeholder())?;
-    let idx = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), l.shape(), l.stride())?;
+    let idx =
+        cutec_layout::int_tuple::crd2idx(cutec_layout::LayoutOp::Crd2idx, &coord.to_layout(), l.shape(), l.stride())?;
     Ok((layout, idx.sym()))
 }

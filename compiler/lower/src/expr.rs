@@ -92,7 +92,12 @@ impl Lower<'_> {
             ExprKind::Compose { outer, inner } => {
                 let (a, b) = (self.expr(outer)?, self.expr(inner)?);
                 self.at(e.span);
-                self.builtin(e, Builtin::Composition, &[a, b], &[outer.span, inner.span])
+                self.builtin(
+                    e,
+                    Builtin::Layout(cutec_layout::LayoutOp::Composition),
+                    &[a, b],
+                    &[outer.span, inner.span],
+                )
             }
             ExprKind::Field { base, field } => {
                 let v = self.expr(base)?;

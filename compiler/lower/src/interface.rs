@@ -24,8 +24,8 @@ impl Lower<'_> {
                         );
                     };
                     let layout = mf::Layout {
-                        shape: self.mf_tuple(&l.shape, p.span)?,
-                        stride: self.mf_tuple(&l.stride, p.span)?,
+                        shape: l.shape.try_map(|s| self.mf_entry(s, p.span))?,
+                        stride: l.stride.try_map(|s| self.mf_entry(s, p.span))?,
                     };
                     let align_bytes = dtype.size_bytes();
                     mf::Param::Tensor(mf::TensorParam {
@@ -111,20 +111,14 @@ impl Lower<'_> {
         }
     }
 
-    fn mf_tuple(&mut self, t: &cutec_sema::IntTuple, span: Span) -> LResult<mf::IntTuple> {
-        Ok(match t {
-            cutec_sema::IntTuple::Leaf(SymInt::Const(v)) => mf::IntTuple::Int(*v),
-            cutec_sema::IntTuple::Leaf(SymInt::Dim(n)) => mf::IntTuple::Dim(n.clone()),
-            cutec_sema::IntTuple::Leaf(SymInt::Generic(n)) => {
-                return self.no_value(n, span);
-            }
-            cutec_sema::IntTuple::Leaf(other) => {
-                return self.unsupported(span, format!("the layout entry `{other}` in a kernel parameter"));
-            }
-            cutec_sema::IntTuple::Tuple(v) => {
-                mf::IntTuple::Tuple(v.iter().map(|m| self.mf_tuple(m, span)).collect::<LResult<_>>()?)
-            }
-        })
+    /// An entry of a parameter's layout type as the manifest writes it.
+    fn mf_entry(&mut self, s: &SymInt, span: Span) -> LResult<mf::Entry> {
+        match s {
+            SymInt::Const(v) => Ok(mf::Entry::Int(*v)),
+            SymInt::Dim(n) => Ok(mf::Entry::Dim(n.clone())),
+            SymInt::Generic(n) => self.no_value(n, span),
+            other => self.unsupported(span, format!("the layout entry `{other}` in a kernel parameter")),
+        }
     }
 
     /// A launch expression: the checker's symbolic integer itself, once it is known to be computable at launch

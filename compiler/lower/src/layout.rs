@@ -12,23 +12,21 @@ use cutec_sema::{SymInt, SymLayout, SymOp};
 impl Lower<'_> {
     /// A parameter's layout as written in its type: constants folded by the checker, dynamic dimensions by name.
     pub fn sym_layout(&mut self, l: &SymLayout, span: Span) -> LResult<Layout> {
-        let shape = self.sym_tuple(&l.shape, span)?;
-        let stride = self.sym_tuple(&l.stride, span)?;
+        let shape = l.shape.try_map(|s| self.layout_entry(s, span))?;
+        let stride = l.stride.try_map(|s| self.layout_entry(s, span))?;
         self.layout_result(Layout::new(shape, stride), span)
     }
 
-    fn sym_tuple(&mut self, t: &cutec_sema::IntTuple, span: Span) -> LResult<IntTuple> {
-        Ok(match t {
-            cutec_sema::IntTuple::Leaf(s) => IntTuple::Int(match s {
-                SymInt::Const(v) => Int::Static(*v),
-                SymInt::Dim(name) => Int::named(name.clone()),
-                SymInt::Generic(name) => return self.no_value(name, span),
-                other => {
-                    return self.fail(span, LowerError::Layout { problem: format!("the layout entry `{other}` is not supported by codegen v0 (use a constant or a dimension name)") });
-                }
-            }),
-            cutec_sema::IntTuple::Tuple(v) => {
-                IntTuple::Tuple(v.iter().map(|m| self.sym_tuple(m, span)).collect::<LResult<_>>()?)
+    /// An entry of a parameter's layout type as the algebra's integer.
+    fn layout_entry(&mut self, s: &SymInt, span: Span) -> LResult<Int> {
+        Ok(match s {
+            SymInt::Const(v) => Int::Static(*v),
+            SymInt::Dim(name) => Int::named(name.clone()),
+            SymInt::Generic(name) => return self.no_value(name, span),
+            other => {
+                let problem =
+                    format!("the layout entry `{other}` is not supported (use a constant or a dimension name)");
+                return self.fail(span, LowerError::Layout { problem });
             }
         })
     }
@@ -287,7 +285,7 @@ impl Lower<'_> {
     /// integers: the result is a [`SymInt`] over the coordinate's IR values and the layout's dynamic
     /// dimensions, built in IR where it is used.
     pub fn crd2idx(&mut self, coord: &CoordV, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<SymInt> {
-        let r = cutec_layout::int_tuple::crd2idx("crd2idx", &coord.to_layout(), shape, stride);
+        let r = cutec_layout::int_tuple::crd2idx(cutec_layout::LayoutOp::Crd2idx, &coord.to_layout(), shape, stride);
         match r {
             Ok(i) => Ok(i.sym()),
             Err(LayoutError::RankMismatch { .. }) => self.fail(
@@ -302,7 +300,7 @@ impl Lower<'_> {
     /// algebra over symbolic integers.
     pub fn idx2crd(&mut self, idx: &SymInt, shape: &IntTuple, stride: &IntTuple, span: Span) -> LResult<CoordV> {
         let i = IntTuple::Int(Int::from_sym(idx.clone()));
-        let r = cutec_layout::int_tuple::idx2crd("idx2crd", &i, shape, stride);
+        let r = cutec_layout::int_tuple::idx2crd(cutec_layout::LayoutOp::Idx2crd, &i, shape, stride);
         let c = self.layout_result(r, span)?;
         Ok(CoordV::from_layout(&c))
     }

@@ -182,7 +182,7 @@ impl Lower<'_> {
                 // `composition(t, TV)[thread % 128, _]`: the places in `t` of the calling thread's values.
                 let composed = self.builtin(
                     e,
-                    cutec_sema::Builtin::Composition,
+                    cutec_sema::Builtin::Layout(cutec_layout::LayoutOp::Composition),
                     &[Value::Tensor(t), Value::Layout(tv)],
                     &[arg.span, e.span],
                 )?;

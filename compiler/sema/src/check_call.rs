@@ -13,6 +13,7 @@ use crate::program::CallEdge;
 use crate::types::{LayoutType, Scalar, Space, TensorType, TiledMmaType, Type, coerces, promote, scalar_coerces};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{Arg, Expr, ExprKind, Ident};
+use cutec_layout::LayoutOp;
 
 pub(crate) fn span_of(exprs: &[Expr], fallback: Span) -> Span {
     match (exprs.first(), exprs.last()) {
@@ -330,7 +331,7 @@ impl Fcx<'_, '_> {
         let Some(gens) = gens else { return Type::Error };
         let ty = self.builtin_result(b.builtin, name, &gens, generics, &types, &pos);
         if self.cx.errors.len() == errors && named.is_empty() {
-            self.fold_call(e, b.builtin, b.name, generics, &gens, &pos, &ty);
+            self.fold_call(e, b.builtin, generics, &gens, &pos, &ty);
         }
         ty
     }
@@ -361,7 +362,7 @@ impl Fcx<'_, '_> {
             }
         }
         if self.cx.errors.len() == errors {
-            self.fold_call(e, Builtin::Select, "select", generics, &gens, &pos, &ty);
+            self.fold_call(e, Builtin::Select, generics, &gens, &pos, &ty);
         }
         ty
     }
@@ -471,16 +472,16 @@ impl Fcx<'_, '_> {
                 }
                 Type::Unit
             }
-            B::Size => {
+            B::Layout(LayoutOp::Size) => {
                 if let (Some(g), Some(e)) = (gens.first(), generics.first()) {
                     self.mode_in_range(arg(0), g.int(), e);
                 }
                 Type::INT
             }
-            B::Rank | B::Depth | B::Cosize | B::MaxCommonVector => Type::INT,
-            B::Shape | B::Stride => Type::IntTuple(arg(0).rank()),
-            B::Get => self.get_mode(arg(0), gens, generics),
-            B::LocalTile => match tensor(arg(0)) {
+            B::Layout(LayoutOp::Rank | LayoutOp::Depth | LayoutOp::Cosize | LayoutOp::MaxCommonVector) => Type::INT,
+            B::Layout(LayoutOp::Shape | LayoutOp::Stride) => Type::IntTuple(arg(0).rank()),
+            B::Layout(LayoutOp::Get) => self.get_mode(arg(0), gens, generics),
+            B::Layout(LayoutOp::LocalTile) => match tensor(arg(0)) {
                 Some(t) => new_tensor(t.elem.clone(), add(arg(1).rank(), Some(arg(2).wildcards())), t.space),
                 None => err,
             },
@@ -488,7 +489,7 @@ impl Fcx<'_, '_> {
                 Some(t) => new_tensor(t.elem.clone(), t.layout.rank, t.space),
                 None => err,
             },
-            B::LocalPartition => match tensor(arg(0)) {
+            B::Layout(LayoutOp::LocalPartition) => match tensor(arg(0)) {
                 Some(t) => new_tensor(t.elem.clone(), arg(1).rank().or(t.layout.rank), t.space),
                 None => err,
             },
@@ -588,27 +589,42 @@ impl Fcx<'_, '_> {
                 }
                 Type::Unit
             }
-            B::Composition => match arg(0) {
+            B::Layout(LayoutOp::Composition) => match arg(0) {
                 Type::Tensor(t) => new_tensor(t.elem.clone(), arg(1).rank(), t.space),
                 Type::Swizzle(_) => layout(arg(1).rank(), true),
                 Type::Layout(l) => layout(arg(1).rank(), l.swizzled),
                 Type::Error => err,
                 _ => layout(arg(1).rank(), false),
             },
-            B::MakeLayout | B::MakeOrderedLayout => layout(arg(0).rank(), false),
-            B::Coalesce | B::Filter | B::RightInverse | B::LeftInverse | B::Complement => layout(None, false),
-            B::LogicalDivide | B::Upcast | B::Downcast => same_kind(arg(0), arg(0).rank()),
-            B::ZippedDivide => same_kind(arg(0), Some(2)),
-            B::TiledDivide => same_kind(arg(0), arg(0).rank().map(|r| r + 1)),
-            B::FlatDivide => same_kind(arg(0), add(arg(0).rank(), arg(1).rank())),
-            B::LogicalProduct | B::ZippedProduct | B::MakeLayoutTv => layout(Some(2), false),
-            B::TiledProduct => layout(arg(1).rank().map(|r| r + 1), false),
-            B::FlatProduct => layout(add(arg(0).rank(), arg(1).rank()), false),
-            B::BlockedProduct | B::RakedProduct => layout(arg(0).rank().max(arg(1).rank()), false),
-            B::TileToShape => {
+            B::Layout(LayoutOp::MakeLayout | LayoutOp::MakeOrderedLayout) => layout(arg(0).rank(), false),
+            B::Layout(
+                LayoutOp::Coalesce
+                | LayoutOp::Filter
+                | LayoutOp::RightInverse
+                | LayoutOp::LeftInverse
+                | LayoutOp::Complement,
+            ) => layout(None, false),
+            B::Layout(LayoutOp::LogicalDivide | LayoutOp::Upcast | LayoutOp::Downcast) => {
+                same_kind(arg(0), arg(0).rank())
+            }
+            B::Layout(LayoutOp::ZippedDivide) => same_kind(arg(0), Some(2)),
+            B::Layout(LayoutOp::TiledDivide) => same_kind(arg(0), arg(0).rank().map(|r| r + 1)),
+            B::Layout(LayoutOp::FlatDivide) => same_kind(arg(0), add(arg(0).rank(), arg(1).rank())),
+            B::Layout(LayoutOp::LogicalProduct | LayoutOp::ZippedProduct | LayoutOp::MakeLayoutTv) => {
+                layout(Some(2), false)
+            }
+            B::Layout(LayoutOp::TiledProduct) => layout(arg(1).rank().map(|r| r + 1), false),
+            B::Layout(LayoutOp::FlatProduct) => layout(add(arg(0).rank(), arg(1).rank()), false),
+            B::Layout(LayoutOp::BlockedProduct | LayoutOp::RakedProduct) => {
+                layout(arg(0).rank().max(arg(1).rank()), false)
+            }
+            B::Layout(LayoutOp::TileToShape) => {
                 let swizzled = matches!(arg(0), Type::Layout(l) if l.swizzled);
                 layout(arg(1).rank(), swizzled)
             }
+            // The algebra's operations that are not builtins (`take`, `nullspace`, ...) have no row, so no call
+            // resolves to them.
+            B::Layout(_) => err,
             B::TiledMma => {
                 let Type::MmaAtom(atom) = arg(0) else { return err };
                 let atom = *atom;

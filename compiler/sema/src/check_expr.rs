@@ -13,6 +13,7 @@ use crate::size_diag::SizeDiag;
 use crate::types::{LayoutType, Scalar, TensorType, Type, promote};
 use crate::{Resolution, Space};
 use cutec_grammar::ast::{Arg, BinaryOp, Expr, ExprKind, Ident, TypeExpr, UnaryOp};
+use cutec_layout::LayoutOp;
 
 /// The longest chain of constants, each defined by the next, that the checker follows (each link is checked from
 /// the one before it, recursively).
@@ -82,7 +83,7 @@ impl Fcx<'_, '_> {
             ExprKind::Layout { shape, stride } => self.layout_literal(shape, stride),
             // `outer o inner` is `composition(outer, inner)`, checked and folded as that call.
             ExprKind::Compose { outer, inner } => {
-                let b = crate::builtins::info(Builtin::Composition);
+                let b = crate::builtins::info(Builtin::Layout(LayoutOp::Composition));
                 let name = Ident { name: b.name.to_owned(), span: e.span };
                 let args = [outer, inner].map(|x| Arg { name: None, value: (**x).clone(), span: x.span });
                 self.builtin_call(e, &name, b, &[], &args)

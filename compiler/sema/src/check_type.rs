@@ -7,7 +7,7 @@ use crate::body::Fcx;
 use crate::body::similar;
 use crate::builtins::GenericKind;
 use crate::errors::SemaError;
-use crate::types::{IntTuple, LayoutType, Scalar, Space, SymInt, SymLayout, TensorType, Type};
+use crate::types::{IntTuple, LayoutType, Scalar, Space, SymInt, SymLayout, TensorType, Type, compact_col_major};
 use cutec_grammar::ast::{Expr, ExprKind, TypeExpr, TypeExprKind};
 
 /// A checked generic argument.
@@ -98,7 +98,7 @@ impl Fcx<'_, '_> {
             };
         }
         let shape = self.int_tree(e, "shape");
-        let stride = shape.compact_col_major();
+        let stride = compact_col_major(&shape);
         LayoutType::known(SymLayout { shape, stride })
     }
 
@@ -107,7 +107,7 @@ impl Fcx<'_, '_> {
         let s = self.int_tree(shape, "shape");
         let d = self.int_tree(stride, "stride");
         if !s.congruent(&d) {
-            let suggestion = no_runtime(&s).then(|| format!("{}:{}", s, s.compact_col_major()));
+            let suggestion = no_runtime(&s).then(|| format!("{}:{}", s, compact_col_major(&s)));
             self.error(SemaError::IncongruentLayout {
                 span: stride.span,
                 shape_span: shape.span,
@@ -125,7 +125,7 @@ impl Fcx<'_, '_> {
         if let ExprKind::Tuple(items) = &e.kind {
             if !self.enter(e.span) {
                 self.set_type(e.id, Type::Error);
-                return IntTuple::Leaf(self.runtime_sym(e));
+                return IntTuple::Int(self.runtime_sym(e));
             }
             let v: Vec<IntTuple> = items.iter().map(|x| self.int_tree(x, part)).collect();
             self.leave();
@@ -136,7 +136,7 @@ impl Fcx<'_, '_> {
         let t = self.expr(e, Some(Scalar::Int));
         if !t.is_integer() && !t.is_error() {
             self.error(SemaError::LayoutEntry { span: e.span, found: t.describe(), part });
-            return IntTuple::Leaf(self.runtime_sym(e));
+            return IntTuple::Int(self.runtime_sym(e));
         }
         let v = self.sym(e);
         if let SymInt::Const(x) = v {
@@ -148,7 +148,7 @@ impl Fcx<'_, '_> {
         {
             self.error(SemaError::NonPositiveExtent { span: e.span, value: x });
         }
-        IntTuple::Leaf(v)
+        IntTuple::Int(v)
     }
 
     /// Checks a generic argument of the given kind. `context` names it in "must be a compile-time constant".

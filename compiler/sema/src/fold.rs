@@ -26,13 +26,13 @@ use crate::check_type::GenVal;
 use crate::errors::SemaError;
 use crate::fold_diag::LayoutDiag;
 use crate::size_diag::SizeDiag;
-use crate::types::{IntTuple as SymTuple, LayoutType, Scalar, SymInt, SymOp, Type};
+use crate::types::{LayoutType, Scalar, SymInt, SymOp, Type};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{BinaryOp, Expr, ExprKind, NodeId};
 use cutec_layout::int_tuple::compact_col_major;
 use cutec_layout::{
-    ComposedLayout, Int, IntTuple, Layout, LayoutError, LayoutOp, Swizzle, Tiler, Value, apply, make_ordered_layout,
-    tiled_product,
+    ComposedLayout, Int, IntTuple, Layout, LayoutError, LayoutOp, Shape, Swizzle, Tiler, Value, apply,
+    make_ordered_layout, tiled_product,
 };
 
 /// Longest name given to a run-time integer (`block_idx.x*128`); longer expressions are cut.
@@ -49,23 +49,14 @@ fn sym_to_int(s: &SymInt) -> Option<Int> {
     }
 }
 
-fn sym_tuple(t: &SymTuple, depth: u32) -> Option<IntTuple> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    match t {
-        SymTuple::Leaf(s) => sym_to_int(s).map(IntTuple::Int),
-        SymTuple::Tuple(v) => v.iter().map(|x| sym_tuple(x, depth + 1)).collect::<Option<_>>().map(IntTuple::Tuple),
-    }
-}
-
 /// The folded layout of a written layout type (a kernel parameter's), with const generics substituted.
 pub(crate) fn layout_of_type(l: &LayoutType) -> Option<Value> {
     let v = l.value.as_ref()?;
     if l.swizzled {
         return None;
     }
-    Layout::new(sym_tuple(&v.shape, 0)?, sym_tuple(&v.stride, 0)?).ok().map(Value::Layout)
+    let entry = |s: &SymInt| sym_to_int(s).ok_or(());
+    Layout::new(v.shape.try_map(entry).ok()?, v.stride.try_map(entry).ok()?).ok().map(Value::Layout)
 }
 
 /// A short source-like text of an integer expression, the name of its run-time value.
@@ -165,7 +156,7 @@ fn fragment_like(v: &Value) -> Option<Value> {
     if r > 1 && l.shape().is_static() {
         let m0 = l.mode(0).ok()?;
         let filtered = filter_zeros(m0.stride(), m0.shape());
-        let (stride0, _) = compact_col_major("make_fragment_like", &filtered, &Int::Static(1)).ok()?;
+        let (stride0, _) = compact_col_major(LayoutOp::MakeLayout, &filtered, &Int::Static(1)).ok()?;
         let a = Layout::new(m0.shape().clone(), stride0).ok()?;
         let rest = l.take(1, r).ok()?;
         let b = make_ordered_layout(rest.shape(), rest.stride()).ok()?;
@@ -194,7 +185,7 @@ fn swizzle_escape(c: &ComposedLayout) -> Option<(i64, i64, i64)> {
 }
 
 fn static_size(t: &IntTuple) -> Option<i64> {
-    t.product("index").ok()?.static_value()
+    t.product(LayoutOp::Size).ok()?.static_value()
 }
 
 impl Fcx<'_, '_> {
@@ -377,23 +368,22 @@ impl Fcx<'_, '_> {
         apply(LayoutOp::Slice, &[], &[Value::Tuple(coords), layout]).ok()
     }
 
-    fn report_algebra(&mut self, op: &str, error: LayoutError, span: Span, pos: &[&Expr], args: &[Value]) {
+    fn report_algebra(&mut self, op: Option<LayoutOp>, error: LayoutError, span: Span, pos: &[&Expr], args: &[Value]) {
         if matches!(error, LayoutError::NeedsStatic { .. }) {
             return;
         }
         let args =
             pos.iter().zip(args).filter(|(p, _)| !shows_value(p, 0)).map(|(p, v)| (p.span, v.to_string())).collect();
-        self.error(SemaError::Layout(LayoutDiag::Algebra { op: op.to_owned(), error, span, args }));
+        self.error(SemaError::Layout(LayoutDiag::Algebra { op, error, span, args }));
     }
 
-    /// Folds the call `e` of builtin `b` (named `op`), checked without errors, with generic values `gens` and
+    /// Folds the call `e` of builtin `b`, checked without errors, with generic values `gens` and
     /// positional arguments `pos`, of type `ty`. Static integer results are recorded as compile-time values.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn fold_call(
         &mut self,
         e: &Expr,
         b: Builtin,
-        op: &str,
         generics: &[Expr],
         gens: &[GenVal],
         pos: &[&Expr],
@@ -412,10 +402,11 @@ impl Fcx<'_, '_> {
         let lop = b.layout_op();
         let eval_op = |generics: &[i64], args: &[Value]| match lop {
             Some(lop) => apply(lop, generics, args),
-            None => Err(LayoutError::Invalid { op: "fold", what: format!("`{op}` is not a layout operation") }),
+            // Only the algebra's builtins are evaluated (`lop.is_some()` below).
+            None => Err(LayoutError::UnknownOp { name: crate::builtins::info(b).name.to_owned() }),
         };
         let result: Result<Option<Value>, (LayoutError, Span)> = match b {
-            B::LocalTile | B::LocalPartition => match eval_op(&[], &args) {
+            B::Layout(LayoutOp::LocalTile | LayoutOp::LocalPartition) => match eval_op(&[], &args) {
                 Ok(Value::Tuple(mut v)) if !v.is_empty() => Ok(Some(v.swap_remove(0))),
                 Ok(_) => Ok(None),
                 Err(err) => Err((err, e.span)),
@@ -423,7 +414,15 @@ impl Fcx<'_, '_> {
             B::MakeFragmentLike => Ok(arg(0).and_then(fragment_like)),
             B::MakeTensor | B::MakeIdentityTensor => Ok(arg(0).and_then(as_layout)),
             B::TmaLoad => Ok(arg(1).and_then(as_layout)),
-            B::Size | B::Cosize | B::Rank | B::Depth | B::Shape | B::Stride | B::Get => {
+            B::Layout(
+                LayoutOp::Size
+                | LayoutOp::Cosize
+                | LayoutOp::Rank
+                | LayoutOp::Depth
+                | LayoutOp::Shape
+                | LayoutOp::Stride
+                | LayoutOp::Get,
+            ) => {
                 let Some(path) = ints() else { return };
                 let mut cur = args.first().cloned();
                 let mut failed = None;
@@ -439,12 +438,12 @@ impl Fcx<'_, '_> {
                 }
                 match (failed, cur) {
                     (Some(f), _) => Err(f),
-                    (None, Some(c)) if b == B::Get => Ok(Some(c)),
+                    (None, Some(c)) if b == B::Layout(LayoutOp::Get) => Ok(Some(c)),
                     (None, Some(c)) => eval_op(&[], &[c]).map(Some).map_err(|err| (err, e.span)),
                     (None, None) => Ok(None),
                 }
             }
-            B::Select | B::Upcast | B::Downcast => {
+            B::Select | B::Layout(LayoutOp::Upcast | LayoutOp::Downcast) => {
                 let Some(g) = ints() else { return };
                 eval_op(&g, &args).map(Some).map_err(|err| {
                     let at = match &err {
@@ -456,7 +455,7 @@ impl Fcx<'_, '_> {
                     (err, at.map_or(e.span, |g| g.span))
                 })
             }
-            B::Composition => match eval_op(&[], &args) {
+            B::Layout(LayoutOp::Composition) => match eval_op(&[], &args) {
                 Ok(Value::Composed(c)) if matches!(arg(0), Some(Value::Swizzle(_))) => {
                     if let Some((offset, to, cosize)) = swizzle_escape(&c) {
                         self.error(SemaError::Layout(LayoutDiag::SwizzleOutside {
@@ -491,7 +490,7 @@ impl Fcx<'_, '_> {
                 self.set_folded(e.id, v);
             }
             Ok(None) => {}
-            Err((err, span)) => self.report_algebra(op, err, span, pos, &args),
+            Err((err, span)) => self.report_algebra(lop, err, span, pos, &args),
         }
     }
 }

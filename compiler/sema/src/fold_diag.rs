@@ -2,18 +2,21 @@
 //!
 //! They are values like every other checker error ([`crate::errors::SemaError::Layout`] holds one); this file is
 //! where they become text. The messages are the algebra's own ([`LayoutError`]'s `Display` names the operation
-//! and the values involved); the checker adds the spans, the folded values of the arguments, and a help line.
+//! and the values involved); the checker adds the spans, the folded values of the arguments, and a help line
+//! computed from the error's fields (the operation, the numbers that do not divide), never from its text.
 
 use cutec_diagnostics::{Diagnostic, FileId, Span};
-use cutec_layout::LayoutError;
+use cutec_layout::{LayoutError, LayoutOp};
 
 /// A layout-algebra error of the program.
 #[derive(Clone, Debug)]
 pub(crate) enum LayoutDiag {
     /// An operation of the algebra failed on static values.
     Algebra {
-        /// The call's name as written (`logical_divide`).
-        op: String,
+        /// The operation called (`logical_divide`); the error names the one that failed, which may be another
+        /// one computed on the way (`composition`). `None` outside any operation (`cutec layout --eval` of an
+        /// unknown operation or a malformed swizzle).
+        op: Option<LayoutOp>,
         error: LayoutError,
         /// The offending expression: the call, or the generic argument the error names.
         span: Span,
@@ -44,15 +47,12 @@ fn code_of(e: &LayoutError) -> &'static str {
         LayoutError::Overflow { .. } => "E0202",
         LayoutError::NotInjective { .. } => "E0203",
         LayoutError::IndexOutOfRange { .. } => "E0204",
-        LayoutError::Invalid { .. } | LayoutError::NeedsStatic { .. } => "E0205",
+        LayoutError::Invalid { .. }
+        | LayoutError::NeedsStatic { .. }
+        | LayoutError::Swizzled { .. }
+        | LayoutError::BadSwizzle { .. }
+        | LayoutError::UnknownOp { .. } => "E0205",
     }
-}
-
-/// The first two unsigned integers of a message: the two quantities a divisibility error names.
-fn two_numbers(s: &str) -> Option<(i64, i64)> {
-    let mut nums =
-        s.split(|c: char| !c.is_ascii_digit()).filter(|w| !w.is_empty()).filter_map(|w| w.parse::<i64>().ok());
-    Some((nums.next()?, nums.next()?))
 }
 
 /// The divisors of `n` (up to a few), as "1, 2 or 4".
@@ -65,23 +65,27 @@ fn divisors(n: i64) -> String {
     }
 }
 
-fn help_for(op: &str, e: &LayoutError) -> Option<String> {
+fn help_for(op: Option<LayoutOp>, e: &LayoutError) -> Option<String> {
     match e {
-        LayoutError::NotDivisible { what, .. } => {
-            if op == "tile_to_shape" {
-                return Some("make every mode of the target shape a multiple of the atom's".to_owned());
+        LayoutError::NotDivisible { numbers, .. } => match op {
+            Some(LayoutOp::TileToShape) => {
+                Some("make every mode of the target shape a multiple of the atom's".to_owned())
             }
-            if op == "upcast" || op == "downcast" {
-                return Some(format!(
-                    "`{op}<N>` needs N to divide the layout's shapes and strides (or be a multiple of them)"
-                ));
+            Some(op @ (LayoutOp::Upcast | LayoutOp::Downcast)) => {
+                Some(format!("`{op}<N>` needs N to divide the layout's shapes and strides (or be a multiple of them)"))
             }
-            let (x, y) = two_numbers(what)?;
-            (x > 0 && y > 0).then(|| format!("make {x} divide {y} ({}), or make it a multiple of {y}", divisors(y)))
-        }
+            _ => {
+                let (x, y) = (*numbers)?;
+                (x > 0 && y > 0).then(|| format!("make {x} divide {y} ({}), or make it a multiple of {y}", divisors(y)))
+            }
+        },
         LayoutError::RankMismatch { .. } => Some(match op {
-            "make_layout" | "make_ordered_layout" => "the stride needs the same nesting as the shape".to_owned(),
-            "coalesce" | "filter" => "the profile needs at most as many modes as the layout".to_owned(),
+            Some(LayoutOp::MakeLayout | LayoutOp::MakeOrderedLayout) => {
+                "the stride needs the same nesting as the shape".to_owned()
+            }
+            Some(LayoutOp::Coalesce | LayoutOp::Filter) => {
+                "the profile needs at most as many modes as the layout".to_owned()
+            }
             _ => "a tuple tiler has at most one entry per mode of the layout; `_` keeps a mode whole".to_owned(),
         }),
         LayoutError::Overflow { .. } => Some("every size and index of a layout must fit in 64 bits".to_owned()),
@@ -93,22 +97,13 @@ fn help_for(op: &str, e: &LayoutError) -> Option<String> {
         LayoutError::IndexOutOfRange { rank, .. } => {
             Some(if *rank == 0 { "mode indices start at 0".to_owned() } else { format!("valid modes are 0..{rank}") })
         }
-        LayoutError::Invalid { what, .. } if what.contains("swizzle") => {
+        LayoutError::Swizzled { .. } => {
             Some("apply the operation to the layout before composing the swizzle".to_owned())
         }
-        _ => None,
-    }
-}
-
-fn algebra_op(e: &LayoutError) -> &'static str {
-    match e {
-        LayoutError::NotDivisible { op, .. }
-        | LayoutError::RankMismatch { op, .. }
-        | LayoutError::Overflow { op, .. }
-        | LayoutError::NeedsStatic { op, .. }
-        | LayoutError::NotInjective { op, .. }
-        | LayoutError::IndexOutOfRange { op, .. }
-        | LayoutError::Invalid { op, .. } => op,
+        LayoutError::NeedsStatic { .. }
+        | LayoutError::BadSwizzle { .. }
+        | LayoutError::UnknownOp { .. }
+        | LayoutError::Invalid { .. } => None,
     }
 }
 
@@ -122,18 +117,24 @@ impl LayoutDiag {
                     LayoutError::Overflow { .. } => "overflows 64-bit integers".to_owned(),
                     LayoutError::NotInjective { .. } => "needs an injective layout".to_owned(),
                     LayoutError::IndexOutOfRange { index, .. } => format!("mode {index} does not exist"),
-                    _ => format!("`{op}` has no result here"),
+                    LayoutError::BadSwizzle { .. } => "not a swizzle".to_owned(),
+                    LayoutError::UnknownOp { .. } => "not an operation of the layout algebra".to_owned(),
+                    _ => match op.or(error.op()) {
+                        Some(op) => format!("`{op}` has no result here"),
+                        None => "no result here".to_owned(),
+                    },
                 };
                 let mut d =
                     Diagnostic::error(code_of(error), error.to_string(), f, *span).with_primary_message(primary);
                 for (s, v) in args {
                     d = d.with_label(f, *s, format!("this is `{v}`"));
                 }
-                let inner = algebra_op(error);
-                if inner != op && inner != "eval" {
+                if let (Some(op), Some(inner)) = (op, error.op())
+                    && inner != *op
+                {
                     d = d.with_note(format!("`{op}` computes a `{inner}` on the way"));
                 }
-                match help_for(op, error) {
+                match help_for(*op, error) {
                     Some(h) => d.with_help(h),
                     None => d,
                 }
@@ -178,8 +179,7 @@ impl LayoutDiag {
 /// The diagnostic of an algebra error outside any program (`cutec layout --eval`): the code, message and help
 /// it has in a program, with the primary label on `span` (the whole expression).
 pub fn algebra_diagnostic(error: &LayoutError, file: FileId, span: Span) -> Diagnostic {
-    let op = algebra_op(error).to_owned();
-    LayoutDiag::Algebra { op, error: error.clone(), span, args: Vec::new() }.to_diagnostic(file)
+    LayoutDiag::Algebra { op: error.op(), error: error.clone(), span, args: Vec::new() }.to_diagnostic(file)
 }
 
 #[cfg(test)]
@@ -189,15 +189,17 @@ mod tests {
     #[test]
     fn divisibility_help_names_the_divisors() {
         let e = LayoutError::NotDivisible {
-            op: "composition",
+            op: LayoutOp::Composition,
             what: "shape 3 and shape 4 of (4,4):(1,8) do not divide each other".to_owned(),
+            numbers: Some((3, 4)),
         };
         assert_eq!(
-            help_for("composition", &e).as_deref(),
+            help_for(Some(LayoutOp::Composition), &e).as_deref(),
             Some("make 3 divide 4 (1, 2 or 4), or make it a multiple of 4")
         );
         assert_eq!(divisors(12), "1, 2, 3, 4, 6 or 12");
         assert_eq!(divisors(1), "1");
-        assert_eq!(two_numbers("no numbers"), None);
+        let unknown = LayoutError::NotDivisible { op: LayoutOp::Composition, what: String::new(), numbers: None };
+        assert_eq!(help_for(Some(LayoutOp::Composition), &unknown), None);
     }
 }

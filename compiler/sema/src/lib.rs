@@ -14,8 +14,10 @@
 //!   literals, generic arguments): the checking of bodies.
 //!   `consteval.rs`: symbolic integers and constants from checked expressions.
 //! - `reference.rs`: the book's generated reference (builtins, scalar type tables) and each builtin's example.
-//! - `types.rs`: the [`Type`] language and the promotion rules; `builtins.rs`: the one table of builtins.
-//! - `errors.rs`: the one error enum and its conversion to [`Diagnostic`]; `codes.rs`: `cutec explain` texts.
+//! - `types.rs`: the [`Type`] language and the promotion rules; `builtins.rs`: the one table of builtins (its rows
+//!   in `builtins/table.rs`; the layout algebra's operations are `Builtin::Layout(LayoutOp)`).
+//! - `errors.rs`: the one error enum and its conversion to [`Diagnostic`], one module per family of errors
+//!   (`errors/render_*.rs`); `codes.rs`: `cutec explain` texts.
 //!
 //! # Invariants
 //!

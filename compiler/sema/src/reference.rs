@@ -12,6 +12,7 @@ use crate::types::{Scalar, Type};
 use crate::{CheckOutput, ModuleId, check};
 use cutec_diagnostics::SourceMap;
 use cutec_grammar::ast::{ItemKind, StmtKind};
+use cutec_layout::LayoutOp;
 use std::fmt::Write;
 
 /// The command that rewrites the generated pages, named in their headers and in the drift tests' failures.
@@ -124,38 +125,24 @@ impl BuiltinGroup {
             | B::CeilDiv => G::Math,
             B::ShflXor | B::ShflDown | B::ShflIdx => G::Warp,
             B::SyncThreads | B::BarrierSync | B::SyncWarp | B::ClusterSync | B::MapShared => G::Sync,
-            B::LocalTile
-            | B::LocalPartition
+            B::Layout(LayoutOp::LocalTile | LayoutOp::LocalPartition)
             | B::MakeFragmentLike
             | B::MakeTensor
             | B::MakeIdentityTensor
             | B::Copy
             | B::Fill
             | B::Store => G::Tensors,
-            B::Size | B::Rank | B::Depth | B::Get | B::Shape | B::Stride | B::Cosize => G::Inspect,
-            B::Composition
-            | B::MakeLayout
-            | B::Coalesce
-            | B::Complement
-            | B::Filter
-            | B::RightInverse
-            | B::LeftInverse
-            | B::LogicalDivide
-            | B::ZippedDivide
-            | B::TiledDivide
-            | B::FlatDivide
-            | B::LogicalProduct
-            | B::ZippedProduct
-            | B::TiledProduct
-            | B::FlatProduct
-            | B::BlockedProduct
-            | B::RakedProduct
-            | B::TileToShape
-            | B::MakeOrderedLayout
-            | B::MakeLayoutTv
-            | B::MaxCommonVector
-            | B::Upcast
-            | B::Downcast => G::Algebra,
+            B::Layout(
+                LayoutOp::Size
+                | LayoutOp::Rank
+                | LayoutOp::Depth
+                | LayoutOp::Get
+                | LayoutOp::Shape
+                | LayoutOp::Stride
+                | LayoutOp::Cosize,
+            ) => G::Inspect,
+            // Every other operation of the algebra.
+            B::Layout(_) => G::Algebra,
             B::Swizzle | B::Sw128K | B::Sw64K | B::Sw32K | B::Sw128Mn | B::Sw64Mn | B::Sw32Mn => G::Swizzles,
             B::Wgmma
             | B::TiledMma
@@ -242,11 +229,11 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
              peer[thread_idx.x % 64] = 1.0; // into the other CTA's `s`\n    cluster_sync();\n    \
              x[block_idx.x, thread_idx.x % 64] = s[thread_idx.x % 64];\n",
         ),
-        B::LocalTile => (
+        B::Layout(LayoutOp::LocalTile) => (
             HEADER,
             "    let tile = local_tile(x, (32, 64), (block_idx.x, 0)); // (32,64):(64,1)\n    tile[0, 0] = 0.0;\n",
         ),
-        B::LocalPartition => (
+        B::Layout(LayoutOp::LocalPartition) => (
             HEADER,
             "    let mine = local_partition(x, (4, 32):(32, 1), thread_idx.x); // (32,2):(256,32)\n    mine[0, 0] = 0.0;\n",
         ),
@@ -266,55 +253,61 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
             STORE,
             "    let r = make_fragment_like(x[thread_idx.x, _]);\n    copy(x[thread_idx.x, _], r);\n    store(r, y[thread_idx.x, _]); // f32 -> bf16\n",
         ),
-        B::Size => (HEADER, "    let n = size(x);        // 8192\n    let rows = size<0>(x);  // 128\n"),
-        B::Rank => (HEADER, "    let r = rank(x); // 2\n"),
-        B::Depth => (HEADER, "    let d = depth(((2, 2), 4):((1, 8), 2)); // 2\n"),
-        B::Get => (HEADER, "    let cols = get<1>(shape(x)); // 64\n"),
-        B::Shape => (HEADER, "    let s = shape(x); // (128,64)\n"),
-        B::Stride => (HEADER, "    let d = stride(x); // (64,1)\n"),
-        B::Cosize => (HEADER, "    let c = cosize((4, 8):(8, 1)); // 32\n"),
-        B::Composition => (
+        B::Layout(LayoutOp::Size) => {
+            (HEADER, "    let n = size(x);        // 8192\n    let rows = size<0>(x);  // 128\n")
+        }
+        B::Layout(LayoutOp::Rank) => (HEADER, "    let r = rank(x); // 2\n"),
+        B::Layout(LayoutOp::Depth) => (HEADER, "    let d = depth(((2, 2), 4):((1, 8), 2)); // 2\n"),
+        B::Layout(LayoutOp::Get) => (HEADER, "    let cols = get<1>(shape(x)); // 64\n"),
+        B::Layout(LayoutOp::Shape) => (HEADER, "    let s = shape(x); // (128,64)\n"),
+        B::Layout(LayoutOp::Stride) => (HEADER, "    let d = stride(x); // (64,1)\n"),
+        B::Layout(LayoutOp::Cosize) => (HEADER, "    let c = cosize((4, 8):(8, 1)); // 32\n"),
+        B::Layout(LayoutOp::Composition) => (
             HEADER,
             "    let l = composition((8, 8):(8, 1), 16:1);                         // (8,2):(8,1)\n    let s = \
              composition(Swizzle<3, 2, 3>, (8, 32):(32, 1)); // Sw<3,2,3> o (8,32):(32,1)\n",
         ),
-        B::MakeLayout => (
+        B::Layout(LayoutOp::MakeLayout) => (
             HEADER,
             "    let row_major = make_layout((4, 8), (8, 1)); // (4,8):(8,1)\n    let compact = make_layout((4, 8));         // (4,8):(1,4)\n",
         ),
-        B::Coalesce => (HEADER, "    let l = coalesce((2, 4):(1, 2)); // 8:1\n"),
-        B::Complement => (HEADER, "    let l = complement(4:2, 16); // (2,2):(1,8)\n"),
-        B::Filter => (HEADER, "    let l = filter((4, 1, 8):(1, 0, 4)); // (4,8):(1,4)\n"),
-        B::RightInverse => (HEADER, "    let l = right_inverse((4, 8):(8, 1)); // (8,4):(4,1)\n"),
-        B::LeftInverse => (HEADER, "    let l = left_inverse((4, 8):(8, 1)); // (8,4):(4,1)\n"),
-        B::LogicalDivide => {
+        B::Layout(LayoutOp::Coalesce) => (HEADER, "    let l = coalesce((2, 4):(1, 2)); // 8:1\n"),
+        B::Layout(LayoutOp::Complement) => (HEADER, "    let l = complement(4:2, 16); // (2,2):(1,8)\n"),
+        B::Layout(LayoutOp::Filter) => (HEADER, "    let l = filter((4, 1, 8):(1, 0, 4)); // (4,8):(1,4)\n"),
+        B::Layout(LayoutOp::RightInverse) => (HEADER, "    let l = right_inverse((4, 8):(8, 1)); // (8,4):(4,1)\n"),
+        B::Layout(LayoutOp::LeftInverse) => (HEADER, "    let l = left_inverse((4, 8):(8, 1)); // (8,4):(4,1)\n"),
+        B::Layout(LayoutOp::LogicalDivide) => {
             (HEADER, "    let l = logical_divide((128, 64):(64, 1), (32, 16)); // ((32,4),(16,4)):((64,2048),(1,16))\n")
         }
-        B::ZippedDivide => {
+        B::Layout(LayoutOp::ZippedDivide) => {
             (HEADER, "    let l = zipped_divide((128, 64):(64, 1), (32, 16)); // ((32,16),(4,4)):((64,1),(2048,16))\n")
         }
-        B::TiledDivide => {
+        B::Layout(LayoutOp::TiledDivide) => {
             (HEADER, "    let l = tiled_divide((128, 64):(64, 1), (32, 16)); // ((32,16),4,4):((64,1),2048,16)\n")
         }
-        B::FlatDivide => {
+        B::Layout(LayoutOp::FlatDivide) => {
             (HEADER, "    let l = flat_divide((128, 64):(64, 1), (32, 16)); // (32,16,4,4):(64,1,2048,16)\n")
         }
-        B::LogicalProduct => (HEADER, "    let l = logical_product((2, 2):(1, 2), (3, 4):(1, 3));\n"),
-        B::ZippedProduct => (HEADER, "    let l = zipped_product((2, 2):(1, 2), (3, 4):(1, 3));\n"),
-        B::TiledProduct => (HEADER, "    let l = tiled_product((2, 2):(1, 2), (3, 4):(1, 3));\n"),
-        B::FlatProduct => (HEADER, "    let l = flat_product((2, 2):(1, 2), (3, 4):(1, 3));\n"),
-        B::BlockedProduct => {
+        B::Layout(LayoutOp::LogicalProduct) => (HEADER, "    let l = logical_product((2, 2):(1, 2), (3, 4):(1, 3));\n"),
+        B::Layout(LayoutOp::ZippedProduct) => (HEADER, "    let l = zipped_product((2, 2):(1, 2), (3, 4):(1, 3));\n"),
+        B::Layout(LayoutOp::TiledProduct) => (HEADER, "    let l = tiled_product((2, 2):(1, 2), (3, 4):(1, 3));\n"),
+        B::Layout(LayoutOp::FlatProduct) => (HEADER, "    let l = flat_product((2, 2):(1, 2), (3, 4):(1, 3));\n"),
+        B::Layout(LayoutOp::BlockedProduct) => {
             (HEADER, "    let l = blocked_product((2, 2):(1, 2), (3, 4):(1, 3)); // ((2,3),(2,4)):((1,4),(2,12))\n")
         }
-        B::RakedProduct => {
+        B::Layout(LayoutOp::RakedProduct) => {
             (HEADER, "    let l = raked_product((2, 2):(1, 2), (3, 4):(1, 3)); // ((3,2),(4,2)):((4,1),(12,2))\n")
         }
-        B::TileToShape => (HEADER, "    let l = tile_to_shape((8, 8):(8, 1), (64, 64));\n"),
-        B::MakeOrderedLayout => (HEADER, "    let l = make_ordered_layout((4, 8), (1, 0)); // (4,8):(8,1)\n"),
-        B::MakeLayoutTv => (HEADER, "    let tv = make_layout_tv((4, 8):(8, 1), (2, 2):(2, 1));\n"),
-        B::MaxCommonVector => (HEADER, "    let v = max_common_vector((4, 8):(1, 4), (4, 8):(1, 4)); // 32\n"),
-        B::Upcast => (HEADER, "    let l = upcast<2>((4, 8):(8, 1)); // (4,4):(4,1)\n"),
-        B::Downcast => (HEADER, "    let l = downcast<2>((4, 8):(8, 1)); // (4,16):(16,1)\n"),
+        B::Layout(LayoutOp::TileToShape) => (HEADER, "    let l = tile_to_shape((8, 8):(8, 1), (64, 64));\n"),
+        B::Layout(LayoutOp::MakeOrderedLayout) => {
+            (HEADER, "    let l = make_ordered_layout((4, 8), (1, 0)); // (4,8):(8,1)\n")
+        }
+        B::Layout(LayoutOp::MakeLayoutTv) => (HEADER, "    let tv = make_layout_tv((4, 8):(8, 1), (2, 2):(2, 1));\n"),
+        B::Layout(LayoutOp::MaxCommonVector) => {
+            (HEADER, "    let v = max_common_vector((4, 8):(1, 4), (4, 8):(1, 4)); // 32\n")
+        }
+        B::Layout(LayoutOp::Upcast) => (HEADER, "    let l = upcast<2>((4, 8):(8, 1)); // (4,4):(4,1)\n"),
+        B::Layout(LayoutOp::Downcast) => (HEADER, "    let l = downcast<2>((4, 8):(8, 1)); // (4,16):(16,1)\n"),
         B::Swizzle => (
             HEADER,
             "    let s = make_tensor<f32, smem>(composition(Swizzle<5, 0, 5>, (32, 32):(32, 1)));\n    s[thread_idx.x \
@@ -380,6 +373,8 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
             "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_arrive(bars[0]);\n    mbarrier_wait(bars[0], 0);\n",
         ),
         B::StaticAssert => (HEADER, "    static_assert(size(x) % 128 == 0, \"every thread takes the same share\");\n"),
+        // The algebra's operations that are not builtins (`take`, `nullspace`, ...) have no row, so no example.
+        B::Layout(_) => (HEADER, ""),
     }
 }
 

@@ -155,87 +155,18 @@ impl Space {
 /// launch dimensions are these.
 pub use cutec_symint::{Op as SymOp, SymInt};
 
-/// A (possibly nested) tuple of symbolic integers: a shape or a stride.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub enum IntTuple {
-    Leaf(SymInt),
-    Tuple(Vec<IntTuple>),
-}
+/// A (possibly nested) tuple of symbolic integers: a shape or a stride. The tree is `cutec-symint`'s, shared with
+/// the layout algebra and the manifest (a layout type's tuple becomes the algebra's by a `map` of its leaves).
+pub type IntTuple = cutec_symint::IntTuple<SymInt>;
 
-impl IntTuple {
-    /// Number of top-level modes (a leaf is one mode).
-    pub fn rank(&self) -> usize {
-        match self {
-            IntTuple::Leaf(_) => 1,
-            IntTuple::Tuple(v) => v.len(),
-        }
-    }
-
-    /// Whether both have the same tree structure.
-    pub fn congruent(&self, other: &IntTuple) -> bool {
-        match (self, other) {
-            (IntTuple::Leaf(_), IntTuple::Leaf(_)) => true,
-            (IntTuple::Tuple(a), IntTuple::Tuple(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.congruent(y))
-            }
-            _ => false,
-        }
-    }
-
-    /// The tree structure with `_` for leaves: `((_,_),_)`.
-    pub fn profile(&self) -> String {
-        match self {
-            IntTuple::Leaf(_) => "_".to_owned(),
-            IntTuple::Tuple(v) => format!("({})", v.iter().map(IntTuple::profile).collect::<Vec<_>>().join(",")),
-        }
-    }
-
-    /// The leaves, depth first.
-    pub fn leaves(&self) -> Vec<&SymInt> {
-        let mut out = Vec::new();
-        self.collect_leaves(&mut out);
-        out
-    }
-
-    fn collect_leaves<'a>(&'a self, out: &mut Vec<&'a SymInt>) {
-        match self {
-            IntTuple::Leaf(v) => out.push(v),
-            IntTuple::Tuple(v) => v.iter().for_each(|m| m.collect_leaves(out)),
-        }
-    }
-
-    /// Compact column-major strides for this shape: `(4,8)` gives `(1,4)`, `(M,N)` gives `(1,M)`.
-    pub fn compact_col_major(&self) -> IntTuple {
-        fn go(t: &IntTuple, acc: &mut SymInt) -> IntTuple {
-            match t {
-                IntTuple::Leaf(s) => {
-                    let stride = acc.clone();
-                    *acc = SymInt::op(SymOp::Mul, acc.clone(), s.clone());
-                    IntTuple::Leaf(stride)
-                }
-                IntTuple::Tuple(v) => IntTuple::Tuple(v.iter().map(|m| go(m, acc)).collect()),
-            }
-        }
-        go(self, &mut SymInt::Const(1))
-    }
-}
-
-impl fmt::Display for IntTuple {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IntTuple::Leaf(v) => write!(f, "{v}"),
-            IntTuple::Tuple(v) => {
-                f.write_str("(")?;
-                for (i, m) in v.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{m}")?;
-                }
-                f.write_str(")")
-            }
-        }
-    }
+/// Compact column-major strides for a shape: `(4,8)` gives `(1,4)`, `(M,N)` gives `(1,M)`.
+pub fn compact_col_major(shape: &IntTuple) -> IntTuple {
+    let mut acc = SymInt::Const(1);
+    shape.map(|s| {
+        let stride = acc.clone();
+        acc = SymInt::op(SymOp::Mul, acc.clone(), s.clone());
+        stride
+    })
 }
 
 /// A layout as far as the checker knows it.
@@ -586,10 +517,10 @@ mod tests {
 
     #[test]
     fn profiles_and_compact_strides() {
-        let c = |v| IntTuple::Leaf(SymInt::Const(v));
+        let c = |v| IntTuple::Int(SymInt::Const(v));
         let shape = IntTuple::Tuple(vec![IntTuple::Tuple(vec![c(2), c(2)]), c(3)]);
         assert_eq!(shape.profile(), "((_,_),_)");
-        assert_eq!(shape.compact_col_major().to_string(), "((1,2),4)");
+        assert_eq!(compact_col_major(&shape).to_string(), "((1,2),4)");
         assert!(!shape.congruent(&c(1)));
         assert_eq!(SymInt::op(SymOp::CeilDiv, SymInt::Const(7), SymInt::Const(2)), SymInt::Const(4));
     }

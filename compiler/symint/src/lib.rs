@@ -33,8 +33,10 @@
 
 use std::fmt;
 
+pub mod int_tuple;
 #[cfg(feature = "serde")]
 mod json;
+pub use int_tuple::IntTuple;
 
 /// An operation of a symbolic integer. Every operation is binary and evaluates with checked `i64` arithmetic.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]

@@ -111,7 +111,7 @@ fn rank_mismatch() {
     a[0] = tensor(DType::F32, &[8 * 4096], BASE);
     assert_eq!(
         err(&softmax(), &a),
-        "argument `x`: expected rank 2 (the kernel's layout is (M, 4096):(4096, 1)), got rank 1 (shape [32768])"
+        "argument `x`: expected rank 2 (the kernel's layout is (M,4096):(4096,1)), got rank 1 (shape [32768])"
     );
 }
 
@@ -176,7 +176,7 @@ fn buffer_too_small() {
     }
     assert_eq!(
         err(&softmax(), &a),
-        "argument `y`: the layout (M, 4096):(4096, 1) reaches element 32767, but the buffer holds 32767 elements"
+        "argument `y`: the layout (M,4096):(4096,1) reaches element 32767, but the buffer holds 32767 elements"
     );
 }
 
@@ -257,13 +257,13 @@ fn nested_modes_and_dimensions_from_strides() {
     let bad = [desc(vec![4, 96], vec![160, 1], 4 * 160), desc(vec![4], vec![160], 4 * 160)];
     assert_eq!(
         err(&k, &bad),
-        "argument `x`: shape[1] = 96 does not match the kernel's layout mode (32, K):(1, 32) (extent 128)"
+        "argument `x`: shape[1] = 96 does not match the kernel's layout mode (32,K):(1,32) (extent 128)"
     );
     // Columns with stride 2: the nested mode needs the first leaf's stride to be the argument's stride.
     let bad = [desc(vec![4, 128], vec![320, 2], 4 * 320), desc(vec![4], vec![320], 4 * 320)];
     assert_eq!(
         err(&k, &bad),
-        "argument `x`: stride[1] = 2 does not match the kernel's layout mode (32, K):(1, 32) \
+        "argument `x`: stride[1] = 2 does not match the kernel's layout mode (32,K):(1,32) \
          (a leaf of extent 32 has stride 1; this argument gives it 2)"
     );
     // y's row stride disagrees with ldx bound from x.

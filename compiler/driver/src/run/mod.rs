@@ -39,7 +39,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use cutec_manifest::{Access, DType, DimComponent, IntTuple, Kernel, Manifest, ManifestError, Param};
+use cutec_manifest::{Access, DType, DimComponent, Entry, Kernel, Manifest, ManifestError, Param};
 use cutec_runtime::{
     Context, DeviceTensor, KernelArg, Module, RuntimeError, ScalarValue, measure_launch_overhead, median, time_launches,
 };
@@ -543,8 +543,8 @@ fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<Option<Sourc
             let mut extent: i64 = 1;
             for leaf in mode.leaves() {
                 let v = match leaf {
-                    IntTuple::Int(v) => *v,
-                    IntTuple::Dim(name) => match values.iter().find(|(n, _, _)| n == name) {
+                    Entry::Int(v) => *v,
+                    Entry::Dim(name) => match values.iter().find(|(n, _, _)| n == name) {
                         Some((_, v, _)) => *v,
                         None => {
                             let source = kernel.dim(name).map_or(String::new(), |d| d.from.param.clone());
@@ -555,7 +555,6 @@ fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<Option<Sourc
                             )));
                         }
                     },
-                    IntTuple::Tuple(_) => 1,
                 };
                 extent = extent.checked_mul(v).ok_or_else(|| {
                     RunError::Usage(format!("the shape of `{}` overflows ({})", t.name, t.layout.shape))

@@ -1,15 +1,17 @@
 //! The table of layout operations, in one place: names (CuTe's), arities, and [`apply`], the dispatch used
 //! by the evaluator and by the type checker to fold calls whose arguments are already values.
 
+use std::fmt;
+
 use crate::coalesce::{coalesce, coalesce_by, filter, filter_by};
 use crate::complement::{
     complement, complement_default, left_inverse, max_common_layout, max_common_vector, nullspace, right_inverse,
 };
 use crate::composition::{Tiler, composition_tiler};
 use crate::divide::{flat_divide, local_partition, local_tile, logical_divide, tiled_divide, zipped_divide};
-use crate::error::{LayoutError, Result, invalid};
+use crate::error::{LayoutError, Result, invalid, swizzled};
 use crate::eval::value::{Value, wrong_kind};
-use crate::int_tuple::{self, Int, ceil_div_tuple, product_each, shape_div_tuple};
+use crate::int_tuple::{self, Int, Shape, ceil_div_tuple, product_each, shape_div_tuple};
 use crate::layout::Layout;
 use crate::picture::print_layout;
 use crate::product::{
@@ -135,6 +137,13 @@ impl LayoutOp {
     /// The operation named `name`.
     pub fn from_name(name: &str) -> Option<LayoutOp> {
         OPS.iter().find(|o| o.name == name).map(|o| o.op)
+    }
+}
+
+impl fmt::Display for LayoutOp {
+    /// CuTe's name of the operation.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -372,14 +381,13 @@ fn count(n: usize) -> String {
 
 /// [`apply`] by CuTe's name of the operation, for the expression evaluator.
 pub fn apply_named(name: &str, generics: &[i64], args: &[Value]) -> Result<Value> {
-    let op = LayoutOp::from_name(name).ok_or_else(|| invalid("eval", format!("unknown operation `{name}`")))?;
+    let op = LayoutOp::from_name(name).ok_or_else(|| LayoutError::UnknownOp { name: name.to_owned() })?;
     apply(op, generics, args)
 }
 
 /// Apply an operation to values: `apply(LayoutOp::Get, &[1], &[layout])` is `get<1>(layout)`.
-pub fn apply(key: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
-    let info = key.info();
-    let op = info.name;
+pub fn apply(op: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
+    let info = op.info();
     if args.len() < info.args.0 || args.len() > info.args.1 {
         let (lo, hi) = info.args;
         let want = if lo == hi { count(lo) } else { format!("{} to {}", count(lo), count(hi)) };
@@ -406,7 +414,7 @@ pub fn apply(key: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
             .collect()
     };
     let a = &args[0];
-    match key {
+    match op {
         LayoutOp::MakeLayout => make_layout(op, args),
         LayoutOp::MakeOrderedLayout => {
             Ok(make_ordered_layout(&args[0].int_tuple(op)?, &args[1].int_tuple(op)?)?.into())
@@ -438,7 +446,7 @@ pub fn apply(key: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
                     (Value::Layout(s), o)
                 }
             };
-            Ok(if op == "slice" { sliced } else { Value::Tuple(vec![sliced, Value::Int(offset)]) })
+            Ok(if op == LayoutOp::Slice { sliced } else { Value::Tuple(vec![sliced, Value::Int(offset)]) })
         }
         LayoutOp::Coalesce => match args.get(1) {
             Some(p) => {
@@ -468,31 +476,21 @@ pub fn apply(key: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
         LayoutOp::Nullspace => Ok(nullspace(&plain(op, a)?)?.into()),
         LayoutOp::MaxCommonVector => max_common(op, a, &args[1]),
         LayoutOp::MaxCommonLayout => Ok(max_common_layout(&plain(op, a)?, &plain(op, &args[1])?)?.into()),
-        LayoutOp::LogicalDivide
-        | LayoutOp::ZippedDivide
-        | LayoutOp::TiledDivide
-        | LayoutOp::FlatDivide
-        | LayoutOp::LogicalProduct
-        | LayoutOp::ZippedProduct
-        | LayoutOp::TiledProduct
-        | LayoutOp::FlatProduct => {
-            let tiler = args[1].tiler(op)?;
-            let f: fn(&Layout, &Tiler) -> Result<Layout> = match op {
-                "logical_divide" => logical_divide,
-                "zipped_divide" => zipped_divide,
-                "tiled_divide" => tiled_divide,
-                "flat_divide" => flat_divide,
-                "logical_product" => logical_product,
-                "zipped_product" => zipped_product,
-                "tiled_product" => tiled_product,
-                _ => flat_product,
-            };
-            map_layout(op, a, |l| f(l, &tiler))
-        }
-        LayoutOp::BlockedProduct | LayoutOp::RakedProduct => {
+        LayoutOp::LogicalDivide => by_tiler(op, a, &args[1], logical_divide),
+        LayoutOp::ZippedDivide => by_tiler(op, a, &args[1], zipped_divide),
+        LayoutOp::TiledDivide => by_tiler(op, a, &args[1], tiled_divide),
+        LayoutOp::FlatDivide => by_tiler(op, a, &args[1], flat_divide),
+        LayoutOp::LogicalProduct => by_tiler(op, a, &args[1], logical_product),
+        LayoutOp::ZippedProduct => by_tiler(op, a, &args[1], zipped_product),
+        LayoutOp::TiledProduct => by_tiler(op, a, &args[1], tiled_product),
+        LayoutOp::FlatProduct => by_tiler(op, a, &args[1], flat_product),
+        LayoutOp::BlockedProduct => {
             let b = args[1].layout(op)?;
-            let f = if op == "blocked_product" { blocked_product } else { raked_product };
-            map_layout(op, a, |l| f(l, &b))
+            map_layout(op, a, |l| blocked_product(l, &b))
+        }
+        LayoutOp::RakedProduct => {
+            let b = args[1].layout(op)?;
+            map_layout(op, a, |l| raked_product(l, &b))
         }
         LayoutOp::TileToShape => {
             let shape = args[1].int_tuple(op)?;
@@ -501,7 +499,7 @@ pub fn apply(key: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
         }
         LayoutOp::Upcast | LayoutOp::Downcast => {
             let n = generics[0];
-            let up = op == "upcast";
+            let up = op == LayoutOp::Upcast;
             match a {
                 Value::Swizzle(s) => Ok(Value::Swizzle(if up { s.upcast(n)? } else { s.downcast(n)? })),
                 Value::Composed(c) => Ok(Value::Composed(if up { c.upcast(n)? } else { c.downcast(n)? })),
@@ -536,8 +534,14 @@ pub fn apply(key: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
     }
 }
 
+/// A divide or product of `a` by the tiler `tiler`.
+fn by_tiler(op: LayoutOp, a: &Value, tiler: &Value, f: fn(&Layout, &Tiler) -> Result<Layout>) -> Result<Value> {
+    let tiler = tiler.tiler(op)?;
+    map_layout(op, a, |l| f(l, &tiler))
+}
+
 /// `make_layout(shape)`, `make_layout(shape, stride)`, or `make_layout(L0, L1, ...)`.
-fn make_layout(op: &'static str, args: &[Value]) -> Result<Value> {
+fn make_layout(op: LayoutOp, args: &[Value]) -> Result<Value> {
     if args.iter().all(|v| matches!(v, Value::Layout(_))) {
         return Ok(Layout::from_modes(args.iter().map(|v| v.layout(op)).collect::<Result<_>>()?).into());
     }
@@ -549,15 +553,15 @@ fn make_layout(op: &'static str, args: &[Value]) -> Result<Value> {
 }
 
 /// A plain layout (a shape counts as its compact layout).
-fn plain(op: &'static str, v: &Value) -> Result<Layout> {
+fn plain(op: LayoutOp, v: &Value) -> Result<Layout> {
     match v {
-        Value::Composed(_) | Value::Swizzle(_) => Err(invalid(op, format!("is not defined for {} {v}", v.kind()))),
+        Value::Composed(_) | Value::Swizzle(_) => Err(swizzled(op, format!("is not defined for {} {v}", v.kind()))),
         _ => v.layout(op),
     }
 }
 
 /// The layout, or the inner layout of a swizzled one (as CuTe's complement of a `ComposedLayout`).
-fn plain_or_inner(op: &'static str, v: &Value) -> Result<Layout> {
+fn plain_or_inner(op: LayoutOp, v: &Value) -> Result<Layout> {
     match v {
         Value::Composed(c) => Ok(c.layout.clone()),
         _ => plain(op, v),
@@ -565,7 +569,7 @@ fn plain_or_inner(op: &'static str, v: &Value) -> Result<Layout> {
 }
 
 /// Apply a shape operation to a layout, or to the inner layout of a swizzled one.
-fn map_layout(op: &'static str, v: &Value, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Value> {
+fn map_layout(op: LayoutOp, v: &Value, f: impl FnOnce(&Layout) -> Result<Layout>) -> Result<Value> {
     match v {
         Value::Composed(c) => Ok(Value::Composed(c.map(f)?)),
         Value::Swizzle(_) | Value::Text(_) | Value::Underscore => Err(wrong_kind(op, "a layout", v)),
@@ -575,7 +579,7 @@ fn map_layout(op: &'static str, v: &Value, f: impl FnOnce(&Layout) -> Result<Lay
 
 /// Like [`map_layout`] for operations that also return an offset (`local_tile`, `local_partition`); for a
 /// swizzled layout the offset moves inside it, as CuTe does.
-fn with_offset(op: &'static str, v: &Value, f: impl FnOnce(&Layout) -> Result<(Layout, Int)>) -> Result<Value> {
+fn with_offset(op: LayoutOp, v: &Value, f: impl FnOnce(&Layout) -> Result<(Layout, Int)>) -> Result<Value> {
     match v {
         Value::Composed(c) => {
             let (l, off) = f(&c.layout)?;
@@ -591,7 +595,7 @@ fn with_offset(op: &'static str, v: &Value, f: impl FnOnce(&Layout) -> Result<(L
 }
 
 /// `get<I...>` on a layout, a swizzled layout or a tuple.
-fn get_path(op: &'static str, v: &Value, path: &[usize]) -> Result<Value> {
+fn get_path(op: LayoutOp, v: &Value, path: &[usize]) -> Result<Value> {
     let mut cur = v.clone();
     for &i in path {
         cur = match cur {
@@ -616,36 +620,36 @@ fn rank_of(v: &Value) -> usize {
 }
 
 /// `size`, `cosize`, `rank`, `depth`, `shape`, `stride` of a value.
-fn measure(op: &'static str, v: &Value) -> Result<Value> {
+fn measure(op: LayoutOp, v: &Value) -> Result<Value> {
     let layout = match v {
         Value::Composed(c) => c.layout.clone(),
         Value::Layout(l) => l.clone(),
         _ => {
             let t = v.int_tuple(op)?;
             return match op {
-                "size" => Ok(t.product(op)?.into()),
-                "rank" => Ok(Value::Int(Int::Static(t.rank() as i64))),
-                "depth" => Ok(Value::Int(Int::Static(t.depth() as i64))),
-                "shape" => Ok(t.into()),
+                LayoutOp::Size => Ok(t.product(op)?.into()),
+                LayoutOp::Rank => Ok(Value::Int(Int::Static(t.rank() as i64))),
+                LayoutOp::Depth => Ok(Value::Int(Int::Static(t.depth() as i64))),
+                LayoutOp::Shape => Ok(t.into()),
                 _ => Layout::compact(t).and_then(|l| measure(op, &Value::Layout(l))),
             };
         }
     };
     Ok(match op {
-        "size" => layout.size()?.into(),
-        "cosize" => layout.cosize()?.into(),
-        "rank" => Value::Int(Int::Static(layout.rank() as i64)),
-        "depth" => Value::Int(Int::Static(layout.depth() as i64)),
-        "shape" => layout.shape().clone().into(),
+        LayoutOp::Size => layout.size()?.into(),
+        LayoutOp::Cosize => layout.cosize()?.into(),
+        LayoutOp::Rank => Value::Int(Int::Static(layout.rank() as i64)),
+        LayoutOp::Depth => Value::Int(Int::Static(layout.depth() as i64)),
+        LayoutOp::Shape => layout.shape().clone().into(),
         _ => match v {
-            Value::Composed(_) => return Err(invalid(op, "a swizzled layout has no strides")),
+            Value::Composed(_) => return Err(swizzled(op, "a swizzled layout has no strides")),
             _ => layout.stride().clone().into(),
         },
     })
 }
 
 /// `crd2idx(coord, L)` or `crd2idx(coord, shape[, stride])` (compact column-major without a stride).
-fn crd2idx(op: &'static str, args: &[Value]) -> Result<Value> {
+fn crd2idx(op: LayoutOp, args: &[Value]) -> Result<Value> {
     let coord = args[0].coord(op)?;
     match &args[1..] {
         [Value::Composed(c)] => Ok(Value::Int(Int::Static(c.call(&coord)?))),
@@ -657,7 +661,7 @@ fn crd2idx(op: &'static str, args: &[Value]) -> Result<Value> {
 }
 
 /// `idx2crd(idx, shape[, stride])` or `idx2crd(idx, L)`.
-fn idx2crd(op: &'static str, args: &[Value]) -> Result<Value> {
+fn idx2crd(op: LayoutOp, args: &[Value]) -> Result<Value> {
     let idx = args[0].int_tuple(op)?;
     let (shape, stride) = match &args[1..] {
         [Value::Layout(l)] => (l.shape().clone(), l.stride().clone()),
@@ -669,7 +673,7 @@ fn idx2crd(op: &'static str, args: &[Value]) -> Result<Value> {
 }
 
 /// `composition(A, B)` for layouts, tilers and swizzles.
-fn compose(op: &'static str, a: &Value, b: &Value) -> Result<Value> {
+fn compose(op: LayoutOp, a: &Value, b: &Value) -> Result<Value> {
     match (a, b) {
         (Value::Swizzle(s), Value::Layout(_) | Value::Int(_) | Value::Tuple(_)) => {
             Ok(Value::Composed(ComposedLayout::new(*s, b.layout(op)?)))
@@ -679,14 +683,14 @@ fn compose(op: &'static str, a: &Value, b: &Value) -> Result<Value> {
             Ok(Value::Composed(c.map(|l| composition_tiler(l, &tiler))?))
         }
         (_, Value::Swizzle(_) | Value::Composed(_)) => {
-            Err(invalid(op, format!("composing a layout with {} is not supported", b.kind())))
+            Err(swizzled(op, format!("composing a layout with {} is not supported", b.kind())))
         }
         _ => Ok(composition_tiler(&plain(op, a)?, &b.tiler(op)?)?.into()),
     }
 }
 
 /// `max_common_vector(A, B)`, with CuTe's bounds for swizzled layouts (`2^M` elements stay contiguous).
-fn max_common(op: &'static str, a: &Value, b: &Value) -> Result<Value> {
+fn max_common(op: LayoutOp, a: &Value, b: &Value) -> Result<Value> {
     let vector = |x: &Layout, y: &Layout| max_common_vector(x, y);
     let bound = |m: i64| Int::Static(1i64 << m.min(62));
     let min = |x: Int, y: Int| int_tuple::shape_min(op, &x, &y);

@@ -9,7 +9,7 @@
 //! are swizzles.
 
 use crate::eval::EvalError;
-use crate::eval::ops::{apply, apply_named};
+use crate::eval::ops::{LayoutOp, apply, apply_named};
 use crate::eval::value::Value;
 use crate::int_tuple::Int;
 use crate::layout::Layout;
@@ -54,7 +54,7 @@ impl Parser {
                         }
                         _ => Int::Static(0),
                     };
-                    let layout = self.colon()?.layout("o").map_err(EvalError::Layout)?;
+                    let layout = self.colon()?.layout(LayoutOp::Composition).map_err(EvalError::Layout)?;
                     Value::Composed(ComposedLayout { swizzle, offset, layout })
                 }
                 lhs => {

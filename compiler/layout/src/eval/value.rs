@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::composition::Tiler;
 use crate::error::{LayoutError, Result, invalid};
+use crate::eval::LayoutOp;
 use crate::int_tuple::{Coord, Int, IntTuple};
 use crate::layout::Layout;
 use crate::swizzle::{ComposedLayout, Swizzle};
@@ -81,51 +82,56 @@ impl Value {
         }
     }
 
-    pub(crate) fn int_tuple(&self, op: &'static str) -> Result<IntTuple> {
-        self.to_int_tuple().ok_or_else(|| invalid(op, format!("expected a shape, found {} {self}", self.kind())))
+    pub(crate) fn int_tuple(&self, op: LayoutOp) -> Result<IntTuple> {
+        self.to_int_tuple().ok_or_else(|| wrong_kind(op, "a shape", self))
     }
 
-    pub(crate) fn dyn_int(&self, op: &'static str) -> Result<Int> {
+    pub(crate) fn dyn_int(&self, op: LayoutOp) -> Result<Int> {
         match self {
             Value::Int(i) => Ok(i.clone()),
-            _ => Err(invalid(op, format!("expected an integer, found {} {self}", self.kind()))),
+            _ => Err(wrong_kind(op, "an integer", self)),
         }
     }
 
     /// A layout; a shape stands for its compact column-major layout.
-    pub(crate) fn layout(&self, op: &'static str) -> Result<Layout> {
+    pub(crate) fn layout(&self, op: LayoutOp) -> Result<Layout> {
         match self {
             Value::Layout(l) => Ok(l.clone()),
             _ => match self.to_int_tuple() {
                 Some(t) => Layout::compact(t),
-                None => Err(invalid(op, format!("expected a layout, found {} {self}", self.kind()))),
+                None => Err(wrong_kind(op, "a layout", self)),
             },
         }
     }
 
     /// A tiler: a layout, an integer `n` (`n:1`), `_`, or a tuple of tilers.
-    pub(crate) fn tiler(&self, op: &'static str) -> Result<Tiler> {
+    pub(crate) fn tiler(&self, op: LayoutOp) -> Result<Tiler> {
         match self {
             Value::Layout(l) => Ok(Tiler::Layout(l.clone())),
             Value::Int(i) => Ok(Tiler::from_shape(&IntTuple::Int(i.clone()))),
             Value::Underscore => Ok(Tiler::Underscore),
             Value::Tuple(v) => Ok(Tiler::Tuple(v.iter().map(|x| x.tiler(op)).collect::<Result<_>>()?)),
-            _ => Err(invalid(op, format!("expected a tiler, found {} {self}", self.kind()))),
+            _ => Err(wrong_kind(op, "a tiler", self)),
         }
     }
 
     /// A coordinate: integers, `_`, tuples of them.
-    pub(crate) fn coord(&self, op: &'static str) -> Result<Coord> {
+    pub(crate) fn coord(&self, op: LayoutOp) -> Result<Coord> {
         match self {
             Value::Int(i) => Ok(Coord::Int(i.clone())),
             Value::Underscore => Ok(Coord::Underscore),
             Value::Tuple(v) => Ok(Coord::Tuple(v.iter().map(|x| x.coord(op)).collect::<Result<_>>()?)),
-            _ => Err(invalid(op, format!("expected a coordinate, found {} {self}", self.kind()))),
+            _ => Err(wrong_kind(op, "a coordinate", self)),
         }
     }
 }
 
-/// Error for a value of the wrong kind.
-pub(crate) fn wrong_kind(op: &'static str, expected: &str, found: &Value) -> LayoutError {
-    invalid(op, format!("expected {expected}, found {} {found}", found.kind()))
+/// Error for a value of the wrong kind; a swizzle or swizzled layout where a plain value is needed is
+/// [`LayoutError::Swizzled`].
+pub(crate) fn wrong_kind(op: LayoutOp, expected: &str, found: &Value) -> LayoutError {
+    let what = format!("expected {expected}, found {} {found}", found.kind());
+    match found {
+        Value::Swizzle(_) | Value::Composed(_) => LayoutError::Swizzled { op, what },
+        _ => invalid(op, what),
+    }
 }

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use cutec_layout::{ComposedLayout, Int, IntTuple, Layout, OPS, Swizzle, eval};
+use cutec_layout::{ComposedLayout, Int, IntTuple, Layout, LayoutOp, OPS, Shape, Swizzle, eval};
 
 use super::rng::{self, Rng};
 
@@ -299,7 +299,7 @@ fn tiler(rng: &mut Rng, a: &Layout) -> E {
 
 /// A coordinate for `shape`: an index, or congruent at the top level with `_` in some modes.
 fn coord(rng: &mut Rng, shape: &IntTuple, underscores: bool) -> E {
-    let size = shape.product("t").ok().and_then(|s| s.value()).unwrap_or(1);
+    let size = shape.product(LayoutOp::Size).ok().and_then(|s| s.value()).unwrap_or(1);
     match shape {
         IntTuple::Tuple(v) if !rng.chance(20) => E::Tuple(
             v.iter()
@@ -319,7 +319,7 @@ fn order_like(rng: &mut Rng, shape: &IntTuple) -> E {
         order.swap(k, rng.range(0, k as i64) as usize);
     }
     let mut it = order.into_iter();
-    tuple(&shape.try_map(&mut |_| Ok(Int::Static(it.next().unwrap_or(0)))).unwrap())
+    tuple(&shape.map(|_| Int::Static(it.next().unwrap_or(0))))
 }
 
 /// A swizzle with `B >= 1` (CuTe decays the identity `Swizzle<0,M,S>` to the plain layout; we keep it).
@@ -584,9 +584,7 @@ fn generate(rng: &mut Rng, op: &'static str) -> Case {
             let b = if rng.chance(50) {
                 E::Int(if rng.chance(50) { *rng.pick(&divisors(size_of(&a))) } else { rng.range(1, 8) })
             } else {
-                tuple(
-                    &a.shape().try_map(&mut |s| Ok(Int::Static(*rng.pick(&divisors(s.value().unwrap_or(1)))))).unwrap(),
-                )
+                tuple(&a.shape().map(|s| Int::Static(*rng.pick(&divisors(s.value().unwrap_or(1))))))
             };
             call(op, vec![tuple(a.shape()), b])
         }

@@ -30,7 +30,7 @@ fn run(name: &str, mut f: impl FnMut(&mut Rng, bool) -> Option<String>) {
 /// CuTe's `compatible(a, b)`: the sizes agree at every leaf of `a`.
 fn compatible(a: &IntTuple, b: &IntTuple) -> bool {
     match (a, b) {
-        (IntTuple::Int(x), _) => Some(x.clone()) == b.product("t").ok(),
+        (IntTuple::Int(x), _) => Some(x.clone()) == b.product(LayoutOp::Size).ok(),
         (IntTuple::Tuple(x), IntTuple::Tuple(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| compatible(p, q))
         }
@@ -139,8 +139,9 @@ fn divides_keep_the_elements() {
         let n = size(&a);
         // Tiles that divide the shape mode by mode (C++ takes the complement within shape(A)).
         let exact = |d: i64| {
-            let rest = cutec_layout::int_tuple::ceil_div_tuple("t", a.shape(), &IntTuple::int(d)).unwrap();
-            rest.product("t").unwrap().value() == Some(n / d)
+            let rest =
+                cutec_layout::int_tuple::ceil_div_tuple(LayoutOp::CeilDiv, a.shape(), &IntTuple::int(d)).unwrap();
+            rest.product(LayoutOp::Size).unwrap().value() == Some(n / d)
         };
         let divisors: Vec<i64> = (1..=n).filter(|&d| n % d == 0 && exact(d)).collect();
         let t = *rng.pick(&divisors);
@@ -246,7 +247,7 @@ fn make_layout_tv_covers_the_tile_once() {
         let (tile, tv) = make_layout_tv(&thr, &val).ok()?;
         let mut idx = tv.indices().unwrap();
         idx.sort();
-        let n = tile.product("t").unwrap().value().unwrap();
+        let n = tile.product(LayoutOp::Size).unwrap().value().unwrap();
         holds(idx == (0..n).collect::<Vec<_>>(), || format!("make_layout_tv({thr}, {val}) = ({tile}, {tv})"))
     });
 }
