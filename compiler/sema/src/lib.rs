@@ -48,6 +48,7 @@ mod builtins;
 mod check_atom;
 mod check_call;
 mod check_expr;
+mod check_modes;
 mod check_stmt;
 mod check_type;
 mod codes;

@@ -4,7 +4,7 @@
 //! becomes `ret`), so it is E0323 at the access instead. Offsets known only at run time are E0301's warning (the
 //! array may leave registers); they are not checked here.
 
-use super::{Analyses, Pass, PassError, PassErrorKind};
+use super::{Analyses, FragmentAccess, Pass, PassError, PassErrorKind};
 use crate::arena::Handle;
 use crate::expr::Expr;
 use crate::module::{Kernel, Module};
@@ -32,21 +32,13 @@ impl Pass for CheckFragmentBounds {
         for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
             let mut found = None;
             kernel.body.visit(&mut |s| {
-                let access = match s {
-                    Stmt::Op { op: Op::Load { ptr, ty, .. }, .. } => Some((*ptr, *ty)),
-                    Stmt::Store { ptr, value, .. } => Some((*ptr, kinfo.ty(*value))),
-                    // Every other statement reads and writes register arrays only through loads and stores.
-                    Stmt::Op { .. }
-                    | Stmt::Emit(_)
-                    | Stmt::WriteVar { .. }
-                    | Stmt::If { .. }
-                    | Stmt::For { .. }
-                    | Stmt::While { .. }
-                    | Stmt::Break
-                    | Stmt::Continue
-                    | Stmt::Return
-                    | Stmt::Barrier(_)
-                    | Stmt::Warpgroup { .. } => None,
+                // Register arrays are read and written only by loads and stores (an operation's operands are values).
+                let access = if let Stmt::Op { op: Op::Load { ptr, ty, .. }, .. } = s {
+                    Some((*ptr, *ty))
+                } else if let Stmt::Store { ptr, value, .. } = s {
+                    Some((*ptr, kinfo.ty(*value)))
+                } else {
+                    None
                 };
                 if found.is_none()
                     && let Some((ptr, ty)) = access
@@ -86,10 +78,10 @@ fn outside(kernel: &Kernel, ptr: Handle<Expr>, ty: Type) -> Option<PassErrorKind
     }
     let elems = i128::from(alloc.len);
     let per = i128::from(alloc.elem.size_bytes().max(1));
-    Some(PassErrorKind::FragmentIndex {
+    Some(PassErrorKind::FragmentIndex(Box::new(FragmentAccess {
         array: alloc.name.clone(),
         first: start.div_euclid(per),
         last: (end - 1).div_euclid(per),
         len: elems,
-    })
+    })))
 }

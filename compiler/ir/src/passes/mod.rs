@@ -56,12 +56,21 @@ pub enum PassErrorKind {
     /// A collective instruction that some threads of its group may not execute (the `check-collectives` pass).
     #[error("`{}` needs whole {}s", .0.what, .0.needs.group())]
     Divergent(Box<Divergence>),
-    /// An access to elements `first..=last` of the register array `array` of `len` elements.
-    #[error("an access to elements {first}..={last} of the register tensor `{array}` of {len} elements")]
-    FragmentIndex { array: String, first: i128, last: i128, len: i128 },
+    /// An access outside a register array.
+    #[error("an access to elements {}..={} of the register tensor `{}` of {} elements", .0.first, .0.last, .0.array, .0.len)]
+    FragmentIndex(Box<FragmentAccess>),
     /// An analysis the pass needs failed: the module is invalid (a compiler bug).
     #[error(transparent)]
     Invalid(Box<KernelError>),
+}
+
+/// An access to elements `first..=last` of the register array `array` of `len` elements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FragmentAccess {
+    pub array: String,
+    pub first: i128,
+    pub last: i128,
+    pub len: i128,
 }
 
 /// A [`PassErrorKind`] in a kernel, at a location, from a pass.
@@ -82,7 +91,7 @@ impl PassError {
             PassErrorKind::UnrollTooLarge { .. } => codes::UNROLL_TOO_LARGE,
             PassErrorKind::KernelTooLarge { .. } => codes::KERNEL_TOO_LARGE,
             PassErrorKind::Divergent(_) => codes::WARPGROUP_DIVERGENT,
-            PassErrorKind::FragmentIndex { .. } => codes::FRAGMENT_INDEX,
+            PassErrorKind::FragmentIndex(_) => codes::FRAGMENT_INDEX,
             PassErrorKind::Invalid(_) => codes::INTERNAL,
         }
     }
@@ -106,7 +115,8 @@ impl PassError {
                     .with_help("put repeated work in a loop, or split the kernel")
             }
             PassErrorKind::Divergent(d) => divergence_diagnostic(d),
-            PassErrorKind::FragmentIndex { array, first, last, len } => {
+            PassErrorKind::FragmentIndex(access) => {
+                let FragmentAccess { array, first, last, len } = &**access;
                 let which =
                     if first == last { format!("element {first}") } else { format!("elements {first}..={last}") };
                 Diagnostic::error(
