@@ -265,7 +265,7 @@ impl Lower<'_> {
         for (t, span, what) in operands {
             if t.space != AddrSpace::Shared || t.elem != elem {
                 let msg = format!("the {what} operand of this wgmma must be a `{elem}` tensor in shared memory");
-                return self.fail(span, LowerError::WgmmaOperand { problem: msg.into() });
+                return self.fail(span, LowerError::WgmmaOperand { problem: msg });
             }
         }
         let accumulator = tacc.space == AddrSpace::Local
@@ -274,7 +274,7 @@ impl Lower<'_> {
             && tacc.layout.size().ok().and_then(|s| s.static_value()) == Some(i64::from(shape.n / 2));
         if !accumulator {
             let msg = format!("the accumulator must be a whole `mma.fragment_c((64, {}))`", shape.n);
-            return self.fail(acc.span, LowerError::WgmmaOperand { problem: msg.into() });
+            return self.fail(acc.span, LowerError::WgmmaOperand { problem: msg });
         }
         let (desc_b, steps_b) = self.operand_descriptor(&tb, i64::from(shape.n), b.span)?;
         // Per k-step: A's pointer and descriptor (none: the step's 8 values in the A fragment's registers).
@@ -290,7 +290,7 @@ impl Lower<'_> {
             let (desc_a, starts) = self.operand_descriptor(&ta, 64, a.span)?;
             if starts.len() != steps_b.len() {
                 let msg = format!("A has {} k-steps of 16 and B {}", starts.len(), steps_b.len());
-                return self.fail(e.span, LowerError::WgmmaOperand { problem: msg.into() });
+                return self.fail(e.span, LowerError::WgmmaOperand { problem: msg });
             }
             for sa in starts {
                 steps_a.push((self.operand_ptr(&ta, sa, e.span)?, Some(desc_a)));
@@ -337,7 +337,7 @@ impl Lower<'_> {
         };
         if d.starts.len() != 1 {
             let msg = format!("the operand has {} blocks of {mn} rows; a wgmma takes one", d.starts.len());
-            return self.fail(span, LowerError::WgmmaOperand { problem: msg.into() });
+            return self.fail(span, LowerError::WgmmaOperand { problem: msg });
         }
         let period = d.alignment;
         let div = self.divisor(&t.offset);
@@ -348,7 +348,7 @@ impl Lower<'_> {
                 t.offset,
                 period / bytes
             );
-            return self.fail(span, LowerError::WgmmaOperand { problem: msg.into() });
+            return self.fail(span, LowerError::WgmmaOperand { problem: msg });
         }
         self.align_allocation(t.base, period as u32);
         self.check_shared_limit(AddrSpace::Shared, span)?;

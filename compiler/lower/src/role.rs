@@ -103,7 +103,7 @@ impl Lower<'_> {
         for a in args {
             let Some(v) = self.program.value_of(module, a.value.id) else {
                 let what = format!("`{}` of a role must be known at compile time", a.name.name);
-                return self.fail(a.value.span, LowerError::NotConstant { problem: what.into() });
+                return self.fail(a.value.span, LowerError::NotConstant { problem: what });
             };
             match a.name.name.as_str() {
                 "warpgroups" => match u32::try_from(v) {

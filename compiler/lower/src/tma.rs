@@ -390,7 +390,7 @@ impl Lower<'_> {
     /// The tensor map that moves the elements of the global view `g` to and from the shared-memory view `s`
     /// (element `i` of one is element `i` of the other, as in `copy`), checked element by element.
     fn tma_plan(&mut self, g: &TensorView, s: &TensorView, span: Span) -> LResult<Plan> {
-        let fail = |this: &mut Self, msg: String| this.fail(span, LowerError::TmaNotABox { problem: msg.into() });
+        let fail = |this: &mut Self, msg: String| this.fail(span, LowerError::TmaNotABox { problem: msg });
         if s.space != AddrSpace::Shared || g.space != AddrSpace::Global {
             return fail(self, "a TMA copy moves a tile of a kernel argument to or from shared memory".into());
         }
