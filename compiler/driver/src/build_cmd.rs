@@ -4,6 +4,7 @@ use crate::cli::{Emit, Reporter, read};
 use cutec::build::{BuildOptions, build_source, manifest_summary};
 use cutec::codes;
 use cutec::command_line::path_error;
+use cutec::paths::same_file;
 use cutec::{Checked, check_source, emit_ast, emit_tokens};
 use cutec_diagnostics::SourceMap;
 use std::ffi::{OsStr, OsString};
@@ -177,12 +178,4 @@ pub(crate) fn build(
         print!("{summary}");
     }
     ExitCode::SUCCESS
-}
-
-/// Whether two paths name the same existing file (a path that does not exist yet is no input).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
 }

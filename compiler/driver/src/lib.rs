@@ -10,6 +10,7 @@
 pub mod build;
 pub mod codes;
 pub mod command_line;
+pub mod paths;
 pub mod run;
 
 pub use codes::DRIVER_CODES;

@@ -247,6 +247,14 @@ fn outputs_never_overwrite_the_input() {
         assert_eq!(code(&o), 2, "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
         assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{}", String::from_utf8_lossy(&o.stderr));
     }
+    // A hard link to the input is the input under another name (its path and its canonical path differ).
+    let alias = dir.join("alias.ptx");
+    std::fs::hard_link(&src, &alias).expect("hard link");
+    let o = cutec(&["build", s, "--emit", "ptx", "-o", alias.to_str().expect("utf-8")]);
+    assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is the input"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&src).expect("read"), before, "the input is unchanged");
+    std::fs::remove_file(&alias).expect("remove the link");
     let renamed = dir.join("copy.ptx");
     std::fs::rename(&src, &renamed).expect("rename");
     let o = cutec(&["build", renamed.to_str().expect("utf-8"), "--emit", "ptx", "-o", dir.to_str().expect("utf-8")]);

@@ -34,6 +34,7 @@
 //! `launch_overhead kernel=<name> checked_us=<f> prepared_us=<f> bare_us=<f> checked_over_bare=<f>
 //! prepared_over_bare=<f>` (host microseconds per launch call; see `cutec_runtime::measure_launch_overhead`).
 
+use crate::paths::same_file;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -242,34 +243,6 @@ fn check_written_paths(opts: &RunOptions) -> Result<(), RunError> {
         }
     }
     Ok(())
-}
-
-/// Whether two paths name the same file: by identity when both exist, else by their absolute, normalized text.
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => match (std::path::absolute(a), std::path::absolute(b)) {
-            (Ok(x), Ok(y)) => normalized(&x) == normalized(&y),
-            _ => a == b,
-        },
-    }
-}
-
-/// `p` without `.` and with each `..` applied to the component before it (lexically: symbolic links are resolved
-/// only for files that exist, by `canonicalize`).
-fn normalized(p: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Runs the kernel as described by `opts`, reporting on `out`.
