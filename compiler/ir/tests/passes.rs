@@ -9,24 +9,24 @@ fn run(mut module: Module) -> String {
     print(&module)
 }
 
+/// The passes, in the order they run.
+const PIPELINE: [&str; 10] = [
+    "unroll",
+    "forward-vars",
+    "fold-constants",
+    "cse",
+    "dce",
+    "pipeline-loops",
+    "specialize-warps",
+    "compact",
+    "check-collectives",
+    "check-fragment-bounds",
+];
+
 #[test]
 fn the_pipeline_is_listed_in_order() {
     let names: Vec<_> = pipeline().iter().map(|p| p.name()).collect();
-    assert_eq!(
-        names,
-        [
-            "unroll",
-            "forward-vars",
-            "fold-constants",
-            "cse",
-            "dce",
-            "pipeline-loops",
-            "specialize-warps",
-            "compact",
-            "check-collectives",
-            "check-fragment-bounds"
-        ]
-    );
+    assert_eq!(names, PIPELINE);
     assert!(describe_pipeline().starts_with("unroll: "));
     assert!(find_pass("dce").is_some());
     assert!(find_pass("nope").is_none());
@@ -38,21 +38,7 @@ fn the_hook_sees_every_pass() {
     let mut seen = Vec::new();
     let mut hook = |name: &str, _: &Module| seen.push(name.to_string());
     run_pipeline(&mut module, PipelineOptions { verify_each: true, after_pass: Some(&mut hook) }).unwrap();
-    assert_eq!(
-        seen,
-        [
-            "unroll",
-            "forward-vars",
-            "fold-constants",
-            "cse",
-            "dce",
-            "pipeline-loops",
-            "specialize-warps",
-            "compact",
-            "check-collectives",
-            "check-fragment-bounds"
-        ]
-    );
+    assert_eq!(seen, PIPELINE);
 }
 
 #[test]
@@ -200,4 +186,32 @@ fn unused_expressions_are_removed() {
     let module = run(Module { kernels: vec![b.finish()] });
     insta::assert_snapshot!(module);
     let _ = Stmt::Return;
+}
+
+#[test]
+fn constant_accesses_outside_a_register_array_are_refused() {
+    // A register array of 4 `f32`, accessed at a constant element offset with a type of `ty`.
+    let module = |offset: i64, ty: &str| {
+        let text = format!(
+            "kernel @k(%x: ptr<global> align(16)) block(32, 1, 1) {{\n  local @r: [4 x f32] align(16)\n  \
+             %0: ptr<local> = offset @r, {offset} x f32\n  %1: {ty} = load {ty}, %0 align(4)\n  \
+             store %1, %x align(4)\n}}\n"
+        );
+        cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
+    run(module(0, "f32"));
+    run(module(3, "f32"));
+    run(module(0, "f32x4"));
+    // Past the end, before the start, and a vector that starts inside and ends outside.
+    for (offset, ty, label) in [
+        (4, "f32", "element 4 of the register tensor `r` is outside its 4 elements"),
+        (-1, "f32", "element -1 of the register tensor `r` is outside its 4 elements"),
+        (2, "f32x4", "elements 2..=5 of the register tensor `r` are outside its 4 elements"),
+        (i64::MAX / 8, "f32", "is outside its 4 elements"),
+    ] {
+        let (code, message, primary) = pipeline_error(module(offset, ty));
+        assert_eq!(code, "E0323", "{offset} {ty}: {message}");
+        assert!(message.contains(label), "{offset} {ty}: {message}");
+        assert_eq!(primary, "`r` has elements 0..4");
+    }
 }

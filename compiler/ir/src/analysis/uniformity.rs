@@ -350,8 +350,8 @@ impl Walk<'_> {
 
     fn write(&mut self, v: Handle<Var>, value: Fact, control: Fact, loc: Loc) {
         let mut f = value;
-        if control.granule.is_some() {
-            f = f.meet(Fact::varying(control.granule.unwrap_or(1), Cause::Write(loc)));
+        if let Some(g) = control.granule {
+            f = f.meet(Fact::varying(g, Cause::Write(loc)));
         }
         if let Some(slot) = self.vars.get_mut(v.index()) {
             *slot = slot.meet(f);

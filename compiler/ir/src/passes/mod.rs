@@ -24,7 +24,7 @@ use crate::analysis::uniformity::{Cause, Divergence, Scope, Why};
 use crate::arena::Loc;
 use crate::codes;
 use crate::module::Module;
-use crate::valid::{self, KernelError, ModuleInfo};
+use crate::valid::{KernelError, ModuleInfo};
 use cutec_diagnostics::Diagnostic;
 
 /// A transformation of the IR.
@@ -117,11 +117,14 @@ impl PassError {
             PassErrorKind::Divergent(d) => divergence_diagnostic(d),
             PassErrorKind::FragmentIndex(access) => {
                 let FragmentAccess { array, first, last, len } = &**access;
-                let which =
-                    if first == last { format!("element {first}") } else { format!("elements {first}..={last}") };
+                let (which, is) = if first == last {
+                    (format!("element {first}"), "is")
+                } else {
+                    (format!("elements {first}..={last}"), "are")
+                };
                 Diagnostic::error(
                     self.code(),
-                    format!("{which} of the register tensor `{array}` is outside its {len} elements"),
+                    format!("{which} of the register tensor `{array}` {is} outside its {len} elements"),
                     self.loc.file,
                     self.loc.span,
                 )
@@ -251,7 +254,8 @@ pub fn run_pipeline(module: &mut Module, mut options: PipelineOptions<'_>) -> Re
             hook(pass.name(), module);
         }
     }
-    Ok(valid::validate(module)?)
+    // The last passes only check (they keep the analyses): the validator's analysis they computed is the result's.
+    Ok(analyses.info(module)?.clone())
 }
 
 /// Runs one pass on a valid module (the tests' entry: `.ir` in, one pass, text out); validates what it leaves.
