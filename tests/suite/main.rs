@@ -5,5 +5,6 @@ mod codegen;
 mod examples;
 mod fill_ptx;
 mod mutation;
+mod mutation_collectives;
 mod mutation_run;
 mod ui;

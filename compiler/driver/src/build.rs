@@ -148,6 +148,22 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     if opts.assemble {
         lap("ptxas", &mut timings);
     }
+    // ptxas's coded advisories say that the machine code is not what the program states (a register budget
+    // ignored, wgmma serialized): warnings at the kernel (when the module has one).
+    let mut warnings = warnings;
+    if let Some(report) = &ptxas {
+        let at = match module.kernels.as_slice() {
+            [k] if k.loc != cutec_ir::Loc::NONE => (k.loc.file, k.loc.span),
+            _ => (root, Span::new(0, 0)),
+        };
+        for line in &report.warnings {
+            let advisory = line.split_once(':').map_or(line.as_str(), |(_, rest)| rest.trim());
+            warnings.push(
+                Diagnostic::warning(codes::PTXAS_ADVISORY, format!("ptxas: {advisory}"), at.0, at.1)
+                    .with_primary_message("in the machine code of this kernel"),
+            );
+        }
+    }
     let artifacts = Artifacts {
         ir,
         ir_scheduled,

@@ -39,6 +39,8 @@ pub const ARGUMENT_REJECTED: &str = "E0424";
 pub const GPU_ERROR: &str = "E0425";
 /// `cutec run`: the tensors do not fit in the device's free memory.
 pub const OUT_OF_DEVICE_MEMORY: &str = "E0426";
+/// A warning: ptxas reported a coded advisory (`setmaxnreg` ignored, wgmma serialized) assembling the PTX.
+pub const PTXAS_ADVISORY: &str = "E0440";
 
 /// Codes that say the command line was used wrongly (exit status 2); every other error is a problem of the input
 /// or of the machine (exit status 1).
@@ -212,5 +214,17 @@ bounds). The message names the driver call and the driver's error name. Run the 
         "`cutec run` makes every tensor argument on the device before the launch, and checks first that they fit \
 in the device's free memory. They do not: the message gives what they need, what is free, and each tensor's \
 size. Nothing was allocated. Give smaller dimensions, or free the memory other processes hold (`nvidia-smi`).\n",
+    ),
+    code(
+        PTXAS_ADVISORY,
+        "ptxas ignored or weakened what the kernel asks for",
+        "A warning of `cutec build --emit cubin`: ptxas assembled the PTX but printed a coded advisory, which means \
+the machine code does not do what the program states. The advisories that matter most: C7507 and C7508, a \
+`setmaxnreg` ignored (a role's `registers` is below what its code keeps live, or the registers at entry are not \
+known), so the role runs with another register budget than the one written; C7509, C7510, C7514 and C7515, \
+wgmma instructions serialized (each waits for the previous one), which costs most of the tensor cores' speed. The \
+kernel is still correct. For C7507, raise the role's `registers` (the compiler refuses only budgets below the \
+accumulator's registers, E0333, since ptxas's exact need is known only to ptxas); for the wgmma advisories, see \
+the book's Hopper chapters.\n",
     ),
 ];

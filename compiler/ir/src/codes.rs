@@ -56,9 +56,17 @@ pub const UNROLL_TOO_LARGE: &str = "E0320";
 pub const KERNEL_TOO_LARGE: &str = "E0321";
 /// Blocks nest deeper than the lowering follows once device functions are inlined.
 pub const NESTING_TOO_DEEP: &str = "E0322";
-/// The IR failed validation: a compiler bug.
 /// A constant index outside a register tensor (after unrolling).
 pub const FRAGMENT_INDEX: &str = "E0323";
+/// An mbarrier's arrival count or expected transaction bytes outside `0..2^20` (`check-operands`).
+pub const MBARRIER_OPERAND: &str = "E0330";
+/// A named barrier's id outside 1..=15, or a thread count that is not a constant multiple of 32 within the block.
+pub const NAMED_BARRIER: &str = "E0331";
+/// A multicast mask with no cluster, no CTA, or a CTA past the cluster.
+pub const MULTICAST_MASK: &str = "E0332";
+/// A role's register budget below the registers its wgmma accumulator keeps live.
+pub const ROLE_REGISTERS: &str = "E0333";
+/// The IR failed validation: a compiler bug.
 pub const INTERNAL: &str = "E0399";
 
 pub const CODES: &[CodeInfo] = &[
@@ -230,7 +238,8 @@ map_shared(s, block_rank_in_cluster ^ 1);   // the other CTA's `s`\n",
         explanation: "The CTAs of a cluster are scheduled together, but one may start before another: until a CTA \
 has started, its shared memory is not its own, and a peer's write into it through `map_shared` is lost or \
 lands in another kernel's memory. `cluster_sync()` returns only once every CTA of the cluster has arrived, so \
-each has started; the compiler asks for one before any `map_shared` in the kernel, in program order. A second \
+each has started; the compiler asks for one before any `map_shared` in the kernel, in program order, at the top \
+level of the kernel's body (one in a loop may run zero times, one under a condition not at all). A second \
 `cluster_sync()` after the accesses orders them before the reads of the other CTA, and keeps a CTA from leaving \
 while its peers may still write into it.\n\n    cluster_sync();                                   // every CTA has started\n    \
 let peer = map_shared(inbox, block_rank_in_cluster ^ 1);\n    peer[thread_idx.x] = mine;\n    cluster_sync();   \
@@ -313,6 +322,52 @@ another register, or lets the optimiser remove the code around it. The compiler 
 once the loops around it are unrolled; the label is at the access, and the message says which elements it \
 touches and how many the tensor has.\n\n    let r = make_fragment_like<f32>(x);   // 4 elements\n    \
 for i in 0..5 { s += r[i]; }            // error: element 4\n",
+    },
+    CodeInfo {
+        code: MBARRIER_OPERAND,
+        title: "an mbarrier count out of range",
+        explanation: "An mbarrier counts arrivals and transaction bytes, and the hardware defines the range of \
+both (PTX ISA, `mbarrier.init` and `mbarrier.expect_tx`): `mbarrier_init(bar, count)` takes a count from 1 to \
+2^20 - 1, and `mbarrier_arrive_expect_tx(bar, bytes)` bytes from 0 to 2^20 - 1. Outside them the GPU reports \
+nothing: the barrier's phase never completes (the CTA hangs) or completes early. The compiler proves the range of \
+the operand from how it is computed (constants, thread and block indices, loop bounds); a value it cannot bound, \
+such as a kernel argument, is refused as well. Compute the count from constants, or bound it:\n\n    \
+mbarrier_init(bar[0], 0);                     // error: 0 arrivals never complete a phase\n    \
+mbarrier_init(bar[0], 8 * CLUSTER_M);         // ok\n    \
+mbarrier_arrive_expect_tx(bar[0], BM * BK * 2); // ok: the bytes of the boxes\n",
+    },
+    CodeInfo {
+        code: NAMED_BARRIER,
+        title: "a named barrier out of range",
+        explanation: "`barrier_sync(id, threads)` is `bar.sync id, threads`: the CTA has 16 barriers, and barrier 0 \
+is the one `sync_threads()` uses, so `id` is 1 to 15; `threads` is the number of threads that must arrive before \
+any goes on, a whole number of warps (a multiple of 32) no larger than the block. A barrier waiting for more \
+threads than the block has never opens. The compiler proves the id's range from how it is computed (in a role, \
+`wg + 1` is 1 or 2 for the warpgroups 1 and 2); the thread count must be a constant:\n\n    \
+barrier_sync(thread_idx.x, 128);   // error: the id may be 0 or past 15\n    \
+barrier_sync(1, 256);              // error in a block of 128 threads\n    \
+barrier_sync(wg + 1, 128);         // ok in a role of two warpgroups\n",
+    },
+    CodeInfo {
+        code: MULTICAST_MASK,
+        title: "a multicast mask outside the cluster",
+        explanation: "`tma_load(.., multicast = mask)` copies the box into the shared memory of every CTA of the \
+cluster whose rank is a bit of the mask, and signals each one's mbarrier. A mask needs a cluster (`cluster = (2, \
+1)` in `launch`), at least one bit, and no bit at or past the cluster's size: a CTA named by no bit waits for \
+bytes that never come, and a bit past the cluster is undefined. The compiler proves the mask's range:\n\n    \
+tma_load(gb, sb, bar = full[s], multicast = (1 << CLUSTER_M) - 1);   // ok: every CTA of the cluster\n    \
+tma_load(gb, sb, bar = full[s], multicast = 0b111);   // error with a cluster of 2\n",
+    },
+    CodeInfo {
+        code: ROLE_REGISTERS,
+        title: "a role with fewer registers than its accumulator",
+        explanation: "`role name(registers = R)` sets the warpgroup's registers per thread with `setmaxnreg`. A wgmma \
+accumulator of m64nN in f32 keeps N / 2 values per thread in registers for the whole main loop, so a budget below \
+that cannot hold it: ptxas ignores the `setmaxnreg` (advisory C7507) and the role runs with another budget than \
+the one the program states, which can break the sum of the roles' budgets that E0314 checked. Give the role at \
+least the accumulator's registers (and room for addresses and the epilogue):\n\n    \
+role consumer(registers = 24) { .. gemm(mma, a, b, acc) .. }    // error: a 64x256 accumulator takes 128\n    \
+role consumer(registers = 232) { .. }                           // ok\n",
     },
     CodeInfo {
         code: INTERNAL,

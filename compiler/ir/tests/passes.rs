@@ -10,7 +10,7 @@ fn run(mut module: Module) -> String {
 }
 
 /// The passes, in the order they run.
-const PIPELINE: [&str; 10] = [
+const PIPELINE: [&str; 11] = [
     "unroll",
     "forward-vars",
     "fold-constants",
@@ -20,6 +20,7 @@ const PIPELINE: [&str; 10] = [
     "specialize-warps",
     "compact",
     "check-collectives",
+    "check-operands",
     "check-fragment-bounds",
 ];
 
@@ -213,5 +214,31 @@ fn constant_accesses_outside_a_register_array_are_refused() {
         assert_eq!(code, "E0323", "{offset} {ty}: {message}");
         assert!(message.contains(label), "{offset} {ty}: {message}");
         assert_eq!(primary, "`r` has elements 0..4");
+    }
+}
+
+#[test]
+fn run_time_indices_into_a_register_array_are_proved_inside_it_or_refused() {
+    // A register array of 4 `f32`, read at the element `index` computes (from `%0` = tid.x and `%n`).
+    let module = |index: &str| {
+        let text = format!(
+            "kernel @k(%x: ptr<global> align(16), %n: i32) block(128, 1, 1) {{\n  local @r: [4 x f32] align(16)\n  \
+             %0: i32 = sreg tid.x\n  %1: i32 = {index}\n  %2: ptr<local> = offset @r, %1 x f32\n  \
+             %3: f32 = load f32, %2 align(4)\n  store %3, %x align(4)\n}}\n"
+        );
+        cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
+    run(module("and %0, 3"));
+    run(module("rem %0, 4"));
+    run(module("div %0, 32"));
+    for (index, reach) in [
+        ("div %0, 16", "this may reach elements 0..=7"),
+        ("rem %n, 4", "this may reach elements -3..=3"),
+        ("add %n, 0", "this may reach elements -2147483648..=2147483647"),
+    ] {
+        let (code, message, primary) = pipeline_error(module(index));
+        assert_eq!(code, "E0323", "{index}: {message}");
+        assert_eq!(message, "an index into the register tensor `r` may be outside its 4 elements", "{index}");
+        assert_eq!(primary, format!("{reach}; `r` has elements 0..4"), "{index}");
     }
 }

@@ -278,7 +278,10 @@ impl Located {
                 "another CTA's shared memory is mapped before the cluster has synchronised".into(),
             )
             .with_primary_message("the CTA of this rank may not have started yet")
-            .with_help("call `cluster_sync()` before `map_shared`: every CTA of the cluster has then started"),
+            .with_help(
+                "call `cluster_sync()` before `map_shared`, at the top level of the kernel's body (not in a loop, a \
+                 condition or a function): every CTA of the cluster has then started",
+            ),
             E::NotShared { what } => {
                 err(codes::NOT_SHARED, "`map_shared` maps a tensor of this CTA's shared memory".into())
                     .with_primary_message(*what)

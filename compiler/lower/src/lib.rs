@@ -204,7 +204,8 @@ pub(crate) struct Lower<'p> {
     pub loop_exits: Vec<Option<Span>>,
     /// The views `mma.partition_c` made, by their offset's IR value ([`stmatrix::WarpFragment`]).
     pub warp_fragments: HashMap<cutec_symint::ValueId, stmatrix::WarpFragment>,
-    /// Whether a `cluster_sync()` came before, in program order: `map_shared` needs one.
+    /// Whether a `cluster_sync()` at the kernel body's top level came before, in program order: `map_shared`
+    /// needs one.
     pub cluster_synced: bool,
     /// The register arrays laid out as a wgmma's (thread, value) map of a 64 x `cols` tile (`fragment_c`,
     /// `fragment_a`, and `make_fragment_like` of a whole one), by allocation: what `gemm` accepts as A in

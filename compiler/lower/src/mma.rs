@@ -39,7 +39,9 @@ fn input_scalar(shape: WgmmaShape) -> Scalar {
 impl Lower<'_> {
     /// Whether the value `h` is the same in every thread of a warpgroup (of a one-dimensional CTA): it depends on
     /// the thread only through `thread_idx.x / (128 k)` or `thread_idx.x >> (7 + k)`. Variables and loads count
-    /// as uniform (a lint, not a proof); `elect_one()`, lanes and other thread indices do not.
+    /// as uniform here: this early check only refuses the obvious cases in source terms while lowering, and picks
+    /// the epilogue's stores; the proof is the IR's `check-collectives` pass
+    /// ([`cutec_ir::analysis::uniformity`]), which refuses what this lets through.
     pub(super) fn warpgroup_uniform(&self, h: Handle<Expr>, depth: u32) -> bool {
         use cutec_ir::{BinaryOp, SpecialReg};
         let k = self.b.kernel();

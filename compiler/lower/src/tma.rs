@@ -77,7 +77,9 @@ impl Lower<'_> {
             Builtin::ClusterSync => {
                 self.at(e.span);
                 self.b.op(Op::ClusterBarrier);
-                self.cluster_synced = true;
+                // Only one that every thread surely executes counts for `map_shared`: at the kernel body's top
+                // level (one in a loop may run zero times, one under a condition not at all).
+                self.cluster_synced |= self.frames.len() == 1 && self.block_depth == 1;
                 Ok(Value::Unit)
             }
             Builtin::FenceProxyAsync => {
@@ -136,25 +138,14 @@ impl Lower<'_> {
         }
     }
 
-    /// `barrier_sync(id, threads)`: a named barrier; a constant id must be 1..=15 (0 is `sync_threads`'s) and a
-    /// constant count a positive multiple of 32.
+    /// `barrier_sync(id, threads)`: a named barrier. Its operands' rules (the id 1..=15, the count a constant
+    /// multiple of 32 within the block) are proved on the IR by `check-operands` (E0331), like those of barriers
+    /// a pass generates.
     fn barrier_sync_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
         let (Some(id), Some(threads)) = (args.first(), args.get(1)) else {
             return self.internal(e.span, "`barrier_sync` without its operands");
         };
         let (vi, vt) = (self.expr(&id.value)?, self.expr(&threads.value)?);
-        if let Value::Const(i) = vi
-            && !(1..=15).contains(&i)
-        {
-            return self
-                .unsupported(id.span, format!("the named barrier {i} (they are 1 to 15; 0 is `sync_threads`'s)"));
-        }
-        if let Value::Const(n) = vt
-            && (n <= 0 || n % 32 != 0 || n > 1024)
-        {
-            return self
-                .unsupported(threads.span, format!("a named barrier over {n} threads (a multiple of 32 up to 1024)"));
-        }
         let id = self.scalar(&vi, Scalar::Int, id.span)?;
         let threads = self.scalar(&vt, Scalar::Int, threads.span)?;
         self.at(e.span);

@@ -367,6 +367,15 @@ stdlib::reduce::{block_max, block_max};   // error: `block_max` is imported twic
 stdlib::reduce::{block_max, block_sum};   // ok\n",
     ),
     code(
+        "E0170",
+        "a grid that is not whole clusters",
+        "A kernel launched in clusters of `(cx, cy, cz)` CTAs needs a grid whose extent along each dimension is a \
+multiple of the cluster's: the CUDA driver launches whole clusters only. When the grid is known at compile time \
+the compiler refuses it here; a grid computed from dynamic dimensions is checked by the runtime, which refuses the \
+launch and says which grid it computed.\n\n    launch(grid = (3), block = (128), cluster = (2))   // error: \
+3 CTAs are not whole clusters of 2\n    launch(grid = (ceil_div(M, 128) * 2), block = (128), cluster = (2))   // ok\n",
+    ),
+    code(
         "E0200",
         "layout shapes or strides do not divide",
         "CuTe's algebra composes, divides and reshapes layouts mode by mode, and needs the quantities it splits \

@@ -225,6 +225,13 @@ pub(crate) enum SemaError {
         limit: i64,
         what: &'static str,
     },
+    /// E0170: the grid's extent along `axis` is not a multiple of the cluster's.
+    GridNotClusters {
+        axis: &'static str,
+        grid: i64,
+        cluster: i64,
+        span: Span,
+    },
     UnknownAttribute {
         name: String,
         span: Span,
@@ -475,6 +482,7 @@ impl Located {
             | E::LaunchNotEvaluable { .. }
             | E::LaunchNotPositive { .. }
             | E::LaunchTooLarge { .. }
+            | E::GridNotClusters { .. }
             | E::UnknownAttribute { .. }
             | E::BadAttributeArgs { .. }
             | E::DuplicateAttribute { .. } => render_launch::render(f, e),

@@ -340,6 +340,24 @@ impl Fcx<'_, '_> {
                 self.error(SemaError::LaunchTooLarge { key, span, value: v, limit, what });
             }
         }
+        // A grid known when compiling is whole clusters along each axis (the driver refuses any other launch).
+        if let (Some(cluster), Some(a)) = (&info.cluster, l.args.iter().find(|a| a.name.name == "grid")) {
+            let items: Vec<&Expr> = match &a.value.kind {
+                ExprKind::Tuple(v) => v.iter().collect(),
+                _ => vec![&a.value],
+            };
+            for (k, (g, e)) in info.grid.iter().zip(&items).enumerate() {
+                let c = cluster.get(k).map_or(Some(1), SymInt::as_const);
+                if let (Some(g), Some(c)) = (g.as_const(), c)
+                    && g > 0
+                    && c > 0
+                    && g % c != 0
+                {
+                    let axis = ["x", "y", "z"].get(k).copied().unwrap_or("?");
+                    self.error(SemaError::GridNotClusters { axis, grid: g, cluster: c, span: e.span });
+                }
+            }
+        }
         let (threads, ctas) = (i64::from(cutec_target::MAX_BLOCK_THREADS), i64::from(cutec_target::MAX_CLUSTER_CTAS));
         for (key, dims, limit, what) in
             [("block", Some(&info.block), threads, "threads"), ("cluster", info.cluster.as_ref(), ctas, "CTAs")]

@@ -529,8 +529,13 @@ fn launch_clause_problems() {
     assert_eq!(codes(&k("grid = (1, 2, 3, 4), block = (32)")), ["E0119"]);
     assert_eq!(codes(&k("grid = (1), block = (32), cluster = (N)")), ["E0119"]);
     assert_eq!(codes(&k("grid = (1), block = (32), smem = 1.5")), ["E0119"]);
-    assert_eq!(codes(&k("grid = (1), block = (32), cluster = (4, 8)")), ["E0119"]);
+    assert_eq!(codes(&k("grid = (4, 8), block = (32), cluster = (4, 8)")), ["E0119"]);
     assert_eq!(codes(&k("grid = (x), block = (32)")), ["E0119"]);
+    // A grid known when compiling is whole clusters along every axis; one computed at run time is the runtime's.
+    assert_eq!(codes(&k("grid = (3), block = (32), cluster = (2)")), ["E0170"]);
+    assert_eq!(codes(&k("grid = (4, 3), block = (32), cluster = (2, 2)")), ["E0170"]);
+    assert_eq!(codes(&k("grid = (6, 4, 3), block = (32), cluster = (2, 2)")), Vec::<&str>::new());
+    assert_eq!(codes(&k("grid = (N), block = (32), cluster = (2)")), Vec::<&str>::new());
 }
 
 #[test]

@@ -1,4 +1,5 @@
 //! Analyses of valid IR that passes consume (through [`crate::passes::Analyses`]) and tests print.
 
 pub mod deps;
+pub mod range;
 pub mod uniformity;

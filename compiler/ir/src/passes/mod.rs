@@ -15,6 +15,7 @@ mod dce;
 mod fold;
 mod forward;
 mod fragment_bounds;
+pub mod operands;
 mod schedule;
 mod unroll;
 
@@ -59,6 +60,9 @@ pub enum PassErrorKind {
     /// An access outside a register array.
     #[error("an access to elements {}..={} of the register tensor `{}` of {} elements", .0.first, .0.last, .0.array, .0.len)]
     FragmentIndex(Box<FragmentAccess>),
+    /// An operand of a Hopper instruction outside the range the hardware defines (the `check-operands` pass).
+    #[error("{}", .0.message())]
+    Operand(Box<operands::OperandError>),
     /// An analysis the pass needs failed: the module is invalid (a compiler bug).
     #[error(transparent)]
     Invalid(Box<KernelError>),
@@ -71,6 +75,8 @@ pub struct FragmentAccess {
     pub first: i128,
     pub last: i128,
     pub len: i128,
+    /// Whether the index is known (a constant); otherwise `first..=last` is the range the analysis found.
+    pub known: bool,
 }
 
 /// A [`PassErrorKind`] in a kernel, at a location, from a pass.
@@ -92,6 +98,7 @@ impl PassError {
             PassErrorKind::KernelTooLarge { .. } => codes::KERNEL_TOO_LARGE,
             PassErrorKind::Divergent(_) => codes::WARPGROUP_DIVERGENT,
             PassErrorKind::FragmentIndex(_) => codes::FRAGMENT_INDEX,
+            PassErrorKind::Operand(ref e) => e.code(),
             PassErrorKind::Invalid(_) => codes::INTERNAL,
         }
     }
@@ -116,21 +123,28 @@ impl PassError {
             }
             PassErrorKind::Divergent(d) => divergence_diagnostic(d),
             PassErrorKind::FragmentIndex(access) => {
-                let FragmentAccess { array, first, last, len } = &**access;
+                let FragmentAccess { array, first, last, len, known } = &**access;
                 let (which, is) = if first == last {
                     (format!("element {first}"), "is")
                 } else {
                     (format!("elements {first}..={last}"), "are")
                 };
-                Diagnostic::error(
-                    self.code(),
-                    format!("{which} of the register tensor `{array}` {is} outside its {len} elements"),
-                    self.loc.file,
-                    self.loc.span,
-                )
-                .with_primary_message(format!("`{array}` has elements 0..{len}"))
-                .with_note("the index is known once the loops around it are unrolled")
+                let err = |message: String| Diagnostic::error(self.code(), message, self.loc.file, self.loc.span);
+                if *known {
+                    err(format!("{which} of the register tensor `{array}` {is} outside its {len} elements"))
+                        .with_primary_message(format!("`{array}` has elements 0..{len}"))
+                        .with_note("the index is known once the loops around it are unrolled")
+                } else {
+                    err(format!("an index into the register tensor `{array}` may be outside its {len} elements"))
+                        .with_primary_message(format!("this may reach {which}; `{array}` has elements 0..{len}"))
+                        .with_note(
+                            "the index is known only at run time, and the compiler could not prove it inside the \
+                             tensor from the loop bounds, thread indices and constants it is computed from",
+                        )
+                        .with_help("index with a loop variable over `0..size(t)`, or bound the index with `min`")
+                }
             }
+            PassErrorKind::Operand(e) => e.to_diagnostic(),
             PassErrorKind::Invalid(e) => e.to_diagnostic(),
         }
     }
@@ -216,6 +230,7 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
         &schedule::SpecializeWarps,
         &compact::Compact,
         &collectives::CheckCollectives,
+        &operands::CheckOperands,
         &fragment_bounds::CheckFragmentBounds,
     ]
 }

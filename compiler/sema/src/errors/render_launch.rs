@@ -57,6 +57,17 @@ pub(super) fn render(f: FileId, e: &SemaError) -> Option<Diagnostic> {
             err("E0119", format!("`{key}` asks for {value} {what}, more than the limit of {limit}"), *span)
                 .with_primary_message(format!("{value} {what}"))
         }
+        E::GridNotClusters { axis, grid, cluster, span } => err(
+            "E0170",
+            format!(
+                "`grid.{axis}` is {grid} CTA{}, not a whole number of clusters of {cluster}",
+                if *grid == 1 { "" } else { "s" }
+            ),
+            *span,
+        )
+        .with_primary_message(format!("{grid} is not a multiple of {cluster}"))
+        .with_note("the CUDA driver launches whole clusters only, and refuses any other grid")
+        .with_help(format!("round the grid up to a multiple of {cluster}: `ceil_div(n, {cluster}) * {cluster}`")),
         E::UnknownAttribute { name, span, target, suggestion, applies_to } => {
             let d = err("E0120", format!("unknown attribute `{name}` on {}", target.describe()), *span)
                 .with_primary_message("not an attribute here");

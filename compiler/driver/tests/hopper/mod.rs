@@ -1,0 +1,36 @@
+//! The Hopper examples refuse the parameters they cannot run with, at compile time: a ring of one stage
+//! deadlocks by design (each ring example says why in its `static_assert`).
+
+use super::{code, cutec, stderr};
+
+#[test]
+fn the_ring_examples_refuse_a_single_stage() {
+    for example in ["examples/gemm_sm90_kn.cute", "examples/gemm_sm90_manual.cute"] {
+        let o = cutec(&["check", example, "-D", "STAGES=1"]);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 1, "{example}: {err}");
+        assert!(err.contains("error[E0141]: static assertion failed: the ring needs at least 2 stages"), "{err}");
+        let o = cutec(&["check", example, "-D", "STAGES=2"]);
+        assert_eq!(code(&o), 0, "{example}: {}", stderr(&o));
+    }
+}
+
+/// A role budget above its accumulator's registers (so not E0333) but below what ptxas needs: ptxas ignores the
+/// `setmaxnreg` (C7507), and `cutec build --emit cubin` says so as warning E0440 at the kernel.
+#[test]
+fn a_register_budget_ptxas_ignores_is_a_warning_when_assembling() {
+    let src = std::fs::read_to_string(super::root().join("examples/gemm_sm90_manual.cute")).expect("the example");
+    assert!(src.contains("registers = 232"), "the example's consumer budget changed");
+    let dir = super::temp_dir("ptxas-advisory");
+    let file = dir.join("budget.cute");
+    std::fs::write(&file, src.replace("registers = 232", "registers = 136")).expect("write");
+    let (file, out) = (file.to_str().expect("utf-8"), dir.to_str().expect("utf-8"));
+    let o = cutec(&["build", file, "--emit", "cubin", "-o", out]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 0, "{err}");
+    assert!(err.contains("warning[E0440]: ptxas: (C7507)"), "{err}");
+    assert!(err.contains("in the machine code of this kernel"), "{err}");
+    // The example as written assembles without any advisory.
+    let o = cutec(&["build", "examples/gemm_sm90_manual.cute", "--emit", "cubin", "-o", out]);
+    assert!(!stderr(&o).contains("E0440"), "{}", stderr(&o));
+}

@@ -1,0 +1,323 @@
+//! `check-operands`: the proof, on the IR the other passes leave, that every operand of a Hopper instruction lies
+//! in the range the hardware defines ([`crate::analysis::range`]). The hardware does not report these: an
+//! mbarrier initialised with a count of 0 or a named barrier waiting for more threads than the block has never
+//! completes, a multicast mask with no CTA in it lands nowhere. Each rule is refused where the range analysis
+//! cannot prove it, with the range it found; it runs last, so what a pass generates is held to the same rules.
+//!
+//! | Operand | Rule | Code |
+//! | --- | --- | --- |
+//! | `mbarrier.init` count | `1 ..= 2^20 - 1` (PTX ISA, `mbarrier.init`) | E0330 |
+//! | `mbarrier.expect_tx` bytes | `0 ..= 2^20 - 1` (the tx-count's range) | E0330 |
+//! | `bar.sync` id | `1 ..= 15` (16 barriers; 0 is `sync_threads`'s) | E0331 |
+//! | `bar.sync` threads | a constant multiple of 32, at most the block's threads | E0331 |
+//! | `tma.load` multicast | a cluster, and a mask in `1 ..= 2^size - 1` | E0332 |
+//! | `mbarrier.arrive.cluster` rank | `0 ..` the cluster's size | E0319 |
+//! | a role's `registers` | at least the registers of its largest wgmma accumulator | E0333 |
+
+use super::{Analyses, Pass, PassError, PassErrorKind};
+use crate::analysis::range::{Interval, Ranges, Region};
+use crate::arena::{Handle, Loc};
+use crate::codes;
+use crate::expr::Expr;
+use crate::module::{Kernel, Module};
+use crate::op::Op;
+use crate::stmt::{Block, Stmt};
+use cutec_diagnostics::Diagnostic;
+
+/// `2^20 - 1`: the largest arrival count of an mbarrier and the largest transaction count.
+pub const MBARRIER_MAX: i128 = (1 << 20) - 1;
+/// Named barriers `1..=15` (`bar.sync` has 16; 0 is the CTA barrier `sync_threads` uses).
+pub const NAMED_BARRIERS: i128 = 15;
+
+pub struct CheckOperands;
+
+impl Pass for CheckOperands {
+    fn name(&self) -> &'static str {
+        "check-operands"
+    }
+    fn description(&self) -> &'static str {
+        "prove that mbarrier counts, named barriers, multicast masks and register budgets are in range (changes nothing)"
+    }
+    fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError> {
+        let module = &*module;
+        let info = analyses.info(module).map_err(|e| PassError {
+            pass: self.name(),
+            kernel: e.kernel.clone(),
+            loc: e.loc,
+            kind: PassErrorKind::Invalid(Box::new(e)),
+        })?;
+        for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
+            let mut check = Check { kernel, ranges: Ranges::new(kernel, kinfo) };
+            let cta = check.ranges.cta();
+            if let Some(e) = check.block(&kernel.body, cta) {
+                return Err(PassError {
+                    pass: self.name(),
+                    kernel: kernel.name.clone(),
+                    loc: e.at,
+                    kind: PassErrorKind::Operand(Box::new(e)),
+                });
+            }
+        }
+        Ok(())
+    }
+    fn preserves_all(&self) -> bool {
+        true
+    }
+}
+
+/// Which rule an operand breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rule {
+    MbarrierCount,
+    ExpectTxBytes,
+    BarrierId,
+    /// The thread count of a named barrier: a constant multiple of 32 up to `block` threads (`None`: 1024).
+    BarrierThreads {
+        block: Option<u32>,
+    },
+    /// A multicast mask in a cluster of `cluster` CTAs (`None`: the kernel has no cluster).
+    MulticastMask {
+        cluster: Option<u32>,
+    },
+    /// The rank of a remote arrive in a cluster of `cluster` CTAs.
+    CtaRank {
+        cluster: Option<u32>,
+    },
+    /// A role's registers per thread, below the `needed` registers of its largest accumulator (`m64nNk16`).
+    RoleRegisters {
+        role: String,
+        regs: u32,
+        needed: u32,
+        n: u32,
+    },
+}
+
+/// An operand that breaks `rule` (or is not proved to keep it): `range` is what the analysis found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperandError {
+    pub rule: Rule,
+    pub range: Interval,
+    /// The instruction.
+    pub at: Loc,
+    /// The operand, when it is computed somewhere else than at the instruction.
+    pub operand: Option<Loc>,
+}
+
+impl OperandError {
+    pub fn code(&self) -> &'static str {
+        match self.rule {
+            Rule::MbarrierCount | Rule::ExpectTxBytes => codes::MBARRIER_OPERAND,
+            Rule::BarrierId | Rule::BarrierThreads { .. } => codes::NAMED_BARRIER,
+            Rule::MulticastMask { .. } => codes::MULTICAST_MASK,
+            Rule::CtaRank { .. } => codes::CTA_RANK,
+            Rule::RoleRegisters { .. } => codes::ROLE_REGISTERS,
+        }
+    }
+
+    /// The rule as one line, for the error's message.
+    pub fn message(&self) -> String {
+        match &self.rule {
+            Rule::MbarrierCount => format!("the arrival count of an mbarrier must be 1 to {MBARRIER_MAX}"),
+            Rule::ExpectTxBytes => format!("the transaction bytes an mbarrier expects must be 0 to {MBARRIER_MAX}"),
+            Rule::BarrierId => format!("a named barrier's id must be 1 to {NAMED_BARRIERS}"),
+            Rule::BarrierThreads { block: Some(b) } => {
+                format!("a named barrier's thread count must be a multiple of 32 from 32 to the block's {b}")
+            }
+            Rule::BarrierThreads { block: None } => {
+                "a named barrier's thread count must be a multiple of 32 from 32 to 1024".to_string()
+            }
+            Rule::MulticastMask { cluster: None } => "a multicast needs a cluster".to_string(),
+            Rule::MulticastMask { cluster: Some(n) } => {
+                format!("a multicast mask in a cluster of {n} CTAs must be 1 to {}", (1i128 << n) - 1)
+            }
+            Rule::CtaRank { cluster: None } => "another CTA's mbarrier is named, but the kernel has no cluster".into(),
+            Rule::CtaRank { cluster: Some(n) } => {
+                format!("the rank of a CTA in a cluster of {n} must be 0 to {}", n - 1)
+            }
+            Rule::RoleRegisters { role, regs, needed, .. } => {
+                format!("the role `{role}` has {regs} registers per thread, fewer than its accumulator's {needed}")
+            }
+        }
+    }
+
+    fn label(&self) -> String {
+        let range = self.range;
+        if let Rule::RoleRegisters { n, needed, .. } = self.rule {
+            return format!("an m64n{n} accumulator of f32 takes {needed} registers per thread");
+        }
+        if let Rule::BarrierThreads { .. } = self.rule
+            && range.as_exact().is_none()
+        {
+            return format!("this may be {range}: it must be known at compile time");
+        }
+        if let Rule::MulticastMask { cluster: None } = self.rule {
+            return "a multicast sends to the CTAs of a cluster, but the launch has no `cluster`".to_string();
+        }
+        match (range.is_empty(), range.as_exact()) {
+            (true, _) => "this has no integer value".to_string(),
+            (false, Some(v)) => format!("this is {v}"),
+            (false, None) => format!("this may be anything in {range}"),
+        }
+    }
+
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let (file, span) = (self.at.file, self.at.span);
+        let mut d = Diagnostic::error(self.code(), self.message(), file, span);
+        d = match self.operand {
+            Some(op) if op != self.at => d.with_label(op.file, op.span, self.label()),
+            _ => d.with_primary_message(self.label()),
+        };
+        let note = match &self.rule {
+            Rule::MbarrierCount => {
+                "PTX ISA, `mbarrier.init`: the count is 1 to 2^20 - 1; with any other the barrier's phase never \
+                 completes, or completes when it should not"
+            }
+            Rule::ExpectTxBytes => {
+                "PTX ISA, `mbarrier.expect_tx`: the transaction count is 0 to 2^20 - 1 bytes per phase; split a \
+                 larger copy over several barriers or phases"
+            }
+            Rule::BarrierId => "`bar.sync` has 16 barriers per CTA, and barrier 0 is the one `sync_threads()` uses",
+            Rule::BarrierThreads { .. } => {
+                "`bar.sync id, n` waits until n threads have arrived, a whole number of warps; threads the block \
+                 does not have never arrive, and the CTA hangs"
+            }
+            Rule::MulticastMask { .. } => {
+                "bit r of the mask sends the box to the CTA of rank r in the cluster: a mask with no bit, or a bit \
+                 past the cluster, leaves a waiting CTA without its bytes"
+            }
+            Rule::CtaRank { .. } => "`mapa` of a rank outside the cluster is undefined, not an error the GPU reports",
+            Rule::RoleRegisters { .. } => {
+                "ptxas cannot give a warpgroup fewer registers than the values it keeps live: it ignores the \
+                 `setmaxnreg` (advisory C7507) and the budget this role states is not the one it runs with"
+            }
+        };
+        d = d.with_note(note);
+        let help = match &self.rule {
+            Rule::MbarrierCount | Rule::ExpectTxBytes | Rule::BarrierId if self.range.as_exact().is_none() => {
+                Some("compute it from constants, or bound it with `min` and `max` so that its range is provable")
+            }
+            Rule::MulticastMask { cluster: None } => Some("add `cluster = (2, 1)` (or the shape you need) to `launch`"),
+            Rule::RoleRegisters { .. } => Some("give the role more registers, or a smaller tile per warpgroup"),
+            _ => None,
+        };
+        match help {
+            Some(h) => d.with_help(h),
+            None => d,
+        }
+    }
+}
+
+struct Check<'k> {
+    kernel: &'k Kernel,
+    ranges: Ranges<'k>,
+}
+
+impl Check<'_> {
+    fn block(&mut self, block: &Block, region: Region) -> Option<OperandError> {
+        for (stmt, loc) in block.iter() {
+            let found = match stmt {
+                Stmt::Op { op, .. } => self.op(op, loc, region),
+                Stmt::Warpgroup { role, regs, body } => {
+                    let inner = self.ranges.role(region, role);
+                    if let Some(e) = regs.and_then(|r| self.role_registers(role.name.as_str(), r, body, loc)) {
+                        return Some(e);
+                    }
+                    self.block(body, inner)
+                }
+                other => {
+                    let mut found = None;
+                    for b in other.blocks() {
+                        found = found.or_else(|| self.block(b, region));
+                    }
+                    found
+                }
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+
+    /// The error for `value` unless it lies in `allowed`.
+    fn require(
+        &mut self,
+        rule: Rule,
+        value: Handle<Expr>,
+        allowed: Interval,
+        at: Loc,
+        region: Region,
+    ) -> Option<OperandError> {
+        let range = self.ranges.of(region, value);
+        if !range.is_empty() && range.within(allowed) {
+            return None;
+        }
+        // A global operand (a literal) has no place of its own: the instruction's is the one to show.
+        let operand = match self.kernel.exprs.get(value) {
+            Some(e) if !e.is_global() => Some(self.kernel.exprs.loc(value)).filter(|l| *l != Loc::NONE),
+            _ => None,
+        };
+        Some(OperandError { rule, range, at, operand })
+    }
+
+    fn cluster_size(&self) -> Option<u32> {
+        self.kernel.cluster.map(|c| c.iter().product())
+    }
+
+    fn op(&mut self, op: &Op, at: Loc, region: Region) -> Option<OperandError> {
+        match *op {
+            Op::MbarrierInit { count, .. } => {
+                self.require(Rule::MbarrierCount, count, Interval::new(1, MBARRIER_MAX), at, region)
+            }
+            Op::MbarrierArriveExpectTx { bytes, .. } => {
+                self.require(Rule::ExpectTxBytes, bytes, Interval::new(0, MBARRIER_MAX), at, region)
+            }
+            Op::NamedBarrier { id, threads } => {
+                if let Some(e) = self.require(Rule::BarrierId, id, Interval::new(1, NAMED_BARRIERS), at, region) {
+                    return Some(e);
+                }
+                let block = self.kernel.block_size.map(|b| b.iter().product::<u32>());
+                let max = block.map_or(1024, i128::from).min(1024);
+                let rule = Rule::BarrierThreads { block };
+                let range = self.ranges.of(region, threads);
+                match range.as_exact() {
+                    Some(n) if n % 32 == 0 && (32..=max).contains(&n) => None,
+                    _ => self.require(rule, threads, Interval::EMPTY, at, region),
+                }
+            }
+            Op::TmaLoad { multicast: Some(mask), .. } => {
+                let cluster = self.cluster_size();
+                let allowed = match cluster {
+                    Some(n) if n < 16 => Interval::new(1, (1 << n) - 1),
+                    Some(_) => Interval::new(1, (1 << 16) - 1),
+                    None => Interval::EMPTY,
+                };
+                self.require(Rule::MulticastMask { cluster }, mask, allowed, at, region)
+            }
+            Op::MbarrierArriveRemote { cta, .. } => {
+                let cluster = self.cluster_size();
+                let allowed = cluster.map_or(Interval::EMPTY, |n| Interval::new(0, i128::from(n) - 1));
+                self.require(Rule::CtaRank { cluster }, cta, allowed, at, region)
+            }
+            _ => None,
+        }
+    }
+
+    /// E0333 when a role's budget is below the registers of the largest wgmma accumulator in its body (`n / 2`
+    /// values of `f32` per thread for `m64nNk16`): a bound every correct allocation needs, not an estimate.
+    fn role_registers(&self, role: &str, regs: u32, body: &Block, at: Loc) -> Option<OperandError> {
+        let mut n = 0;
+        body.visit(&mut |s| {
+            if let Stmt::Op { op: Op::Wgmma { shape, .. }, .. } = s {
+                n = n.max(shape.n);
+            }
+        });
+        let needed = n / 2;
+        (regs < needed).then(|| OperandError {
+            rule: Rule::RoleRegisters { role: role.to_string(), regs, needed, n },
+            range: Interval::exact(regs.into()),
+            at,
+            operand: None,
+        })
+    }
+}
