@@ -325,15 +325,16 @@ pub(crate) fn read(reporter: &Reporter, path: &Path) -> Option<String> {
 }
 
 fn check(reporter: &Reporter, files: &[PathBuf], defines: &[(String, DefineValue)]) -> ExitCode {
-    let mut failed = false;
+    // The worst class over the files: 2 if any error is a usage error (a bad `-D`), else 1 if any failed.
+    let mut status = 0;
     for path in files {
         let Some(src) = read(reporter, path) else {
-            failed = true;
+            status = status.max(1);
             continue;
         };
         let checked: Checked = check_source(&path.display().to_string(), &src, defines);
         reporter.report(&checked.map, checked.diagnostics());
-        failed |= checked.has_errors();
+        status = status.max(codes::exit_status(checked.diagnostics()));
     }
-    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    ExitCode::from(status)
 }
