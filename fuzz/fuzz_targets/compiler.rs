@@ -14,8 +14,8 @@ const DEFINES: &[&[(&str, i64)]] = &[&[], &[("N", 4096)], &[("N", 1024)], &[("N"
 fuzz_target!(|data: &[u8]| {
     let Some((&choice, rest)) = data.split_first() else { return };
     let Ok(source) = std::str::from_utf8(rest) else { return };
-    let defines: Vec<(String, i64)> =
-        DEFINES[usize::from(choice) % DEFINES.len()].iter().map(|&(n, v)| (n.to_string(), v)).collect();
+    let defines: Vec<(String, cutec_sema::DefineValue)> =
+        DEFINES[usize::from(choice) % DEFINES.len()].iter().map(|&(n, v)| (n.to_string(), v.into())).collect();
 
     let mut map = SourceMap::new();
     let root = map.add("fuzz.cute", source);

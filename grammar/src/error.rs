@@ -47,6 +47,9 @@ pub enum SyntaxErrorKind {
     KeywordAsName { keyword: String },
     /// E0025: brackets or an expression nested deeper than [`crate::MAX_NESTING`].
     NestingTooDeep,
+    /// E0025 too: a chain of binary operators (`1 + 1 + ... + 1`) longer than the nesting limit, which each of
+    /// its operators counts against.
+    OperatorChainTooLong,
     /// E0026: a comparison operand that is itself a comparison: `a < b < c`.
     ChainedComparison,
     /// E0027: a generic argument list in a type without its `>` (span: where the `>` was expected).
@@ -84,7 +87,7 @@ impl SyntaxError {
             UnclosedDelimiter { .. } => "E0022",
             UnexpectedCloser { .. } => "E0023",
             KeywordAsName { .. } => "E0024",
-            NestingTooDeep => "E0025",
+            NestingTooDeep | OperatorChainTooLong => "E0025",
             ChainedComparison => "E0026",
             UnclosedGenerics { .. } => "E0027",
             ChainedLayout => "E0028",
@@ -118,6 +121,9 @@ impl SyntaxError {
             UnexpectedCloser { delim, open: Some(_) } => format!("mismatched closing delimiter: `{delim}`"),
             KeywordAsName { keyword } => format!("expected a name, found keyword `{keyword}`"),
             NestingTooDeep => format!("nesting is deeper than {} levels", crate::MAX_NESTING),
+            OperatorChainTooLong => {
+                format!("an expression with a chain of more than {} binary operators", crate::MAX_NESTING)
+            }
             ChainedComparison => "comparison operators cannot be chained".into(),
             UnclosedGenerics { found } => format!("expected `>` to close the generic arguments, found {found}"),
             ChainedLayout => "layout literals cannot be chained".into(),
@@ -186,6 +192,14 @@ impl SyntaxError {
             KeywordAsName { keyword } => (
                 "expected a name".into(),
                 Some(format!("`{keyword}` is a keyword; choose another name, such as `{keyword}_`")),
+            ),
+            OperatorChainTooLong => (
+                format!("more than {} operators in one chain", crate::MAX_NESTING),
+                Some(
+                    "each operator of `a + b + c` nests the sum so far one level deeper; split the chain into \
+                      partial sums with `let` bindings"
+                        .into(),
+                ),
             ),
             NestingTooDeep => (
                 "too deeply nested".into(),
@@ -341,9 +355,12 @@ let for_ = 3;   // ok",
     CodeInfo {
         code: "E0025",
         title: "nesting too deep",
-        explanation: "Brackets, blocks or an expression are nested more than 256 levels deep. The compiler \
-refuses such input rather than risk running out of stack. No real kernel needs this much nesting.\n\n    \
-let x = ((((((((...))))))));   // error past 256 levels\n\nBind intermediate results with `let` to flatten it.",
+        explanation: "Brackets, blocks or an expression are nested more than 256 levels deep, or one chain of \
+binary operators has more than 256 of them: `a + b + c` is `(a + b) + c`, so each operator of a chain nests the \
+expression one level deeper. The compiler refuses such input rather than risk running out of stack. No real \
+kernel needs this much nesting.\n\n    let x = ((((((((...))))))));   // error past 256 levels\n    let s = 1 + 1 + \
+... + 1;             // error past 256 operators\n\nBind intermediate results (partial sums) with `let` to \
+flatten it.",
     },
     CodeInfo {
         code: "E0026",

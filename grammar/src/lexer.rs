@@ -115,6 +115,13 @@ fn lex_error<'src>(
             out.suspects.push(end);
             (SyntaxErrorKind::UnterminatedString, Span::new(start, end), Some(Token::Str("\"\"")))
         }
+        LexError::BadEscapes(errors) => {
+            // Each is reported on its own escape; the string stands in once.
+            for e in errors {
+                lex_error(src, start, end, e, out);
+            }
+            return Some(Token::Str("\"\""));
+        }
         LexError::BadEscape { at, end: e } => {
             let text = src.get(start + at..start + e).unwrap_or("\\").to_string();
             (SyntaxErrorKind::BadEscape(text), Span::new(start + at, start + e), Some(Token::Str("\"\"")))

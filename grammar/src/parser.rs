@@ -27,6 +27,9 @@ pub struct Ctx<'src> {
     depth: RefCell<Vec<u16>>,
     recovered: RefCell<Vec<Recovery<'src>>>,
     too_deep: RefCell<Vec<Span>>,
+    /// Where a chain of binary operators (`1 + 1 + ... + 1`) crossed the depth limit: said as a chain, not as
+    /// nesting, since nothing in it looks nested.
+    chains_too_long: RefCell<Vec<Span>>,
 }
 
 impl<'src> Ctx<'src> {
@@ -36,6 +39,7 @@ impl<'src> Ctx<'src> {
             depth: RefCell::new(Vec::new()),
             recovered: RefCell::new(Vec::new()),
             too_deep: RefCell::new(Vec::new()),
+            chains_too_long: RefCell::new(Vec::new()),
         }
     }
 
@@ -85,7 +89,11 @@ impl<'src> Ctx<'src> {
             return Expr { id: self.fresh(POISONED), kind: ExprKind::Error, span };
         }
         if usize::from(children) >= MAX_NESTING {
-            self.too_deep.borrow_mut().push(span);
+            // A binary operator whose left operand is one too, and the deeper side: a flat chain such as a sum.
+            let chain = matches!(&kind, ExprKind::Binary { lhs, rhs, .. }
+                if matches!(lhs.kind, ExprKind::Binary { .. } | ExprKind::Error)
+                    && self.depth_of(lhs) >= self.depth_of(rhs));
+            if chain { &self.chains_too_long } else { &self.too_deep }.borrow_mut().push(span);
             return Expr { id: self.fresh(POISONED), kind: ExprKind::Error, span };
         }
         Expr { id: self.fresh(children + 1), kind, span }
@@ -211,6 +219,9 @@ pub fn parse(src: &str) -> (Module, Vec<SyntaxError>) {
     }
     for span in ctx.too_deep.take() {
         errors.push(SyntaxError::new(SyntaxErrorKind::NestingTooDeep, span));
+    }
+    for span in ctx.chains_too_long.take() {
+        errors.push(SyntaxError::new(SyntaxErrorKind::OperatorChainTooLong, span));
     }
     add_unclosed(&mut errors, &lexed, src);
     errors.sort_by_key(|e| (e.span.start, e.span.end));

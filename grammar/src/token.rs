@@ -20,6 +20,9 @@ pub enum LexError {
     /// `\u` without `{hex}` (`value == None`) or naming no Unicode scalar value (`\u{110000}`, a surrogate);
     /// `at..end` is the whole escape inside the token.
     BadUnicodeEscape { at: usize, end: usize, value: Option<u32> },
+    /// Several bad escapes in one string, each a `BadEscape` or `BadUnicodeEscape`, in order: every one is
+    /// reported, not only the first.
+    BadEscapes(Vec<LexError>),
     /// An integer literal that does not fit in 64 bits.
     IntOverflow,
     /// `0x` or `0b` with no digits, or a digit that the radix does not allow (`0b102`, `0xfg`).
@@ -231,14 +234,15 @@ fn float_value<'src>(lex: &mut Lexer<'src, Token<'src>>) -> f64 {
 fn string<'src>(lex: &mut Lexer<'src, Token<'src>>) -> Result<&'src str, LexError> {
     let rest = lex.remainder();
     let mut chars = rest.char_indices();
-    let mut bad: Option<LexError> = None;
+    let mut bad: Vec<LexError> = Vec::new();
     while let Some((i, c)) = chars.next() {
         match c {
             '"' => {
                 lex.bump(i + 1);
-                return match bad {
-                    Some(e) => Err(e),
-                    None => Ok(lex.slice()),
+                return match bad.len() {
+                    0 => Ok(lex.slice()),
+                    1 => Err(bad.swap_remove(0)),
+                    _ => Err(LexError::BadEscapes(bad)),
                 };
             }
             '\n' => break,
@@ -255,17 +259,21 @@ fn string<'src>(lex: &mut Lexer<'src, Token<'src>>) -> Result<&'src str, LexErro
                             true
                         }
                         Err((len, value)) => {
-                            if bad.is_none() {
-                                bad = Some(LexError::BadUnicodeEscape { at: 1 + i, end: 2 + j + len, value });
+                            bad.push(LexError::BadUnicodeEscape { at: 1 + i, end: 2 + j + len, value });
+                            // Past the braced part (by bytes: it may hold any character), so that what it holds
+                            // is not read as more escapes; it never holds the closing quote.
+                            let past = j + 1 + len;
+                            while chars.clone().next().is_some_and(|(k, _)| k < past) {
+                                chars.next();
                             }
                             true
                         }
                     },
                     _ => false,
                 };
-                if !ok && bad.is_none() {
+                if !ok {
                     // Offsets are relative to the token start, which is the opening quote.
-                    bad = Some(LexError::BadEscape { at: 1 + i, end: 1 + j + e.len_utf8() });
+                    bad.push(LexError::BadEscape { at: 1 + i, end: 1 + j + e.len_utf8() });
                 }
                 if e == '\n' {
                     lex.bump(j);

@@ -153,7 +153,7 @@ fn parse_checked(src: &str) -> bool {
     for e in &errors {
         assert!(e.span.end as usize <= src.len() && src.is_char_boundary(e.span.start as usize), "{e:?}");
     }
-    errors.iter().any(|e| e.kind == SyntaxErrorKind::NestingTooDeep)
+    errors.iter().any(|e| matches!(e.kind, SyntaxErrorKind::NestingTooDeep | SyntaxErrorKind::OperatorChainTooLong))
 }
 
 #[test]
@@ -186,6 +186,30 @@ fn deep_nesting_is_rejected_not_overflowed() {
     parse_checked(&format!("const X = {}1{};", "A<".repeat(n), ">".repeat(n)));
     // Just under the limit is fine.
     assert!(!parse_checked(&format!("const X = {}1{};", "(".repeat(200), ")".repeat(200))));
+}
+
+#[test]
+fn a_long_flat_chain_is_said_to_be_a_chain_and_real_nesting_to_be_nesting() {
+    // A flat sum has no brackets: it is reported as a chain of too many operators, once, with the limit.
+    for n in [300, 100_000] {
+        let src = format!("const X = 1{};", " + 1".repeat(n));
+        let (_, errors) = parse(&src);
+        let kinds: Vec<_> = errors.iter().map(|e| (e.code(), e.kind.clone())).collect();
+        assert_eq!(kinds, [("E0025", SyntaxErrorKind::OperatorChainTooLong)], "{n} terms");
+        assert_eq!(errors[0].message(), "an expression with a chain of more than 256 binary operators");
+    }
+    // Real nesting keeps its message, including an operator nested on the right, which no chain is.
+    for src in [
+        format!("const X = {}1{};", "(".repeat(300), ")".repeat(300)),
+        format!("const X = {}1{};", "1 + (".repeat(300), ")".repeat(300)),
+    ] {
+        let (_, errors) = parse(&src);
+        let deep = errors.iter().find(|e| e.kind == SyntaxErrorKind::NestingTooDeep).expect("nesting reported");
+        assert_eq!(deep.message(), "nesting is deeper than 256 levels");
+        assert!(!errors.iter().any(|e| e.kind == SyntaxErrorKind::OperatorChainTooLong), "{errors:?}");
+    }
+    // 256 terms (255 operators) are fine.
+    assert!(!parse_checked(&format!("const X = 1{};", " + 1".repeat(255))));
 }
 
 #[test]

@@ -16,7 +16,7 @@ fn build(example: &str, defines: &[(&str, i64)]) -> cutec::build::Artifacts {
     let path = cutec_tests::repo_root().join(format!("examples/{example}.cute"));
     let src = std::fs::read_to_string(&path).expect("example is readable");
     let opts = BuildOptions {
-        defines: defines.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        defines: defines.iter().map(|(n, v)| (n.to_string(), (*v).into())).collect(),
         assemble: true,
         module_file: format!("{example}.ptx"),
         llvm_ir: true,

@@ -169,7 +169,8 @@ fn mutated_kernels_compile_or_are_refused_with_located_diagnostics() {
             (repo_relative(&path), std::fs::read_to_string(&path).expect("readable"))
         })
         .collect();
-    let opts = cutec::build::BuildOptions { defines: vec![("N".into(), 4096)], ..Default::default() };
+    let opts =
+        cutec::build::BuildOptions { defines: vec![("N".into(), cutec::DefineValue::Int(4096))], ..Default::default() };
     let tables = cutec::code_tables();
     let (mut compiled, mut refused, mut rejected_early) = (0usize, 0usize, 0usize);
     let previous_hook = std::panic::take_hook();

@@ -161,7 +161,7 @@ fn example_manifests() -> Vec<String> {
             let path = cutec_tests::repo_root().join(format!("examples/{name}.cute"));
             let src = std::fs::read_to_string(&path).expect("readable");
             let opts = cutec::build::BuildOptions {
-                defines: n.map(|n| vec![("N".to_string(), n)]).unwrap_or_default(),
+                defines: n.map(|n| vec![("N".to_string(), n.into())]).unwrap_or_default(),
                 ..Default::default()
             };
             match cutec::build::build_source(name, &src, &opts) {

@@ -26,6 +26,12 @@ fn ui_diagnostics() {
             assert!(cutec_diagnostics::explain(&tables, d.code).is_some(), "{name}: {} has no explanation", d.code);
             let primary = d.primary().unwrap_or_else(|| panic!("{name}: {} has no primary label", d.code));
             assert!(primary.span.end as usize <= map.source(primary.file).len(), "{name}: span past the end");
+            // The IR's names of run-time values (`%5`) mean nothing to a user: no message or label shows one.
+            let texts = std::iter::once(&d.message).chain(d.labels.iter().map(|l| &l.message)).chain(&d.notes);
+            for text in texts {
+                let ir_name = text.as_bytes().windows(2).any(|w| w[0] == b'%' && w[1].is_ascii_digit());
+                assert!(!ir_name, "{name}: an IR value name in `{text}`");
+            }
         }
         insta::assert_snapshot!(cutec_diagnostics::render_plain(&map, &diags));
         assert!(!diags.is_empty(), "{name} must be rejected");

@@ -10,7 +10,8 @@ fn compile_example(file: &str, kernel: &str, defines: &[(&str, i64)]) -> cutec_c
     let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut map = SourceMap::new();
     let root = map.add(file, source);
-    let defines: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    let defines: Vec<(String, cutec_sema::DefineValue)> =
+        defines.iter().map(|(n, v)| (n.to_string(), (*v).into())).collect();
     let checked = cutec_sema::check(&mut map, root, &defines);
     assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
     let cutec_lower::Lowered { mut module, interfaces } =

@@ -9,7 +9,7 @@ use cutec_diagnostics::{Diagnostic, FileId, SourceMap, Span};
 /// What to compile and how.
 #[derive(Clone, Debug, Default)]
 pub struct BuildOptions {
-    pub defines: Vec<(String, i64)>,
+    pub defines: Vec<(String, cutec_sema::DefineValue)>,
     pub opt_level: OptLevel,
     /// Compile only this kernel (default: every kernel of the file).
     pub kernel: Option<String>,

@@ -138,10 +138,10 @@ pub(crate) fn build(
         }
     } else {
         let checked: Checked = check_source(&name, &src, &opts.defines);
-        reporter.report(&checked.map, checked.diagnostics());
         if checked.has_errors() {
-            return ExitCode::from(1);
+            return reporter.fail(&checked.map, checked.diagnostics());
         }
+        reporter.report(&checked.map, checked.diagnostics());
         for &emit in emits {
             let text = if emit == Emit::Tokens { emit_tokens(&src) } else { emit_ast(&src) };
             outputs.push((emit, text.into_bytes()));

@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use cutec::build::BuildOptions;
 use cutec::codes;
 use cutec::command_line::{command_line_error, path_error};
-use cutec::{Checked, check_source, code_tables, parse_const_define, parse_define};
+use cutec::{Checked, DefineValue, check_source, code_tables, parse_const_define, parse_define};
 use cutec_codegen::OptLevel;
 use cutec_diagnostics::{ColorMode, Diagnostic, ErrorFormat, SourceMap, explain, render_json, render_text};
 use std::ffi::OsString;
@@ -49,7 +49,7 @@ pub(crate) enum Command {
         files: Vec<PathBuf>,
         /// Set a const generic parameter: -D N=4096.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_const_define)]
-        defines: Vec<(String, i64)>,
+        defines: Vec<(String, DefineValue)>,
     },
     /// Compile a file and write what each requested stage produced.
     ///
@@ -67,7 +67,7 @@ pub(crate) enum Command {
         emit: Vec<Emit>,
         /// Set a const generic parameter: -D N=4096.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_const_define)]
-        defines: Vec<(String, i64)>,
+        defines: Vec<(String, DefineValue)>,
         /// LLVM optimisation level, 0 to 3.
         /// LLVM optimisation level, 0 to 3 (default 3).
         #[arg(short = 'O', value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=3))]
@@ -120,7 +120,7 @@ pub(crate) struct RunArgs {
     pub module: PathBuf,
     /// With a `.cute` file: set a const generic parameter, -D N=4096.
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_const_define)]
-    pub defines: Vec<(String, i64)>,
+    pub defines: Vec<(String, DefineValue)>,
     /// The manifest, if not next to the module.
     #[arg(long)]
     pub manifest: Option<PathBuf>,
@@ -324,16 +324,17 @@ pub(crate) fn read(reporter: &Reporter, path: &Path) -> Option<String> {
     }
 }
 
-fn check(reporter: &Reporter, files: &[PathBuf], defines: &[(String, i64)]) -> ExitCode {
-    let mut failed = false;
+fn check(reporter: &Reporter, files: &[PathBuf], defines: &[(String, DefineValue)]) -> ExitCode {
+    // The worst class over the files: 2 if any error is a usage error (a bad `-D`), else 1 if any failed.
+    let mut status = 0;
     for path in files {
         let Some(src) = read(reporter, path) else {
-            failed = true;
+            status = status.max(1);
             continue;
         };
         let checked: Checked = check_source(&path.display().to_string(), &src, defines);
         reporter.report(&checked.map, checked.diagnostics());
-        failed |= checked.has_errors();
+        status = status.max(codes::exit_status(checked.diagnostics()));
     }
-    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    ExitCode::from(status)
 }

@@ -42,9 +42,15 @@ pub const OUT_OF_DEVICE_MEMORY: &str = "E0426";
 /// A warning: ptxas reported a coded advisory (`setmaxnreg` ignored, wgmma serialized) assembling the PTX.
 pub const PTXAS_ADVISORY: &str = "E0440";
 
-/// Codes that say the command line was used wrongly (exit status 2); every other error is a problem of the input
-/// or of the machine (exit status 1).
-const USAGE: &[&str] = &[BAD_ARGUMENT, CONFLICTING_OPTIONS, UNKNOWN_KERNEL, OUTPUT_REFUSED, GIVEN_TWICE, RUN_OPTIONS];
+/// The checker's code for a `-D` that sets no const generic or gives one a value its type cannot hold: the value
+/// of a flag, so a usage error like a `--dim` value `cutec run` refuses.
+const BAD_DEFINE: &str = "E0133";
+
+/// Codes that say the command line was used wrongly: a flag or a flag's value (`-D`, `--dim`, `--scalar`) that does
+/// not fit (exit status 2); every other error is a problem of the input, a file or a program, or of the machine
+/// (exit status 1).
+const USAGE: &[&str] =
+    &[BAD_ARGUMENT, CONFLICTING_OPTIONS, UNKNOWN_KERNEL, OUTPUT_REFUSED, GIVEN_TWICE, RUN_OPTIONS, BAD_DEFINE];
 
 /// Whether `code` is a usage error (exit status 2).
 pub fn is_usage(code: &str) -> bool {
@@ -174,9 +180,12 @@ dtype=np.float32)`); `bf16` and fp8 parameters also take `float32` arrays.\n",
         RUN_OPTIONS,
         "the options do not fit the kernel",
         "An option of `cutec run` names a parameter or dimension the kernel does not have, gives a scalar a value \
-of the wrong type, contradicts an input file (`--dim M=4` with an input of 5 rows), or leaves a dynamic \
-dimension without a value. The message names the parameter and lists what the kernel has. Nothing was launched. \
-The exit status is 2.\n\n    cutec run softmax.ptx --kernel softmax --dim M=4096 --scalar scale=0.5\n",
+of the wrong type, contradicts an input file (`--dim M=4` with an input of 5 rows), leaves a dynamic \
+dimension without a value, or gives a dimension a value the kernel cannot be launched with (`--dim N=0` that \
+makes an empty grid, `--dim N=-1`, a value that is not the multiple the kernel's `static_assert` requires: the \
+launch check of E0424, about a flag's value). The message names the parameter and lists what the kernel has; the \
+label points at the option. Nothing was launched. The exit status is 2.\n\n    cutec run softmax.ptx --kernel \
+softmax --dim M=4096 --scalar scale=0.5\n",
     ),
     code(
         MODULE_LOAD,
@@ -191,8 +200,9 @@ is shown), or a kernel of the manifest is missing from it. Rebuild the module an
         "an argument does not fit the kernel's manifest",
         "Before launching, the runtime checks every argument against the manifest: element type, rank, shapes \
 shared through dynamic dimensions, alignment, the launch configuration. One did not fit; the message names the \
-parameter. Nothing was launched. Give an input of the shape and dtype the manifest says (`cutec build` prints \
-it). Two checks come from the kernel's code: a dimension must be a multiple of what the kernel requires (its \
+parameter, and the label the input file it was made from. Nothing was launched. Give an input of the shape and \
+dtype the manifest says (`cutec build` prints it). When the value of a `--dim` is what does not fit, the error is \
+E0422, a usage error, instead. Two checks come from the kernel's code: a dimension must be a multiple of what the kernel requires (its \
 `static_assert(M % 128 == 0)`, the manifest's `requires`), and no extent or offset may pass 2^31 - 2^24 \
 elements, since kernels index with 32-bit integers. A kernel that reads a tensor through a TMA tensor map (the \
 manifest's `tensor_maps`) also needs what the hardware needs of it: every stride but the innermost a multiple of \

@@ -16,6 +16,7 @@ pub mod run;
 pub use codes::DRIVER_CODES;
 
 use cutec_diagnostics::{CodeInfo, Diagnostic, FileId, SourceMap};
+pub use cutec_sema::DefineValue;
 use std::num::IntErrorKind;
 
 /// Every error-code table of the compiler, in code order: what `cutec explain` searches.
@@ -41,7 +42,7 @@ impl Checked {
 }
 
 /// Parses, resolves and type-checks `source` (named `name` in diagnostics), with const generic overrides.
-pub fn check_source(name: &str, source: &str, defines: &[(String, i64)]) -> Checked {
+pub fn check_source(name: &str, source: &str, defines: &[(String, DefineValue)]) -> Checked {
     let mut map = SourceMap::new();
     let root = map.add(name, source);
     let output = cutec_sema::check(&mut map, root, defines);
@@ -68,15 +69,15 @@ pub fn emit_ast(source: &str) -> String {
     cutec_grammar::print_ast(&module)
 }
 
-/// Parses `NAME=VALUE` of `-D`: an integer, or `true`/`false` for a `bool` const generic (1 and 0, which the
-/// checker gives a `bool` parameter).
-pub fn parse_const_define(s: &str) -> Result<(String, i64), String> {
+/// Parses `NAME=VALUE` of `-D`: an integer, or `true`/`false`. The kind of literal is kept: the checker compares
+/// it with the const generic's type, so `-D STAGES=true` on an `int` is an error rather than 1.
+pub fn parse_const_define(s: &str) -> Result<(String, DefineValue), String> {
     match s.split_once('=').map(|(n, v)| (n, v.trim())) {
-        Some((name, "true" | "false")) => {
+        Some((name, value @ ("true" | "false"))) => {
             let (name, _) = parse_define(&format!("{name}=0"))?;
-            Ok((name, i64::from(s.trim_end().ends_with("true"))))
+            Ok((name, DefineValue::Bool(value == "true")))
         }
-        _ => parse_define(s),
+        _ => parse_define(s).map(|(name, v)| (name, DefineValue::Int(v))),
     }
 }
 
@@ -125,9 +126,9 @@ mod tests {
         assert_eq!(parse_define("N=-9223372036854775808"), Ok(("N".into(), i64::MIN)));
         assert_eq!(parse_define("N=0x-5"), Err("`0x-5` is not an integer".into()));
         assert_eq!(parse_define("N=0x+5"), Err("`0x+5` is not an integer".into()));
-        assert_eq!(parse_const_define("TMA_STORE=false"), Ok(("TMA_STORE".into(), 0)));
-        assert_eq!(parse_const_define("TMA_STORE = true"), Ok(("TMA_STORE".into(), 1)));
-        assert_eq!(parse_const_define("N=8"), Ok(("N".into(), 8)));
+        assert_eq!(parse_const_define("TMA_STORE=false"), Ok(("TMA_STORE".into(), DefineValue::Bool(false))));
+        assert_eq!(parse_const_define("TMA_STORE = true"), Ok(("TMA_STORE".into(), DefineValue::Bool(true))));
+        assert_eq!(parse_const_define("N=8"), Ok(("N".into(), DefineValue::Int(8))));
         assert!(parse_define("N=true").is_err(), "a dimension is an integer");
     }
 

@@ -58,7 +58,7 @@ fn compile_for_run(
     reporter: &Reporter,
     path: &Path,
     kernel: &str,
-    defines: &[(String, i64)],
+    defines: &[(String, cutec_sema::DefineValue)],
 ) -> Result<(tempfile::TempDir, PathBuf, PathBuf), ExitCode> {
     let src = read(reporter, path).ok_or(ExitCode::from(1))?;
     let stem = path.file_stem().map_or_else(|| OsString::from("module"), OsStr::to_owned);

@@ -49,6 +49,23 @@ fn one_error(args: &[&str], exit: i32) -> serde_json::Value {
     d
 }
 
+/// A `.npy` file of zeros of type `<f4` and shape `shape` (`[]`: rank 0, one value).
+fn npy_f32(shape: &[usize]) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let tuple = if shape.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {tuple}, }}");
+    // Magic, version and length take 10 bytes; the header ends with a newline at a multiple of 64.
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header.as_bytes());
+    bytes.resize(bytes.len() + 4 * shape.iter().product::<usize>(), 0);
+    bytes
+}
+
 /// The text a diagnostic's primary label covers in `<command line>` or `<expression>`, if it has one.
 fn primary_text(d: &serde_json::Value) -> Option<String> {
     let labels = d["labels"].as_array()?;
@@ -311,18 +328,28 @@ fn run_refuses_arguments_the_kernel_cannot_take_before_any_gpu_work() {
     let o = cutec(&["build", req.to_str().expect("utf-8"), "--emit", "ptx,manifest", "-o", &d]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     let ptx = format!("{d}/copy_req.ptx");
+    // Values of --dim the kernel cannot take: usage errors on the option (exit status 2).
     for (dim, says) in [
         (
             "N=1000003",
-            "dimension `N` = 1000003 (from x.shape[0]) is not a multiple of 1024, which the kernel requires: whole tiles",
+            "dimension `N` = 1000003 (from --dim N=1000003) is not a multiple of 1024, which the kernel requires: \
+             whole tiles",
         ),
         ("N=2147482624", "kernels index with 32-bit integers"),
     ] {
-        let o = cutec(&["run", ptx.as_str(), "--kernel", "copy", "--dim", dim]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(code(&o), 1, "{dim}: {err}");
-        assert!(err.contains(says), "{dim}: {err}");
+        let d = one_error(&["run", ptx.as_str(), "--kernel", "copy", "--dim", dim], 2);
+        assert_eq!(d["code"], "E0422", "{dim}: {d}");
+        assert!(d["message"].as_str().unwrap_or_default().contains(says), "{dim}: {d}");
+        assert_eq!(primary_text(&d), Some(format!("<command line>:0..{}", 6 + dim.len())), "{dim}: {d}");
     }
+    // The same refusal of an input file's shape is an error in the input (exit status 1), anchored on it.
+    let five = dir.join("five.npy");
+    std::fs::write(&five, npy_f32(&[5])).expect("write");
+    let input = format!("x={}", five.display());
+    let d = one_error(&["run", ptx.as_str(), "--kernel", "copy", "--input", &input], 1);
+    assert_eq!(d["code"], "E0424", "{d}");
+    assert!(d["message"].as_str().unwrap_or_default().contains("`N` = 5 (from x.shape[0]) is not a multiple"), "{d}");
+    assert_eq!(primary_text(&d), Some(format!("<command line>:0..{}", 8 + input.len())), "{d}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -338,6 +365,9 @@ fn every_command_reports_coded_diagnostics_in_json_with_the_exit_status_of_their
     let bad_npy = format!("{d}/bad.npy");
     std::fs::write(&bad_npy, b"not a numpy file").expect("write");
     let bad_input = format!("x={bad_npy}");
+    let rank0_npy = format!("{d}/rank0.npy");
+    std::fs::write(&rank0_npy, npy_f32(&[])).expect("write");
+    let rank0_input = format!("x={rank0_npy}");
     let a_file = format!("{d}/a-file");
     std::fs::write(&a_file, b"").expect("write");
     let under_file = format!("{a_file}/out/");
@@ -354,7 +384,12 @@ fn every_command_reports_coded_diagnostics_in_json_with_the_exit_status_of_their
         (vec!["build", "examples/copy.cute", "--kernel", "nope"], 2, "E0405", "no kernel named `nope`"),
         (vec!["build", "examples/copy.cute", "--emit", "ptx,llvm", "-o", "-"], 2, "E0406", "`-o -` takes one stage"),
         (vec!["build", "examples/copy.cute", "--emit", "tokens,ast", "-o", &under_file], 1, "E0408", "cannot write"),
-        (vec!["build", "examples/copy.cute", "-D", "VEC=4611686018427387904"], 1, "E0133", "is out of range for `int`"),
+        // A -D value its parameter cannot take is a bad value of a flag: a usage error, like a bad --dim value.
+        (vec!["build", "examples/copy.cute", "-D", "VEC=4611686018427387904"], 2, "E0133", "is out of range for `int`"),
+        (vec!["check", "examples/gemm_sm90_manual.cute", "-D", "STAGES=true"], 2, "E0133",
+         "`-D STAGES=true` is not an integer"),
+        (vec!["check", "examples/gemm_sm90_manual.cute", "-D", "TMA_STORE=1"], 2, "E0133",
+         "`-D TMA_STORE=1` is not a `bool`"),
         (vec!["check", "examples/copy.cute", "-D", "N=99999999999999999999"], 2, "E0403",
          "`99999999999999999999` is out of range: values are 64-bit signed integers, -9223372036854775808 to"),
         (vec!["check", "examples/softmax.cute", "-D", "N=1024", "-D", "N=4096"], 2, "E0407",
@@ -368,6 +403,14 @@ fn every_command_reports_coded_diagnostics_in_json_with_the_exit_status_of_their
         (vec!["run", "examples/copy.cute", "--kernel", "nope"], 2, "E0405", "no kernel named `nope`"),
         (vec!["run", &ptx, "--kernel", "copy", "--dim", "Q=4"], 2, "E0422", "no dimension `Q`"),
         (vec!["run", &ptx, "--kernel", "copy", "--input", &bad_input], 1, "E0421", "not a .npy file"),
+        // A --dim value is a flag's value: a usage error whether the option parser or the launch check refuses it.
+        (vec!["run", &ptx, "--kernel", "copy", "--dim", "N=-1"], 2, "E0422", "`x` has negative extent -1"),
+        (vec!["run", &ptx, "--kernel", "copy", "--dim", "N=0"], 2, "E0422", "ceil_div(N,1024) = 0 is outside"),
+        (vec!["run", &ptx, "--kernel", "copy"], 2, "E0422", "dimension `N` has no value"),
+        (vec!["run", &ptx, "--kernel", "copy", "--dim", "N=8", "--scalar", "s=1"], 2, "E0422", "no scalar parameter"),
+        // A file the kernel cannot take is an error in the input.
+        (vec!["run", &ptx, "--kernel", "copy", "--input", &rank0_input], 1, "E0421",
+         "the file holds a rank-0 array (a single value, shape ()), but `x` is a tensor of rank 1 (layout N:1)"),
     ];
     for (args, exit, want, says) in &cases {
         let d = one_error(args, *exit);
@@ -375,8 +418,20 @@ fn every_command_reports_coded_diagnostics_in_json_with_the_exit_status_of_their
         let message = d["message"].as_str().unwrap_or_default();
         assert!(message.contains(says), "{args:?}: {message}");
         // Everything but the GPU's own errors points at text: a file, the expression or the command line.
-        assert!(primary_text(&d).is_some() || *want == "E0422", "{args:?}: no primary label: {d}");
+        assert!(primary_text(&d).is_some(), "{args:?}: no primary label: {d}");
     }
+    // A run-time usage error points at the option it is about, as the unusable input file's error does at it.
+    for (dim, text) in [("Q=4", "--dim Q=4"), ("N=0", "--dim N=0"), ("N=-1", "--dim N=-1")] {
+        let d = one_error(&["run", &ptx, "--kernel", "copy", "--dim", dim], 2);
+        let l = &d["labels"][0];
+        assert_eq!(
+            (l["file"].as_str(), l["start"].as_u64(), l["end"].as_u64()),
+            (Some("<command line>"), Some(0), Some(text.len() as u64)),
+            "{d}"
+        );
+    }
+    let d = one_error(&["run", &ptx, "--kernel", "copy", "--input", "q=q.npy"], 2);
+    assert_eq!(primary_text(&d).as_deref(), Some("<command line>:0..15"), "`--input q=q.npy`: {d}");
     // Where a label is on the command line, it covers what is wrong.
     let d = one_error(&["build", "examples/copy.cute", "--kernel", "nope"], 2);
     assert_eq!(primary_text(&d).as_deref(), Some("<command line>:0..13"), "`--kernel nope`: {d}");
@@ -449,8 +504,10 @@ fn run_refuses_a_tensor_its_tma_map_cannot_describe_before_any_gpu_work() {
     std::fs::write(dir.join("rows.json"), manifest.to_string()).expect("write");
     let ptx = ptx.to_str().expect("utf-8 path");
     // Rows of 1001 f32 are 4004 bytes apart: not a stride TMA can take.
-    let d = one_error(&["run", ptx, "--kernel", "rows", "--dim", "N=1001"], 1);
-    assert_eq!(d["code"], "E0424", "{d}");
+    // The stride comes from `--dim N=1001`: a flag's value, so a usage error on that option.
+    let d = one_error(&["run", ptx, "--kernel", "rows", "--dim", "N=1001"], 2);
+    assert_eq!(d["code"], "E0422", "{d}");
+    assert_eq!(primary_text(&d).as_deref(), Some("<command line>:0..12"), "`--dim N=1001`: {d}");
     assert_eq!(
         d["message"],
         "kernel `rows`: tensor map `x_tma` of `x`: the stride of mode 0 is 4004 bytes; TMA needs a multiple of 16 bytes"

@@ -79,6 +79,9 @@ impl fmt::Display for LayoutError {
             LayoutError::NotInjective { op, layout } => {
                 write!(f, "{op}: layout {layout} is not injective (or its sorted strides do not nest)")
             }
+            LayoutError::IndexOutOfRange { op, index, rank } if *index < 0 => {
+                write!(f, "{op}: mode {index} is negative; the modes of rank {rank} are 0..{rank}")
+            }
             LayoutError::IndexOutOfRange { op, index, rank } => {
                 write!(f, "{op}: mode {index} is out of range for rank {rank}")
             }

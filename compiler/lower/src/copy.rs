@@ -290,10 +290,9 @@ impl Lower<'_> {
                     return self.fail(
                         span,
                         LowerError::Layout {
-                            problem: format!(
-                                "this tensor's shape in `{}` is not static; `copy` moves tensors of static shape",
-                                t.layout
-                            ),
+                            // The shape is not printed: its run-time extents would show the IR's names.
+                            problem: "this tensor's shape is not static; `copy` moves tensors of static shape"
+                                .to_owned(),
                         },
                     );
                 }

@@ -162,6 +162,19 @@ impl Lower<'_> {
         SymInt::value(h.into(), format!("%{}", h.index()))
     }
 
+    /// Where an element offset `s` is, in words a user can read: the offset itself when it is written with source
+    /// names only (constants, dimensions, const generics, scalar parameters), else "an offset computed at run
+    /// time" and what is known of it. The IR's names (`%5`) of run-time values never reach a message.
+    pub fn describe_offset(&self, s: &SymInt) -> String {
+        if !s.any_leaf(&mut |leaf| matches!(leaf, SymInt::Value { .. })) {
+            return format!("element {s}");
+        }
+        match self.divisor(s) {
+            1 => "an offset computed at run time".to_owned(),
+            d => format!("an offset computed at run time (known to be a multiple of {d} elements only)"),
+        }
+    }
+
     /// A positive integer known to divide `s` (`i64::MAX` for zero): constants, products and sums of them, and
     /// the divisors recorded for the IR values it mentions.
     pub fn divisor(&self, s: &SymInt) -> i64 {

@@ -345,9 +345,9 @@ impl Lower<'_> {
         let div = self.divisor(&t.offset);
         if div != i64::MAX && (div.saturating_mul(bytes)) % period != 0 {
             let msg = format!(
-                "the operand starts at element {} of its buffer, which is not known to be a multiple of {} elements \
+                "the operand starts at {} of its buffer, which is not known to be a multiple of {} elements \
                  ({period} bytes), as its swizzle needs",
-                t.offset,
+                self.describe_offset(&t.offset),
                 period / bytes
             );
             return self.fail(span, LowerError::WgmmaOperand { problem: msg });

@@ -523,9 +523,9 @@ impl Lower<'_> {
         let off_ok = div == i64::MAX || (div.saturating_mul(e)) % period == 0;
         if !off_ok {
             let msg = format!(
-                "the shared-memory tile starts at element {} of its buffer, which is not known to be a multiple of \
-                 {} elements ({period} bytes), as TMA needs",
-                s.offset,
+                "the shared-memory tile starts at {} of its buffer, which is not known to be a multiple of {} \
+                 elements ({period} bytes), as TMA needs",
+                self.describe_offset(&s.offset),
                 period / e
             );
             return fail(self, msg);

@@ -165,9 +165,9 @@ fn cluster_words_lower_to_cluster_operations_and_round_trip() {
 }
 
 /// A kernel storing a 64 x 64 accumulator into the shared tile `t` (`TILE` chooses it) from the whole warpgroup,
-/// or from under a condition that splits warps.
+/// or from under a condition that splits warps (`SPLIT == 1`; an `int`, as the helpers give -D values as integers).
 const STORE_ACC: &str = r#"
-kernel store_acc<const TILE: int = 0, const SPLIT: bool = false>(c: Tensor<f32, (M, N):(N, 1), gmem>)
+kernel store_acc<const TILE: int = 0, const SPLIT: int = 0>(c: Tensor<f32, (M, N):(N, 1), gmem>)
 launch(grid = (1), block = (128)) {
     let mma = tiled_mma(wgmma<64, 64, 16, bf16, bf16, f32>, (1, 1, 1));
     let acc = mma.fragment_c((64, 64));
@@ -192,7 +192,7 @@ launch(grid = (1), block = (128)) {
         let t = make_tensor<f32, smem>(make_layout((64, 64), (64, 1)));
         store(acc, mma.partition_c(t));
     }
-    if SPLIT {
+    if SPLIT == 1 {
         if lane_idx < 16 {
             let t = make_tensor<bf16, smem>(make_layout((64, 64), (64, 1)));
             store(acc, mma.partition_c(t));

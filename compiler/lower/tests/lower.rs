@@ -26,7 +26,8 @@ pub(crate) fn lower_with_interface(
 ) -> Result<Lowered, Vec<Diagnostic>> {
     let mut map = SourceMap::new();
     let root = map.add("test.cute", source);
-    let defines: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    let defines: Vec<(String, cutec_sema::DefineValue)> =
+        defines.iter().map(|(n, v)| (n.to_string(), (*v).into())).collect();
     let out = cutec_sema::check(&mut map, root, &defines);
     assert!(!out.has_errors(), "{:#?}", out.diagnostics);
     lower(&out.program, kernel)

@@ -242,9 +242,12 @@ error: write `x as f32`\n",
         "E0133",
         "invalid `-D` definition",
         "`-D NAME=VALUE` on the command line sets a const generic of a kernel. The name must be a const parameter \
-of some kernel of the program, and the value must fit the parameter's type: 0 or 1 for a `bool`, -2147483648 to \
-2147483647 for an `int` (32-bit), the type's range for the other integer types.\n\n    cutec build gemm.cute -D BMM=64   # \
-error: did you mean `BM`?\n",
+of some kernel of the program, and the value must be a literal of the parameter's type: `true` or `false` for a \
+`bool`, an integer from -2147483648 to 2147483647 for an `int` (32-bit), one in the type's range for the other \
+integer types. An integer is no `bool` and `true` is no integer: `-D STAGES=true` is refused rather than read as \
+1. Like every bad value of a flag, this is a usage error: the exit status is 2.\n\n    cutec build gemm.cute \
+-D BMM=64   # error: did you mean `BM`?\n    cutec build gemm.cute -D \
+TMA_STORE=false   # a `bool` parameter\n",
     ),
     code(
         "E0134",

@@ -351,11 +351,12 @@ pub(crate) enum SemaError {
         suggestion: Option<String>,
         known: Vec<String>,
     },
-    /// `-D NAME=VALUE` whose value the const generic's type `ty` cannot hold (`range` for integer types).
+    /// `-D NAME=VALUE` whose value the const generic's type `ty` cannot hold: `range` for an integer out of its
+    /// integer type's range, `None` for the wrong kind of literal (`true` for an `int`, `1` for a `bool`).
     BadDefineValue {
         name: String,
         span: Span,
-        value: i64,
+        value: String,
         def: Loc,
         ty: String,
         range: Option<(i128, i128)>,

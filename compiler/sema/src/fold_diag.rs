@@ -94,9 +94,11 @@ fn help_for(op: Option<LayoutOp>, e: &LayoutError) -> Option<String> {
              where the previous one ends (stride >= previous size * stride)"
                 .to_owned(),
         ),
-        LayoutError::IndexOutOfRange { rank, .. } => {
-            Some(if *rank == 0 { "mode indices start at 0".to_owned() } else { format!("valid modes are 0..{rank}") })
-        }
+        LayoutError::IndexOutOfRange { rank, index, .. } => Some(match (*rank, *index < 0) {
+            (0, _) => "mode indices start at 0".to_owned(),
+            (r, true) => format!("mode indices are not negative: they count from 0, and valid modes are 0..{r}"),
+            (r, false) => format!("valid modes are 0..{r}"),
+        }),
         LayoutError::Swizzled { .. } => {
             Some("apply the operation to the layout before composing the swizzle".to_owned())
         }

@@ -406,10 +406,40 @@ pub enum ConstValue {
     Float(f64),
 }
 
+/// The value of a `-D NAME=VALUE` as it was written: the kind of literal travels with it, so that the checker
+/// refuses `true` for an `int` parameter and `1` for a `bool` one instead of converting between them.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum DefineValue {
+    Int(i64),
+    Bool(bool),
+}
+
+impl From<i64> for DefineValue {
+    fn from(v: i64) -> Self {
+        DefineValue::Int(v)
+    }
+}
+
+impl From<bool> for DefineValue {
+    fn from(b: bool) -> Self {
+        DefineValue::Bool(b)
+    }
+}
+
+impl std::fmt::Display for DefineValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DefineValue::Int(v) => write!(f, "{v}"),
+            DefineValue::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
 /// Parses `root` (already in `map`) and the stdlib modules it uses, then resolves and checks everything.
 ///
 /// `defines` are `-D NAME=VALUE` overrides of kernels' const generics; a name that is no const generic of any
-/// kernel is reported against a `<command line>` pseudo-file added to `map`.
-pub fn check(map: &mut SourceMap, root: FileId, defines: &[(String, i64)]) -> CheckOutput {
+/// kernel, or a value of the wrong kind or range for its parameter, is reported against a `<command line>`
+/// pseudo-file added to `map`.
+pub fn check(map: &mut SourceMap, root: FileId, defines: &[(String, DefineValue)]) -> CheckOutput {
     program::check_program(map, root, defines)
 }

@@ -104,7 +104,8 @@ pub(crate) enum DefineProblem {
         index: usize,
         suggestion: Option<String>,
     },
-    /// A value the const generic's type cannot hold: not 0 or 1 for a `bool`, out of range for an integer type.
+    /// A value the const generic's type cannot hold: an integer for a `bool`, `true`/`false` for an integer
+    /// type, or an integer out of its type's range.
     BadValue {
         index: usize,
         def: crate::errors::Loc,
@@ -112,7 +113,11 @@ pub(crate) enum DefineProblem {
     },
 }
 
-pub(crate) fn check_program(map: &mut SourceMap, root: FileId, defines: &[(String, i64)]) -> CheckOutput {
+pub(crate) fn check_program(
+    map: &mut SourceMap,
+    root: FileId,
+    defines: &[(String, crate::DefineValue)],
+) -> CheckOutput {
     let loaded = load::load(map, root);
     let mut cx = Cx {
         asts: &loaded.asts,
@@ -233,7 +238,7 @@ pub(crate) fn check_program(map: &mut SourceMap, root: FileId, defines: &[(Strin
 fn report_defines(
     cx: &mut Cx<'_>,
     map: &mut SourceMap,
-    defines: &[(String, i64)],
+    defines: &[(String, crate::DefineValue)],
     problems: Vec<DefineProblem>,
     known: Vec<String>,
 ) {
@@ -262,10 +267,14 @@ fn report_defines(
             DefineProblem::BadValue { index, def, ty } => SemaError::BadDefineValue {
                 name: defines[index].0.clone(),
                 span: spans[index],
-                value: defines[index].1,
+                value: defines[index].1.to_string(),
                 def,
                 ty: ty.to_string(),
-                range: crate::check_expr::int_range(ty),
+                // A wrong kind of literal has no range to quote: the message says what kind is expected.
+                range: match defines[index].1 {
+                    crate::DefineValue::Int(_) => crate::check_expr::int_range(ty),
+                    crate::DefineValue::Bool(_) => None,
+                },
             },
         };
         cx.errors.push(Located { file, error });

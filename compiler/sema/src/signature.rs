@@ -7,7 +7,9 @@ use crate::builtins::{ATTRIBUTES, AttrTarget, LAUNCH_KEYS};
 use crate::errors::SemaError;
 use crate::program::{Cx, DefineProblem};
 use crate::types::{Scalar, Space, SymInt, Type, coerces};
-use crate::{ConstGenericInfo, DimComponent, DimSite, DynDim, FunctionInfo, LaunchInfo, ModuleId, ParamInfo};
+use crate::{
+    ConstGenericInfo, DefineValue, DimComponent, DimSite, DynDim, FunctionInfo, LaunchInfo, ModuleId, ParamInfo,
+};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast::{self, Attribute, Expr, ExprKind, TypeExprKind};
 
@@ -53,7 +55,7 @@ pub(crate) fn const_generics(
     cx: &mut Cx<'_>,
     fi: usize,
     f: &ast::Function,
-    defines: &[(String, i64)],
+    defines: &[(String, DefineValue)],
     used: &mut [bool],
     problems: &mut Vec<DefineProblem>,
 ) {
@@ -100,15 +102,23 @@ pub(crate) fn const_generics(
         for (i, (n, v)) in defines.iter().enumerate() {
             if n == name {
                 used[i] = true;
-                let out_of_range = crate::check_expr::int_range(ty).is_some_and(|(lo, hi)| {
-                    let v = i128::from(*v);
-                    v < lo || v > hi
-                });
-                if ty == Scalar::Bool && !matches!(v, 0 | 1) || out_of_range {
-                    problems.push(DefineProblem::BadValue { index: i, def: fx.loc(g.name.span), ty });
-                } else {
-                    value = Some(*v);
-                    from_define = true;
+                // `true`/`false` only for a `bool`, integers only for integer types: `-D STAGES=true` is a
+                // mistake, not 1.
+                let accepted = match (ty, *v) {
+                    (Scalar::Bool, DefineValue::Bool(b)) => Some(i64::from(b)),
+                    (Scalar::Bool, DefineValue::Int(_)) | (_, DefineValue::Bool(_)) => None,
+                    (_, DefineValue::Int(v)) => {
+                        let in_range =
+                            crate::check_expr::int_range(ty).is_none_or(|(lo, hi)| (lo..=hi).contains(&i128::from(v)));
+                        in_range.then_some(v)
+                    }
+                };
+                match accepted {
+                    Some(v) => {
+                        value = Some(v);
+                        from_define = true;
+                    }
+                    None => problems.push(DefineProblem::BadValue { index: i, def: fx.loc(g.name.span), ty }),
                 }
             }
         }

@@ -1,16 +1,22 @@
 //! Unit tests of the checker over small programs, the examples and the stdlib.
 
-use crate::{CheckOutput, ModuleId, check};
+use crate::{CheckOutput, DefineValue, ModuleId, check};
 use cutec_diagnostics::Span;
 use cutec_diagnostics::{ColorMode, SourceMap, render_text};
 use cutec_grammar::ast::{self, NodeId};
 use std::path::Path;
 
-/// Checks `src` as the root file `test.cute` with `defines`.
+/// Checks `src` as the root file `test.cute` with integer `defines`.
 pub(crate) fn run_with(src: &str, defines: &[(&str, i64)]) -> (SourceMap, CheckOutput) {
+    let defines: Vec<(&str, DefineValue)> = defines.iter().map(|&(n, v)| (n, v.into())).collect();
+    run_with_values(src, &defines)
+}
+
+/// Checks `src` as the root file `test.cute` with `defines` of any kind (`-D FAST=true`).
+pub(crate) fn run_with_values(src: &str, defines: &[(&str, DefineValue)]) -> (SourceMap, CheckOutput) {
     let mut map = SourceMap::new();
     let root = map.add("test.cute", src);
-    let defines: Vec<(String, i64)> = defines.iter().map(|(n, v)| ((*n).to_owned(), *v)).collect();
+    let defines: Vec<(String, DefineValue)> = defines.iter().map(|&(n, v)| (n.to_owned(), v)).collect();
     let out = check(&mut map, root, &defines);
     (map, out)
 }
@@ -380,9 +386,15 @@ fn defines_override_defaults_and_unknown_ones_are_reported() {
 
     let bool_src =
         "kernel k<const FAST: bool = false>(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (32)) {\n}\n";
-    let (_, out) = run_with(bool_src, &[("FAST", 2)]);
-    assert_eq!(out.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(), ["E0133"]);
-    let (_, out) = run_with(bool_src, &[("FAST", 1)]);
+    // A `bool` takes `true` or `false`, not an integer (not even 1).
+    for v in [2, 1] {
+        let (_, out) = run_with(bool_src, &[("FAST", v)]);
+        let d = out.diagnostics.first().expect("one diagnostic");
+        assert_eq!((out.diagnostics.len(), d.code), (1, "E0133"));
+        assert_eq!(d.message, format!("`-D FAST={v}` is not a `bool`"));
+        assert_eq!(d.primary().map(|l| l.message.as_str()), Some("expected `true` or `false`"));
+    }
+    let (_, out) = run_with_values(bool_src, &[("FAST", true.into())]);
     assert!(out.diagnostics.is_empty());
     assert_eq!(out.program.kernel("k").map(|k| k.const_generics[0].value), Some(Some(1)));
 
@@ -395,6 +407,14 @@ fn defines_override_defaults_and_unknown_ones_are_reported() {
     assert_eq!(d.primary().map(|l| l.message.as_str()), Some("`int` holds -2147483648 to 2147483647"));
     let (_, out) = run_with(int_src, &[("VEC", -2_147_483_648)]);
     assert!(out.diagnostics.is_empty());
+    // An integer parameter takes no `true`: it was 1 once, silently.
+    let (map, out) = run_with_values(int_src, &[("VEC", true.into())]);
+    let d = out.diagnostics.first().expect("one diagnostic");
+    assert_eq!((out.diagnostics.len(), d.code), (1, "E0133"));
+    assert_eq!(d.message, "`-D VEC=true` is not an integer");
+    let l = d.primary().expect("anchored on the option");
+    assert_eq!((map.name(l.file), &map.source(l.file)[l.span.range()]), ("<command line>", "VEC"));
+    assert_eq!(l.message, "expected an integer (`int`)");
 }
 
 #[test]

@@ -31,12 +31,16 @@ fn build_outcome(name: &str, source: &str) -> String {
 const EXAMPLE_DEFINES: &[(&str, &str, i64)] =
     &[("rmsnorm", "N", 4096), ("softmax", "N", 4096), ("softmax_warp", "N", 1024)];
 
-fn defines_of(stem: &str) -> Vec<(String, i64)> {
-    EXAMPLE_DEFINES.iter().filter(|(s, _, _)| *s == stem).map(|(_, name, v)| ((*name).to_owned(), *v)).collect()
+fn defines_of(stem: &str) -> Vec<(String, cutec::DefineValue)> {
+    EXAMPLE_DEFINES
+        .iter()
+        .filter(|(s, _, _)| *s == stem)
+        .map(|(_, name, v)| ((*name).to_owned(), (*v).into()))
+        .collect()
 }
 
 /// The outcome of `cutec build -D ...` on `source`.
-fn build_outcome_with(name: &str, source: &str, defines: Vec<(String, i64)>) -> String {
+fn build_outcome_with(name: &str, source: &str, defines: Vec<(String, cutec::DefineValue)>) -> String {
     let options = BuildOptions { module_file: "module.ptx".to_owned(), defines, ..BuildOptions::default() };
     match build_source(name, source, &options) {
         Ok(_) => "✓".to_owned(),

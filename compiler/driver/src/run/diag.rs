@@ -1,6 +1,7 @@
 //! `cutec run`'s errors as diagnostics: each [`RunError`] (and each [`RuntimeError`] inside one) has its code, and
-//! through the code its exit class ([`crate::codes::exit_status`]). Errors about a file are anchored on its path;
-//! errors of the GPU are about no text and have no label.
+//! through the code its exit class ([`crate::codes::exit_status`]). Errors about a file are anchored on its path,
+//! errors about options on the options as typed (`--dim N=0`); errors of the GPU are about no text and have no
+//! label.
 
 use super::RunError;
 use crate::codes;
@@ -18,7 +19,9 @@ impl RunError {
             RunError::Npy { .. } => codes::NPY_INVALID,
             RunError::UnknownKernel { .. } => codes::UNKNOWN_KERNEL,
             RunError::Module { .. } => codes::MODULE_LOAD,
-            RunError::Usage(_) => codes::RUN_OPTIONS,
+            RunError::Usage { .. } => codes::RUN_OPTIONS,
+            RunError::Rejected { .. } => codes::ARGUMENT_REJECTED,
+            RunError::Internal(_) => codes::INTERNAL,
             RunError::Runtime(e) => runtime_code(e),
         }
     }
@@ -41,7 +44,13 @@ impl RunError {
                     None => d,
                 }
             }
-            RunError::Usage(_) | RunError::Report(_) => Diagnostic::unlocated(code, message),
+            // Anchored on the options they are about, like an unusable `--input` file on its path.
+            RunError::Usage { options, .. } | RunError::Rejected { options, .. } => {
+                let parts: Vec<(&str, &str)> = options.iter().map(|(o, l)| (o.as_str(), l.as_str())).collect();
+                command_line_error(map, code, message, &parts)
+            }
+            // About no text: standard output, or cutec itself.
+            RunError::Report(_) | RunError::Internal(_) => Diagnostic::unlocated(code, message),
             RunError::Runtime(e) => {
                 let d = Diagnostic::unlocated(code, message);
                 match e {
@@ -91,7 +100,17 @@ mod tests {
             (RunError::Write { path: path.clone(), source: io() }, "E0408", 1),
             (RunError::Npy { path: path.clone(), message: "bad".into() }, "E0421", 1),
             (RunError::UnknownKernel { name: "cpy".into(), available: vec!["copy".into()] }, "E0405", 2),
-            (RunError::Usage("no dimension `Q`".into()), "E0422", 2),
+            (
+                RunError::Usage { message: "no dimension `Q`".into(), options: vec![("--dim Q=4".into(), "".into())] },
+                "E0422",
+                2,
+            ),
+            (
+                RunError::Rejected { message: "rank".into(), options: vec![("--input x=x.npy".into(), "".into())] },
+                "E0424",
+                1,
+            ),
+            (RunError::Internal("count".into()), "E0402", 1),
             (RunError::Runtime(RuntimeError::DriverNotFound), "E0425", 1),
             (RunError::Runtime(RuntimeError::PtxNul { offset: 3 }), "E0423", 1),
         ];
@@ -106,6 +125,13 @@ mod tests {
                 assert!(l.span.end as usize <= map.source(l.file).len());
             }
         }
+        // An error about options points at the first one, labelled.
+        let mut map = SourceMap::new();
+        let options = vec![("--dim M=4".into(), "contradicts".into()), ("--input x=x.npy".into(), "x.shape[0]".into())];
+        let d = RunError::Usage { message: "m".into(), options }.to_diagnostic(&mut map);
+        let l = d.primary().expect("a usage error is anchored on its option");
+        assert_eq!((&map.source(l.file)[l.span.range()], l.message.as_str()), ("--dim M=4", "contradicts"));
+        assert_eq!(&map.source(d.labels[1].file)[d.labels[1].span.range()], "--input x=x.npy");
         let mut map = SourceMap::new();
         let d = RunError::Io { path: path.clone(), source: io() }.to_diagnostic(&mut map);
         let l = d.primary().expect("a file error is anchored on its path");

@@ -34,21 +34,24 @@
 //! `launch_overhead kernel=<name> checked_us=<f> prepared_us=<f> bare_us=<f> checked_over_bare=<f>
 //! prepared_over_bare=<f>` (host microseconds per launch call; see `cutec_runtime::measure_launch_overhead`).
 
-use crate::paths::same_file;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use cutec_manifest::{Access, DType, DimComponent, Entry, Kernel, Manifest, ManifestError, Param};
+use cutec_manifest::{Manifest, ManifestError};
 use cutec_runtime::{
-    Context, DeviceTensor, KernelArg, Module, RuntimeError, ScalarValue, measure_launch_overhead, median, time_launches,
+    Context, DeviceTensor, KernelArg, Module, RuntimeError, measure_launch_overhead, median, time_launches,
 };
 mod data;
 mod diag;
+mod plan;
 mod progress;
 
-use data::{count_nan, download, npy_to_elements, read_npy, upload, write_npy};
+pub use plan::{Options, plan_tensors};
+use plan::{Source, parse_scalars, plan_arguments, precheck_launch};
+
+use data::{count_nan, download, upload, write_npy};
 
 /// What `cutec run` does. Names refer to the manifest's parameters and dimensions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,8 +136,20 @@ pub enum RunError {
         path: PathBuf,
         message: String,
     },
-    /// The options do not fit the kernel (unknown names, missing values).
-    Usage(String),
+    /// The options do not fit the kernel (unknown names, missing values, a `--dim` value the launch check
+    /// refuses). `options` are the command-line options it is about, each with its label; the first is the primary.
+    Usage {
+        message: String,
+        options: Options,
+    },
+    /// The launch check refused the arguments made from input files (or, with no option to blame, from the
+    /// manifest alone); `options` as for [`RunError::Usage`].
+    Rejected {
+        message: String,
+        options: Options,
+    },
+    /// A bug of `cutec run` itself, reported rather than a panic.
+    Internal(String),
     Runtime(RuntimeError),
     /// Writing the report failed.
     Report(std::io::Error),
@@ -151,7 +166,9 @@ impl fmt::Display for RunError {
                 write!(f, "the manifest has no kernel `{name}` (it has: {})", available.join(", "))
             }
             RunError::Module { path, message } => write!(f, "`{}`: {message}", path.display()),
-            RunError::Usage(message) => f.write_str(message),
+            RunError::Usage { message, .. } => f.write_str(message),
+            RunError::Rejected { message, .. } => f.write_str(message),
+            RunError::Internal(message) => write!(f, "internal error: {message}"),
             RunError::Runtime(e) => write!(f, "{e}"),
             RunError::Report(e) => write!(f, "writing the report: {e}"),
         }
@@ -165,9 +182,12 @@ impl std::error::Error for RunError {
             RunError::Manifest { source, .. } => Some(source.as_ref()),
             RunError::Runtime(e) => Some(e),
             RunError::Report(e) => Some(e),
-            RunError::Npy { .. } | RunError::Usage(_) | RunError::UnknownKernel { .. } | RunError::Module { .. } => {
-                None
-            }
+            RunError::Npy { .. }
+            | RunError::Usage { .. }
+            | RunError::Rejected { .. }
+            | RunError::Internal(_)
+            | RunError::UnknownKernel { .. }
+            | RunError::Module { .. } => None,
         }
     }
 }
@@ -194,57 +214,6 @@ fn report(e: std::io::Error) -> RunError {
     RunError::Report(e)
 }
 
-/// How one tensor argument is made.
-#[derive(Debug, Clone, PartialEq)]
-enum Source {
-    /// Elements (in the parameter's dtype, little-endian) read from a file.
-    File {
-        shape: Vec<usize>,
-        bytes: Vec<u8>,
-    },
-    Random {
-        shape: Vec<usize>,
-    },
-    Poison {
-        shape: Vec<usize>,
-    },
-}
-
-impl Source {
-    fn shape(&self) -> &[usize] {
-        match self {
-            Source::File { shape, .. } | Source::Random { shape } | Source::Poison { shape } => shape,
-        }
-    }
-}
-
-/// Refuses a file written by the run (`--output`, `--save-input`) that is also read by it (an input, the module,
-/// the manifest) or written twice: nothing a run reads is overwritten, and no result silently replaces another.
-fn check_written_paths(opts: &RunOptions) -> Result<(), RunError> {
-    let read = opts
-        .inputs
-        .iter()
-        .map(|(n, p)| (format!("input `{n}`"), p))
-        .chain([("the module".to_owned(), &opts.ptx_path), ("the manifest".to_owned(), &opts.manifest_path)]);
-    let read: Vec<(String, &PathBuf)> = read.collect();
-    let written: Vec<(String, &PathBuf)> = opts
-        .outputs
-        .iter()
-        .map(|(n, p)| (format!("output `{n}`"), p))
-        .chain(opts.save_inputs.iter().map(|(n, p)| (format!("saved input `{n}`"), p)))
-        .collect();
-    for (k, (what, path)) in written.iter().enumerate() {
-        let clash = read.iter().chain(&written[..k]).find(|(_, other)| same_file(path, other));
-        if let Some((other, _)) = clash {
-            return Err(RunError::Usage(format!(
-                "{what} would be written to `{}`, which is also {other}",
-                path.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Runs the kernel as described by `opts`, reporting on `out`.
 pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     // The module first: when neither file exists, the one the user named is the one reported missing.
@@ -256,9 +225,10 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
         name: opts.kernel.clone(),
         available: manifest.kernels.iter().map(|k| k.name.clone()).collect(),
     })?;
-    let sources = plan_arguments(&kernel_manifest, opts)?;
-    let scalars = parse_scalars(&kernel_manifest, &opts.scalars)?;
-    precheck_launch(&kernel_manifest, &sources, &scalars)?;
+    let plan = plan_arguments(&kernel_manifest, opts)?;
+    let scalars = parse_scalars(&kernel_manifest, opts)?;
+    precheck_launch(&kernel_manifest, opts, &plan, &scalars)?;
+    let sources = plan.sources;
 
     let ctx = Context::new(opts.device)?;
     let started = Instant::now();
@@ -327,9 +297,9 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     for t in &tensors {
         args.push(match t {
             Some(t) => KernelArg::Tensor(t),
-            None => KernelArg::Scalar(
-                scalar_iter.next().ok_or_else(|| RunError::Usage("internal: scalar count mismatch".into()))?,
-            ),
+            None => {
+                KernelArg::Scalar(scalar_iter.next().ok_or_else(|| RunError::Internal("scalar count mismatch".into()))?)
+            }
         });
     }
 
@@ -375,7 +345,14 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
         .map_err(report)?;
     }
     if opts.launch_overhead {
-        let o = measure_launch_overhead(&kernel, &args, 11, 1000)?;
+        let o = measure_launch_overhead(&kernel, &args, 11, 1000).map_err(|e| match e {
+            // What the runtime cannot measure for this kernel (a cluster launch) is refused on the option.
+            RuntimeError::Unsupported(_) => RunError::Usage {
+                message: e.to_string(),
+                options: vec![("--launch-overhead".into(), "not supported for this kernel".into())],
+            },
+            e => RunError::Runtime(e),
+        })?;
         writeln!(
             out,
             "launch_overhead kernel={} checked_us={:.3} prepared_us={:.3} bare_us={:.3} checked_over_bare={:.3} \
@@ -393,185 +370,13 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     Ok(())
 }
 
-/// The GPU-free half of [`run`]: every check of `opts` against the kernel's manifest entry (names, dimensions,
-/// scalars), the input files read, and each tensor argument's name, type and shape, in parameter order. What `run`
-/// does before it opens the device; the mutation tests call it with hostile options.
-pub fn plan_tensors(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<(String, DType, Vec<usize>)>, RunError> {
-    let sources = plan_arguments(kernel, opts)?;
-    let scalars = parse_scalars(kernel, &opts.scalars)?;
-    precheck_launch(kernel, &sources, &scalars)?;
-    let tensors = kernel.params.iter().zip(&sources);
-    Ok(tensors.filter_map(|(p, s)| Some((p.name().to_owned(), p.dtype(), s.as_ref()?.shape().to_vec()))).collect())
-}
-
-/// The runtime's launch check (shapes against the manifest, requirements, 32-bit index range, launch
-/// configuration) on the planned arguments, before anything is allocated: a launch that would be refused costs
-/// no memory and no time. The addresses are stand-ins, aligned as any allocation is.
-fn precheck_launch(kernel: &Kernel, sources: &[Option<Source>], scalars: &[ScalarValue]) -> Result<(), RunError> {
-    let mut scalars = scalars.iter();
-    let mut args = Vec::with_capacity(sources.len());
-    for (i, (p, s)) in kernel.params.iter().zip(sources).enumerate() {
-        args.push(match s {
-            Some(s) => {
-                let shape: Vec<i64> = s.shape().iter().map(|&e| i64::try_from(e).unwrap_or(i64::MAX)).collect();
-                let len = shape.iter().try_fold(1u64, |acc, &e| acc.checked_mul(e.max(0) as u64)).unwrap_or(u64::MAX);
-                let strides = cutec_runtime::TensorDesc::row_major_strides(&shape)
-                    .ok_or_else(|| RunError::Usage(format!("the shape of `{}` overflows", p.name())))?;
-                // 1 TiB apart and 4 KiB aligned: the stand-ins neither overlap nor fail an alignment check.
-                let ptr = (i as u64 + 1) << 40;
-                cutec_runtime::ArgDesc::Tensor(cutec_runtime::TensorDesc {
-                    dtype: p.dtype(),
-                    shape,
-                    strides,
-                    ptr,
-                    len,
-                    device: 0,
-                })
-            }
-            None => cutec_runtime::ArgDesc::Scalar(
-                *scalars.next().ok_or_else(|| RunError::Usage("internal: scalar count mismatch".into()))?,
-            ),
-        });
-    }
-    cutec_runtime::check_launch(kernel, 0, &args).map(drop).map_err(|source| {
-        RunError::Runtime(cutec_runtime::RuntimeError::Argument {
-            kernel: kernel.name.clone(),
-            source: Box::new(source),
-        })
-    })
-}
-
-/// Decides how each parameter's argument is made (`None` for scalars), reading input files. GPU-free.
-fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<Option<Source>>, RunError> {
-    check_written_paths(opts)?;
-    let tensor_index = |name: &str, what: &str| match kernel.params.iter().position(|p| p.name() == name) {
-        Some(i) if matches!(kernel.params[i], Param::Tensor(_)) => Ok(i),
-        Some(_) => Err(RunError::Usage(format!("{what} `{name}` is a scalar parameter, not a tensor"))),
-        None => Err(RunError::Usage(format!(
-            "kernel `{}` has no parameter `{name}` (its parameters: {})",
-            kernel.name,
-            kernel.params.iter().map(Param::name).collect::<Vec<_>>().join(", ")
-        ))),
-    };
-    for (name, _) in &opts.dims {
-        if kernel.dim(name).is_none() {
-            let names: Vec<&str> = kernel.dims.iter().map(|d| d.name.as_str()).collect();
-            return Err(RunError::Usage(format!(
-                "kernel `{}` has no dimension `{name}` (its dimensions: {})",
-                kernel.name,
-                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
-            )));
-        }
-    }
-    let mut files: Vec<Option<(Vec<usize>, Vec<u8>)>> = vec![None; kernel.params.len()];
-    for (name, path) in &opts.inputs {
-        let i = tensor_index(name, "input")?;
-        let array = read_npy(path)?;
-        let shape = array.shape.clone();
-        files[i] = Some((shape, npy_to_elements(path, name, kernel.params[i].dtype(), array)?));
-    }
-    let mut outputs = vec![false; kernel.params.len()];
-    for (name, _) in &opts.outputs {
-        outputs[tensor_index(name, "output")?] = true;
-    }
-    for (name, _) in &opts.save_inputs {
-        tensor_index(name, "saved input")?;
-    }
-
-    let mut values: Vec<(String, i64, String)> =
-        opts.dims.iter().map(|(n, v)| (n.clone(), *v, format!("--dim {n}={v}"))).collect();
-    for d in &kernel.dims {
-        let Some(i) = kernel.params.iter().position(|p| p.name() == d.from.param) else { continue };
-        let Some((shape, _)) = &files[i] else { continue };
-        let extents: Vec<i64> = shape.iter().map(|&e| e as i64).collect();
-        let from_file = match d.from.of {
-            DimComponent::Shape => extents.get(d.from.mode).copied(),
-            DimComponent::Stride => {
-                cutec_runtime::TensorDesc::row_major_strides(&extents).and_then(|s| s.get(d.from.mode).copied())
-            }
-        };
-        let Some(value) = from_file else { continue }; // a rank mismatch: the launch check reports it
-        let origin = format!("{}.{}[{}] of the input file", d.from.param, d.from.of, d.from.mode);
-        match values.iter().find(|(n, _, _)| *n == d.name) {
-            Some((_, given, _)) if *given != value => {
-                return Err(RunError::Usage(format!("--dim {}={given} contradicts {origin} = {value}", d.name)));
-            }
-            Some(_) => {}
-            None => values.push((d.name.clone(), value, origin)),
-        }
-    }
-
-    let mut sources = Vec::with_capacity(kernel.params.len());
-    for (i, param) in kernel.params.iter().enumerate() {
-        let Param::Tensor(t) = param else {
-            sources.push(None);
-            continue;
-        };
-        if let Some((shape, bytes)) = files[i].take() {
-            sources.push(Some(Source::File { shape, bytes }));
-            continue;
-        }
-        let mut shape = Vec::new();
-        for mode in t.layout.shape.modes() {
-            let mut extent: i64 = 1;
-            for leaf in mode.leaves() {
-                let v = match leaf {
-                    Entry::Int(v) => *v,
-                    Entry::Dim(name) => match values.iter().find(|(n, _, _)| n == name) {
-                        Some((_, v, _)) => *v,
-                        None => {
-                            let source = kernel.dim(name).map_or(String::new(), |d| d.from.param.clone());
-                            return Err(RunError::Usage(format!(
-                                "dimension `{name}` has no value (needed for the shape of `{}`): \
-                                 give --dim {name}=N or an input file for `{source}`",
-                                t.name
-                            )));
-                        }
-                    },
-                };
-                extent = extent.checked_mul(v).ok_or_else(|| {
-                    RunError::Usage(format!("the shape of `{}` overflows ({})", t.name, t.layout.shape))
-                })?;
-            }
-            let extent = usize::try_from(extent)
-                .map_err(|_| RunError::Usage(format!("`{}` has negative extent {extent}", t.name)))?;
-            shape.push(extent);
-        }
-        sources.push(Some(if outputs[i] || t.access == Access::Write {
-            Source::Poison { shape }
-        } else {
-            Source::Random { shape }
-        }));
-    }
-    Ok(sources)
-}
-
-/// The scalar arguments in parameter order.
-fn parse_scalars(kernel: &Kernel, given: &[(String, String)]) -> Result<Vec<ScalarValue>, RunError> {
-    for (name, _) in given {
-        if !matches!(kernel.param(name), Some(Param::Scalar(_))) {
-            return Err(RunError::Usage(format!("kernel `{}` has no scalar parameter `{name}`", kernel.name)));
-        }
-    }
-    let mut out = Vec::new();
-    for param in &kernel.params {
-        let Param::Scalar(s) = param else { continue };
-        let Some((_, text)) = given.iter().find(|(n, _)| *n == s.name) else {
-            return Err(RunError::Usage(format!(
-                "scalar `{}` ({}) needs a value: --scalar {}=V",
-                s.name, s.dtype, s.name
-            )));
-        };
-        out.push(ScalarValue::parse(s.dtype, text).map_err(|e| RunError::Usage(format!("scalar `{}`: {e}", s.name)))?);
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::data::*;
     use super::*;
     use cutec_manifest::DType;
+    use cutec_manifest::Kernel;
+    use cutec_runtime::ScalarValue;
     use cutec_runtime::fill::random_elements;
 
     fn tmp(name: &str) -> PathBuf {
@@ -615,7 +420,7 @@ mod tests {
     fn arguments_from_dims_files_and_access() {
         let k = softmax();
         let o = RunOptions { dims: vec![("M".into(), 3)], ..opts() };
-        let sources = plan_arguments(&k, &o).unwrap();
+        let sources = plan_arguments(&k, &o).unwrap().sources;
         assert_eq!(
             sources,
             [Some(Source::Random { shape: vec![3, 64] }), Some(Source::Poison { shape: vec![3, 64] }), None]
@@ -625,7 +430,7 @@ mod tests {
         let path = tmp("x.npy");
         write_npy(&path, DType::F32, &[5, 64], &random_elements(DType::F32, 5 * 64, 0, 0)).unwrap();
         let o = RunOptions { inputs: vec![("x".into(), path.clone())], ..opts() };
-        let sources = plan_arguments(&k, &o).unwrap();
+        let sources = plan_arguments(&k, &o).unwrap().sources;
         assert!(
             matches!(&sources[0], Some(Source::File { shape, bytes }) if shape == &[5, 64] && bytes.len() == 5 * 64 * 2)
         );
@@ -688,12 +493,13 @@ mod tests {
             "output `y` would be written to `m/k.json`, which is also the manifest"
         );
         assert_eq!(
-            parse_scalars(&k, &[]).unwrap_err().to_string(),
+            parse_scalars(&k, &opts()).unwrap_err().to_string(),
             "scalar `scale` (f32) needs a value: --scalar scale=V"
         );
-        assert_eq!(parse_scalars(&k, &[("scale".into(), "0.5".into())]).unwrap(), [ScalarValue::F32(0.5)]);
+        let scalar = |v: &str| RunOptions { scalars: vec![("scale".into(), v.into())], ..opts() };
+        assert_eq!(parse_scalars(&k, &scalar("0.5")).unwrap(), [ScalarValue::F32(0.5)]);
         assert_eq!(
-            parse_scalars(&k, &[("scale".into(), "half".into())]).unwrap_err().to_string(),
+            parse_scalars(&k, &scalar("half")).unwrap_err().to_string(),
             "scalar `scale`: `half` is not a valid f32 value"
         );
     }

@@ -408,10 +408,23 @@ pub fn apply(op: LayoutOp, generics: &[i64], args: &[Value]) -> Result<Value> {
         ));
     }
     let path = || -> Result<Vec<usize>> {
-        generics
-            .iter()
-            .map(|&g| usize::try_from(g).map_err(|_| LayoutError::IndexOutOfRange { op, index: g, rank: 0 }))
-            .collect()
+        let mut out = Vec::with_capacity(generics.len());
+        for &g in generics {
+            let Ok(i) = usize::try_from(g) else {
+                // A negative index is reported with the rank of what it indexes (it once said "rank 0").
+                let within = args.first().map(|a| get_path(op, a, &out));
+                let rank = match within {
+                    Some(Ok(Value::Layout(l))) => l.rank(),
+                    Some(Ok(Value::Composed(c))) => c.layout.rank(),
+                    Some(Ok(v)) => rank_of(&v),
+                    Some(Err(e)) => return Err(e),
+                    None => 0,
+                };
+                return Err(LayoutError::IndexOutOfRange { op, index: g, rank });
+            };
+            out.push(i);
+        }
+        Ok(out)
     };
     let a = &args[0];
     match op {

@@ -14,6 +14,20 @@ fn eval_lines_answers_each_line() {
 }
 
 #[test]
+fn a_negative_mode_is_said_to_be_negative_with_the_real_rank() {
+    // It used to report "rank 0" whatever was indexed.
+    assert_eq!(eval_lines("get<-1>((4,8):(8,1))\n"), "error: get: mode -1 is negative; the modes of rank 2 are 0..2\n");
+    assert_eq!(
+        eval_lines("get<0,-1>(((2,3,4),8):((1,2,6),24))\n"),
+        "error: get: mode -1 is negative; the modes of rank 3 are 0..3\n"
+    );
+    assert_eq!(
+        eval_lines("select<-1>((4,8,2))\n"),
+        "error: select: mode -1 is negative; the modes of rank 3 are 0..3\n"
+    );
+}
+
+#[test]
 fn apply_folds_values() {
     let l = Value::Layout(parse_layout("((2,2),3):((24,2),8)").unwrap());
     assert_eq!(apply(LayoutOp::Get, &[0, 1], std::slice::from_ref(&l)).unwrap().to_string(), "2:2");

@@ -77,7 +77,10 @@ pub(super) fn render(f: FileId, e: &SemaError) -> Option<Diagnostic> {
                 Some((lo, hi)) => {
                     (format!("`-D {name}={value}` is out of range for `{ty}`"), format!("`{ty}` holds {lo} to {hi}"))
                 }
-                None => (format!("`-D {name}={value}` is not a `{ty}`"), "expected 0 or 1".to_owned()),
+                None if ty == "bool" => {
+                    (format!("`-D {name}={value}` is not a `bool`"), "expected `true` or `false`".to_owned())
+                }
+                None => (format!("`-D {name}={value}` is not an integer"), format!("expected an integer (`{ty}`)")),
             };
             err("E0133", message, *span).with_primary_message(expected).with_label(
                 def.file,
