@@ -12,7 +12,6 @@ const CASES: usize = 160;
 #[derive(Clone, Debug)]
 enum Term {
     Atom(&'static str),
-    Lit(i64),
     Bin(Box<Term>, &'static str, i64),
 }
 
@@ -28,7 +27,6 @@ impl Term {
     fn text(&self) -> String {
         match self {
             Term::Atom(a) => (*a).to_string(),
-            Term::Lit(v) => v.to_string(),
             Term::Bin(t, op, c) => format!("({} {op} {c})", t.text()),
         }
     }
@@ -41,7 +39,6 @@ impl Term {
             Term::Atom("warp_idx") => t.tid / 32,
             Term::Atom("block_idx.x") => t.block,
             Term::Atom(_) => t.k,
-            Term::Lit(v) => *v,
             Term::Bin(x, op, c) => {
                 let x = x.eval(t);
                 match *op {
