@@ -168,6 +168,7 @@ const UI: &[(&str, &str)] = &[
     ("layout_make_layout_incongruent", "make_layout((4, 4), (1, 4, 16))"),
     ("layout_product_overflow", "logical_product(a, 1000000000:1)"),
     ("layout_right_inverse_swizzled", "right_inverse(s)"),
+    ("layout_select_negative_mode", "-1"),
     ("layout_select_out_of_range", "3"),
     ("layout_slice_out_of_range", "TILE"),
     ("layout_swizzle_outside", "composition(Swizzle<3, 3, 3>, (8, 60):(60, 1))"),

@@ -629,6 +629,13 @@ fn static_assert_conditions() {
     assert_eq!(codes(&k("", "    let l = (4, 8):(8, 1);\n    static_assert(cosize(l) == 31, \"c\");")), ["E0141"]);
     assert_eq!(codes(&k("", "    static_assert(min(TILE, 16) > 16, \"min\");")), ["E0141"]);
     assert_eq!(codes(&k("", "    static_assert(false, \"always\");")), ["E0141"]);
+    // A tiler mixing a layout and an integer (CuTe's mode-wise tiler): the algebra's
+    // zipped_divide((128,64):(64,1), (4:2, 8)) = ((4,8),((2,16),8)):((128,1),((64,512),8)).
+    let mixed = "    let l = zipped_divide((128, 64):(64, 1), (make_layout(4, 2), 8));\n    \
+                 static_assert(size(get<0>(l)) == 32 && size(get<1>(l)) == 256 && cosize(l) == 8192, \"mixed\");";
+    assert_eq!(codes(&k("", mixed)), none);
+    assert_eq!(codes(&k("", "    let t = logical_divide(x, (make_layout(4, 2), 16));")), none);
+    assert_eq!(codes(&k("", "    let t = zipped_divide(x, (make_layout(4, 2), 1.5));")), ["E0111"]);
     // A const generic without value: not checked; with a value, checked.
     let g = "<const B: int, const C: bool = false>";
     assert_eq!(codes(&k(g, "    static_assert(B % 2 == 0, \"even\");")), none);

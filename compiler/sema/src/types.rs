@@ -320,6 +320,15 @@ impl Type {
             _ => false,
         }
     }
+    /// A tiler: an integer, a layout, or a tuple of tilers and `_` (CuTe's mode-wise tiler, such as
+    /// `(make_layout(4, 2), 8)`: a layout for the first mode, the first 8 elements of the second).
+    pub fn is_tiler(&self) -> bool {
+        match self {
+            Type::Layout(_) | Type::IntTuple(_) => true,
+            Type::Tuple(v) => v.iter().all(|t| matches!(t, Type::Wildcard | Type::Error) || t.is_tiler()),
+            t => t.is_integer(),
+        }
+    }
     /// How many `_` a coordinate holds, at any depth.
     pub fn wildcards(&self) -> usize {
         match self {
