@@ -141,9 +141,10 @@ pub(super) fn configs(
                 *x = Val::Int(c);
             }
             let t = trips(kernel, info, &shape_of(params, (1, 0)), relevant, &ls);
-            // Per vector, the value with the most factors of two: divisibility the launch may require (a
-            // `static_assert(K % 64 == 0)` checked at run time) holds for it.
-            let better = |old: i64| (c.trailing_zeros(), -c) > (old.trailing_zeros(), -old);
+            // Per vector, the smallest value with the most factors of two (up to 256): divisibility the launch
+            // may require (a `static_assert(K % 64 == 0)` checked at run time) holds for it.
+            let rank = |v: i64| (v.trailing_zeros().min(8), -v);
+            let better = |old: i64| rank(c) > rank(old);
             if within(&t, &ls, stages) && seen.get(&t).is_none_or(|&old| better(old)) {
                 seen.insert(t, c);
             }

@@ -838,7 +838,19 @@ impl<'p, 'k> Machine<'p, 'k> {
             let why = format!("this wait never returns: {name} is never initialised");
             return self.error(Kind::Deadlock, at, gi, why, key);
         };
-        let (kind, why) = if b.phase > n {
+        let (kind, why) = if n < 0 {
+            (
+                Kind::Parity,
+                format!(
+                    "this wait for parity {parity} names the phase before the first of {name}, which only a fresh \
+                     barrier passes: {} phases have completed, and the barrier is in phase {}, of parity {}, so it \
+                     never returns",
+                    b.phase,
+                    b.phase,
+                    b.phase & 1
+                ),
+            )
+        } else if b.phase > n {
             (
                 Kind::Parity,
                 format!(

@@ -42,10 +42,13 @@
 //!
 //! # What it does not do
 //!
-//! It proves the protocol for the launches it runs, not for all: the parameters' values are chosen so that
-//! every loop bound it can evaluate takes each trip count from 0 up to 3 (a loop holding another loop: the tiles
-//! of a persistent kernel) or 2S + 1 (the others: the k-tiles of an S-stage ring; S is the largest shared `u64`
-//! array), one cluster is the whole grid, and two schedules are explored, not every interleaving. It **stops and
+//! It proves the protocol for the launches it runs, not for all: the integer parameters (dynamic dimensions, at
+//! least 1, preferring multiples of large powers of two so that divisibility the runtime requires holds) are
+//! chosen so that every loop bound it can evaluate takes each trip count up to 3 (a loop holding another loop:
+//! the tiles of a persistent kernel) or 2S + 1 (the others: the k-tiles of an S-stage ring; S is the largest
+//! shared `u64` array); the grid is one cluster, or two of which the second runs (it gets the fewest tiles, none
+//! at all with one tile); two schedules are explored, not every interleaving. The launch's requirements are not
+//! in the IR: a launch the runtime would refuse may be run (none of the examples' checks depends on one). It **stops and
 //! accepts the kernel** (never guesses) when control or a barrier operand depends on a value it does not know
 //! (a load), when a TMA map's box is not known (`Kernel::tma_box_bytes`), when threads deadlock only at named or
 //! cluster barriers, or past its budget of steps. It does not check what TMA loads overwrite against the wgmma
