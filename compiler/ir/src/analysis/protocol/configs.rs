@@ -171,7 +171,9 @@ pub(super) fn configs(
             .take(MAX_COMBINATIONS)
             .collect();
     }
-    let mut found: BTreeMap<Vec<Option<i64>>, ((u32, u32), Vec<i64>)> = BTreeMap::new();
+    // Per vector of trip counts, the first grid and parameter values that give it.
+    type Found = BTreeMap<Vec<Option<i64>>, ((u32, u32), Vec<i64>)>;
+    let mut found: Found = BTreeMap::new();
     for grid in GRIDS {
         for combo in &combos {
             let mut params = base.clone();
