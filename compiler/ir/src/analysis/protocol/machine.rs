@@ -33,7 +33,7 @@ pub(super) struct Mbar {
 
 /// What a blocked group waits for.
 #[derive(Clone, Copy, Debug)]
-enum Pending {
+pub(super) enum Pending {
     /// Completion of phase `n` of `key` (a wait with parity `n & 1`).
     Mbar {
         key: BarKey,
@@ -58,7 +58,7 @@ enum Pending {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum WhileStage {
+pub(super) enum WhileStage {
     Start,
     Header,
     Cond,
@@ -66,7 +66,7 @@ enum WhileStage {
 }
 
 #[derive(Clone, Debug)]
-enum Frame<'k> {
+pub(super) enum Frame<'k> {
     Block { block: &'k Block, next: usize },
     For { var: Handle<Var>, cur: i64, end: i64, step: i64, body: &'k Block },
     While { header: &'k Block, cond: Handle<Expr>, body: &'k Block, stage: WhileStage },
@@ -74,18 +74,18 @@ enum Frame<'k> {
 }
 
 #[derive(Clone, Debug)]
-struct Group<'k> {
-    cta: usize,
-    threads: Vec<u32>,
-    env: Env,
-    stack: Vec<Frame<'k>>,
-    wait: Option<Pending>,
-    coll: u32,
-    done: bool,
+pub(super) struct Group<'k> {
+    pub(super) cta: usize,
+    pub(super) threads: Vec<u32>,
+    pub(super) env: Env,
+    pub(super) stack: Vec<Frame<'k>>,
+    pub(super) wait: Option<Pending>,
+    pub(super) coll: u32,
+    pub(super) done: bool,
     /// The phase of each barrier this group last saw complete (a wait for parity p means the next phase of
     /// parity p from there: the tag of SCHEDULING.md §5).
-    seen: HashMap<BarKey, i64>,
-    blocked_at: u64,
+    pub(super) seen: HashMap<BarKey, i64>,
+    pub(super) blocked_at: u64,
 }
 
 /// A TMA load in flight: its bytes land on the barrier `bar` of each CTA of `targets`.
@@ -108,21 +108,21 @@ enum Flow {
 }
 
 pub(super) struct Machine<'p, 'k> {
-    kernel: &'k Kernel,
+    pub(super) kernel: &'k Kernel,
     info: &'p KernelInfo,
     relevant: &'p Relevant,
     shape: &'p Shape,
     schedule: Schedule,
-    groups: Vec<Group<'k>>,
-    owner: Vec<Vec<usize>>,
-    exited: Vec<bool>,
+    pub(super) groups: Vec<Group<'k>>,
+    pub(super) owner: Vec<Vec<usize>>,
+    pub(super) exited: Vec<bool>,
     pub(super) mbars: HashMap<BarKey, Mbar>,
     named: HashMap<(usize, i64), (i64, u64)>,
     cta_bar: Vec<(u32, u64)>,
     cluster_bar: (u32, u64),
     flights: VecDeque<Flight>,
     /// Waits that returned for the phase before a barrier's first (parity 1 on a fresh barrier).
-    early: Vec<(BarKey, Loc, String)>,
+    pub(super) early: Vec<(BarKey, Loc, String)>,
     clock: u64,
     pub(super) work: u64,
     budget: u64,
@@ -788,242 +788,6 @@ impl<'p, 'k> Machine<'p, 'k> {
         }
         Ok(())
     }
-
-    /// Every thread has exited: what no wait saw.
-    fn finish(&mut self) -> Result<(), Stop> {
-        let mut early = std::mem::take(&mut self.early);
-        early.retain(|(key, ..)| self.mbars.get(key).is_some_and(|b| b.tma));
-        if let Some((key, at, who)) = early.into_iter().next() {
-            let message = format!(
-                "this wait returned at once: its parity names the phase before the first of {}, which TMA loads \
-                 signal, so it waited for no data",
-                self.bar_name(key)
-            );
-            let trace = vec![format!("the wait: {who}"), self.barrier_state(key)];
-            return Err(Stop::Error(Box::new(ProtocolError { kind: Kind::Parity, at, message, trace })));
-        }
-        let mut left: Vec<(&BarKey, &Mbar)> = self.mbars.iter().filter(|(_, b)| b.tx != 0).collect();
-        left.sort_by_key(|(k, _)| **k);
-        if let Some(&(&key, b)) = left.first() {
-            let message = format!(
-                "phase {} of {} expects {} bytes (`expect_tx`), but {} landed before the kernel ended",
-                b.phase,
-                self.bar_name(key),
-                b.expected,
-                b.landed
-            );
-            let (at, trace) = (b.last_tx, vec![self.barrier_state(key)]);
-            return Err(Stop::Error(Box::new(ProtocolError { kind: Kind::Bytes, at, message, trace })));
-        }
-        Ok(())
-    }
-
-    /// Every unfinished thread is blocked and no load is in flight: the wait blocked longest, and why.
-    fn deadlock(&self) -> Stop {
-        let blocked = self
-            .groups
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| !g.done)
-            .filter_map(|(i, g)| match g.wait {
-                Some(Pending::Mbar { key, n, parity, at }) => Some((g.blocked_at, i, key, n, parity, at)),
-                _ => None,
-            })
-            .min_by_key(|x| (x.0, x.1));
-        let Some((_, gi, key, n, parity, at)) = blocked else {
-            return Stop::Skip("threads wait on each other at barriers other than mbarriers");
-        };
-        let name = self.bar_name(key);
-        let Some(b) = self.mbars.get(&key) else {
-            let why = format!("this wait never returns: {name} is never initialised");
-            return self.error(Kind::Deadlock, at, gi, why, key);
-        };
-        let (kind, why) = if n < 0 {
-            (
-                Kind::Parity,
-                format!(
-                    "this wait for parity {parity} names the phase before the first of {name}, which only a fresh \
-                     barrier passes: {} phases have completed, and the barrier is in phase {}, of parity {}, so it \
-                     never returns",
-                    b.phase,
-                    b.phase,
-                    b.phase & 1
-                ),
-            )
-        } else if b.phase > n {
-            (
-                Kind::Parity,
-                format!(
-                    "this wait for parity {parity} never returns: it means phase {n} of {name}, which completed, but \
-                     the barrier is already in phase {}, of the same parity",
-                    b.phase
-                ),
-            )
-        } else if b.pending > 0 {
-            (
-                Kind::Deadlock,
-                format!(
-                    "this wait never returns: phase {} of {name} has {} of its {} arrivals, and no thread that \
-                     could arrive is still running",
-                    b.phase,
-                    b.init - b.pending,
-                    b.init
-                ),
-            )
-        } else {
-            (
-                Kind::Bytes,
-                format!(
-                    "this wait never returns: phase {} of {name} expects {} bytes (`expect_tx`), but the loads \
-                     issued for it deliver {}",
-                    b.phase, b.expected, b.landed
-                ),
-            )
-        };
-        let mut e = self.error(kind, at, gi, why, key);
-        if let Stop::Error(err) = &mut e {
-            let others: Vec<String> = self
-                .groups
-                .iter()
-                .enumerate()
-                .filter(|(i, g)| *i != gi && !g.done)
-                .take(3)
-                .map(|(i, g)| {
-                    let what = match g.wait {
-                        Some(Pending::Mbar { key, n, .. }) => format!("waits for phase {n} of {}", self.bar_name(key)),
-                        Some(Pending::Named { id, .. }) => format!("waits at named barrier {id}"),
-                        Some(Pending::Cta { .. }) => "waits at the CTA barrier".to_string(),
-                        Some(Pending::Cluster { .. }) => "waits at the cluster barrier".to_string(),
-                        Some(Pending::Collective { .. }) => "waits for its warp at a collective".to_string(),
-                        None => "is blocked".to_string(),
-                    };
-                    format!("meanwhile {} {what}", self.who(i))
-                })
-                .collect();
-            err.trace.extend(others);
-        }
-        e
-    }
-
-    fn error(&self, kind: Kind, at: Loc, gi: usize, message: String, key: BarKey) -> Stop {
-        let trace = vec![format!("the thread: {}", self.who(gi)), self.barrier_state(key)];
-        Stop::Error(Box::new(ProtocolError { kind, at, message, trace }))
-    }
-
-    /// `@full[1]`, and the CTA when the cluster has several.
-    pub(super) fn bar_name(&self, (cta, alloc, off): BarKey) -> String {
-        let name = self.kernel.allocs.iter().nth(alloc as usize).map_or("?", |(_, a)| a.name.as_str());
-        let cta = if self.exited.len() > 1 { format!(" of CTA {cta}") } else { String::new() };
-        format!("@{name}[{}]{cta}", off / 8)
-    }
-
-    fn barrier_state(&self, key: BarKey) -> String {
-        let name = self.bar_name(key);
-        match self.mbars.get(&key) {
-            None => format!("{name} is not initialised"),
-            Some(b) => format!(
-                "{name}: {} phases completed; phase {} (parity {}) has {} of {} arrivals and {} of {} expected bytes",
-                b.phase,
-                b.phase,
-                b.phase & 1,
-                b.init - b.pending,
-                b.init,
-                b.landed,
-                b.expected
-            ),
-        }
-    }
-
-    /// The threads of a group, their CTA and their role, for a trace.
-    fn who(&self, gi: usize) -> String {
-        let Some(g) = self.groups.get(gi) else { return String::new() };
-        let threads = match (g.threads.first(), g.threads.last(), g.threads.len()) {
-            (Some(a), _, 1) => format!("thread {a}"),
-            (Some(a), Some(b), n) if (b - a) as usize + 1 == n => format!("threads {a}..={b}"),
-            (Some(a), Some(b), n) => format!("{n} threads of {a}..={b}"),
-            _ => "no thread".to_string(),
-        };
-        let role = g.stack.iter().rev().find_map(|f| match f {
-            Frame::Role(r) => Some(*r),
-            _ => None,
-        });
-        let role = role.map(|r| format!(" (role `{r}`)")).unwrap_or_default();
-        if self.exited.len() > 1 { format!("{threads}{role} of CTA {}", g.cta) } else { format!("{threads}{role}") }
-    }
-
-    /// The values of `hs` if the group agrees on them; otherwise splits it by them and returns `None`.
-    fn uniform(&mut self, gi: usize, hs: &[Handle<Expr>]) -> Result<Option<Vec<Val>>, Stop> {
-        let Some(g) = self.groups.get(gi) else { return Ok(None) };
-        let slots: Vec<&Slot> = hs.iter().map(|&h| g.env.val(h)).collect();
-        if slots.iter().all(|s| matches!(s, Slot::One(_))) {
-            let v: Vec<Val> = slots.iter().map(|s| s.get(0)).collect();
-            if v.contains(&Val::Unknown) {
-                return Err(unknown());
-            }
-            return Ok(Some(v));
-        }
-        let keys: Vec<Vec<Val>> = (0..g.threads.len()).map(|i| slots.iter().map(|s| s.get(i)).collect()).collect();
-        self.split(gi, &keys);
-        Ok(None)
-    }
-
-    /// The value of `key` over the group's threads if they agree; otherwise splits the group by it.
-    fn split_by(&mut self, gi: usize, key: impl Fn(u32) -> Val) -> Option<Val> {
-        let g = self.groups.get(gi)?;
-        let keys: Vec<Vec<Val>> = g.threads.iter().map(|&t| vec![key(t)]).collect();
-        match keys.first() {
-            Some(k) if keys.iter().all(|x| x == k) => k.first().copied(),
-            _ => {
-                self.split(gi, &keys);
-                None
-            }
-        }
-    }
-
-    /// Splits group `gi` into one group per distinct key (in the order of first appearance).
-    fn split(&mut self, gi: usize, keys: &[Vec<Val>]) {
-        let mut parts: Vec<(&Vec<Val>, Vec<usize>)> = Vec::new();
-        for (i, k) in keys.iter().enumerate() {
-            match parts.iter_mut().find(|(pk, _)| *pk == k) {
-                Some((_, v)) => v.push(i),
-                None => parts.push((k, vec![i])),
-            }
-        }
-        let Some(g) = self.groups.get(gi) else { return };
-        let mut made: Vec<Group<'k>> = parts
-            .iter()
-            .map(|(_, keep)| Group {
-                cta: g.cta,
-                threads: keep.iter().filter_map(|&i| g.threads.get(i).copied()).collect(),
-                env: g.env.project(keep),
-                stack: g.stack.clone(),
-                wait: None,
-                coll: g.coll,
-                done: false,
-                seen: g.seen.clone(),
-                blocked_at: g.blocked_at,
-            })
-            .collect();
-        // A split copies the environment once per part (per-thread vectors are few).
-        self.work += (parts.len() * (g.env.vals.len() + g.env.vars.len()) / 16) as u64;
-        if made.is_empty() {
-            return;
-        }
-        let first = made.remove(0);
-        let cta = first.cta;
-        if let Some(slot) = self.groups.get_mut(gi) {
-            *slot = first;
-        }
-        for m in made {
-            let idx = self.groups.len();
-            for &t in &m.threads {
-                if let Some(o) = self.owner.get_mut(cta).and_then(|o| o.get_mut(t as usize)) {
-                    *o = idx;
-                }
-            }
-            self.groups.push(m);
-        }
-    }
 }
 
 /// Completes the barrier's phase when every arrival is in and every expected byte has landed.
@@ -1036,6 +800,6 @@ fn complete(b: &mut Mbar) {
     }
 }
 
-fn unknown() -> Stop {
+pub(super) fn unknown() -> Stop {
     Stop::Skip("a barrier operand depends on a value the check does not know")
 }

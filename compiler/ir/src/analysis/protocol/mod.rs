@@ -56,6 +56,8 @@
 
 mod configs;
 mod machine;
+mod report;
+mod split;
 mod value;
 
 use crate::arena::Loc;
