@@ -66,6 +66,16 @@ pub const NAMED_BARRIER: &str = "E0331";
 pub const MULTICAST_MASK: &str = "E0332";
 /// A role's register budget below the registers its wgmma accumulator keeps live.
 pub const ROLE_REGISTERS: &str = "E0333";
+/// An mbarrier wait that never returns: arrivals are missing (`check-protocol`).
+pub const PROTOCOL_DEADLOCK: &str = "E0340";
+/// A wait whose parity names another phase than the one the data is in.
+pub const PROTOCOL_PARITY: &str = "E0341";
+/// Transaction bytes that do not match a phase's `expect_tx`.
+pub const PROTOCOL_BYTES: &str = "E0342";
+/// A CTA that exits while a load or an arrival of its cluster may still land in it.
+pub const PROTOCOL_EXIT: &str = "E0343";
+/// An mbarrier used before its init, or arrived on more than its count.
+pub const PROTOCOL_MISUSE: &str = "E0344";
 /// The IR failed validation: a compiler bug.
 pub const INTERNAL: &str = "E0399";
 
@@ -368,6 +378,68 @@ the one the program states, which can break the sum of the roles' budgets that E
 least the accumulator's registers (and room for addresses and the epilogue):\n\n    \
 role consumer(registers = 24) { .. gemm(mma, a, b, acc) .. }    // error: a 64x256 accumulator takes 128\n    \
 role consumer(registers = 232) { .. }                           // ok\n",
+    },
+    CodeInfo {
+        code: PROTOCOL_DEADLOCK,
+        title: "an mbarrier wait that never returns",
+        explanation: "The compiler runs each kernel's synchronisation (mbarriers, TMA loads, named and cluster \
+barriers) for small trip counts of its loops, every thread of every CTA of a cluster, and finds a launch where \
+every thread still running is blocked: the wait in the error waits for a phase whose arrivals never come. The \
+notes give the launch (the parameters' values), the threads, the barrier's state (arrivals of its count, bytes) \
+and what the other threads wait for. On the GPU the kernel hangs. The usual causes are an init count larger \
+than the threads that arrive, or a stage that is never released:\n\n    \
+mbarrier_init(bar[0], 2);     // error: only one thread arrives\n    \
+mbarrier_init(bar[0], 1);     // ok\n\n    \
+mbarrier_wait(empty[s], ph ^ 1);  // the producer waits for a release...\n    \
+mbarrier_arrive(empty[s]);        // ...that every consumer warp must make once it is done with the stage\n",
+    },
+    CodeInfo {
+        code: PROTOCOL_PARITY,
+        title: "an mbarrier wait on the wrong phase",
+        explanation: "`mbarrier_wait(bar, parity)` returns once the barrier's phase of that parity has completed: \
+it tells the current phase from the previous one only. A fresh barrier is in phase 0, so a wait for parity 1 \
+returns at once (the producer's first wait on an empty slot relies on it), and a wait for parity 0 returns once \
+phase 0 completes. The compiler follows each thread's waits and reports one that returns for a phase it does \
+not mean: at once, before any data of a barrier that TMA loads signal; never, because the barrier went a whole \
+phase past it; or two phases late (the data it guards was overwritten). In a ring of S stages, iteration i waits \
+on stage i % S with parity (i / S) & 1:\n\n    \
+mbarrier_wait(full[s], (it / STAGES + 1) & 1);   // error: returns before the stage's bytes land\n    \
+mbarrier_wait(full[s], (it / STAGES) & 1);       // ok\n",
+    },
+    CodeInfo {
+        code: PROTOCOL_BYTES,
+        title: "transaction bytes that do not match `expect_tx`",
+        explanation: "A phase of an mbarrier completes when all its arrivals are in and every byte that \
+`mbarrier_arrive_expect_tx` announced has landed; each `tma_load(.., bar = b)` brings the bytes of its box \
+(every CTA of a multicast mask counts them). If the phase expects fewer bytes than its loads bring, it completes \
+early and the waiting threads read a tile that is still landing; if it expects more, it never completes. The \
+compiler knows each box's size and counts the bytes of each phase; the error is at the wait, the load or the \
+`expect_tx`:\n\n    \
+mbarrier_arrive_expect_tx(bar[0], BM * BN * 2);   // error: the f32 box is BM * BN * 4 bytes\n    \
+mbarrier_arrive_expect_tx(bar[0], BM * BN * 4);   // ok\n",
+    },
+    CodeInfo {
+        code: PROTOCOL_EXIT,
+        title: "a CTA that exits while its cluster may still write into it",
+        explanation: "A CTA's shared memory is released when its threads exit. A TMA load still landing in it, a \
+multicast from a peer CTA, or a peer's `mbarrier_arrive(.., cta = r)` then writes into memory that is no longer \
+the CTA's: undefined behaviour the GPU does not report. The compiler runs the cluster and reports the load or \
+arrival that may land after its target exited. Wait for every load into the CTA, and end a kernel whose CTAs \
+write into each other with `cluster_sync()`:\n\n    \
+mbarrier_arrive(empty[s], cta = r);   // a consumer releases the stage in every CTA...\n    \
+cluster_sync();                       // ...and no CTA leaves before the others are done with it\n",
+    },
+    CodeInfo {
+        code: PROTOCOL_MISUSE,
+        title: "an mbarrier used outside its protocol",
+        explanation: "An mbarrier must be initialised (`mbarrier_init`, by one thread, then a barrier that makes \
+the init visible: `sync_threads()`, or `cluster_sync()` when other CTAs arrive on it or multicast to it) before \
+any thread arrives on it, a load signals it or a thread waits on it; and a phase takes exactly its count of \
+arrivals. The compiler runs the kernel and reports an arrival or load on a barrier not yet initialised, or an \
+arrival past the count of a phase that waits only for bytes:\n\n    \
+if thread_idx.x == 0 { mbarrier_init(bar[0], 1); }\n    \
+sync_threads();                      // the init is visible to every thread\n    \
+mbarrier_arrive(bar[0]);             // ok\n",
     },
     CodeInfo {
         code: INTERNAL,

@@ -105,7 +105,9 @@
 //! renumbering), `forward-vars` (variable reads replaced by known writes), `fold-constants`, `cse`, `dce`
 //! (definitions nobody uses, when their effects allow), `pipeline-loops` and `specialize-warps` (not implemented
 //! yet: they reject `pipelined` loops and `warp_specialized` kernels with E0306 rather than ignore them),
-//! `compact` (program-order numbering).
+//! `compact` (program-order numbering), then the checks that change nothing: `check-collectives`,
+//! `check-operands`, `check-protocol` (the mbarrier protocol run for small trip counts, [`analysis::protocol`]),
+//! `check-fragment-bounds`.
 
 pub mod analysis;
 mod arena;

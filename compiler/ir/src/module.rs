@@ -66,6 +66,10 @@ pub struct Kernel {
     /// `#[warp_specialized]`: split the CTA into producer and consumer warpgroups (no pass implements it yet:
     /// the pipeline rejects it).
     pub warp_specialized: bool,
+    /// The bytes of one box of each TMA tensor-map parameter (its index in `params`): what a `tma.load` through
+    /// it delivers to its mbarrier. The lowering derives the box (`tma.rs`); the text form writes it on the
+    /// parameter (`%x_tma0: ptr<param> align(64) box(32768)`). `check-protocol` counts transaction bytes with it.
+    pub tma_box_bytes: Vec<(u32, u64)>,
     pub loc: Loc,
 }
 
@@ -88,6 +92,7 @@ impl Kernel {
             block_size: None,
             cluster: None,
             warp_specialized: false,
+            tma_box_bytes: Vec::new(),
             loc: Loc::NONE,
         }
     }
@@ -119,6 +124,11 @@ impl Kernel {
             total += a.size_bytes();
         }
         (offsets, total)
+    }
+
+    /// The bytes of one box of the tensor map passed as parameter `param`, when the lowering recorded it.
+    pub fn tma_box_bytes(&self, param: u32) -> Option<u64> {
+        self.tma_box_bytes.iter().find(|(p, _)| *p == param).map(|&(_, b)| b)
     }
 
     /// Whether the shared memory is over what a block may declare statically: back ends then place it in

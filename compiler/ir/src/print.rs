@@ -79,7 +79,8 @@ impl Printer<'_> {
         let params: Vec<String> = k
             .params
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let mut s = format!("%{}: {}", p.name, p.ty);
                 if let Type::Ptr(_) = p.ty {
                     let _ = write!(s, " align({})", p.align);
@@ -88,6 +89,9 @@ impl Printer<'_> {
                     }
                     if p.readonly {
                         s.push_str(" readonly");
+                    }
+                    if let Some(bytes) = u32::try_from(i).ok().and_then(|i| k.tma_box_bytes(i)) {
+                        let _ = write!(s, " box({bytes})");
                     }
                 }
                 s

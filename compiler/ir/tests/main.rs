@@ -2,6 +2,7 @@
 
 mod passes;
 mod printer;
+mod protocol;
 mod range;
 mod text;
 mod uniformity;

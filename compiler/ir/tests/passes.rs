@@ -10,7 +10,7 @@ fn run(mut module: Module) -> String {
 }
 
 /// The passes, in the order they run.
-const PIPELINE: [&str; 11] = [
+const PIPELINE: [&str; 12] = [
     "unroll",
     "forward-vars",
     "fold-constants",
@@ -21,6 +21,7 @@ const PIPELINE: [&str; 11] = [
     "compact",
     "check-collectives",
     "check-operands",
+    "check-protocol",
     "check-fragment-bounds",
 ];
 

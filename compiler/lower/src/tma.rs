@@ -367,6 +367,12 @@ impl Lower<'_> {
             k += 1;
             name = format!("{}_tma{k}", plan.map.tensor);
         }
+        // The bytes one box delivers, which `check-protocol` counts against the mbarrier's `expect_tx`.
+        let index = self.b.kernel().params.len() as u32;
+        let elems: u64 = plan.map.box_shape.iter().map(|&n| u64::from(n)).product();
+        let elem = self.tma_elem(g.elem, span)?;
+        let bytes = elems.saturating_mul(u64::from(elem.size_bytes()));
+        self.b.kernel_mut().tma_box_bytes.push((index, bytes));
         let h = self.b.param(cutec_ir::Param {
             name: name.clone(),
             ty: Type::Ptr(AddrSpace::Param),

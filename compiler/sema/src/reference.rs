@@ -364,13 +364,19 @@ fn example_parts(builtin: Builtin) -> (&'static str, &'static str) {
             "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_init(bars[0], 128);\n    sync_threads();\n    \
              mbarrier_arrive(bars[0]);\n    mbarrier_wait(bars[0], 0);\n",
         ),
-        B::MbarrierArrive => (HEADER, "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_arrive(bars[0]);\n"),
-        B::MbarrierArriveExpectTx => {
-            (HEADER, "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_arrive_expect_tx(bars[0], 16384);\n")
-        }
-        B::MbarrierWait => (
+        // The mbarrier examples keep the protocol `check-protocol` runs: initialised before use, every phase
+        // completed.
+        B::MbarrierArrive | B::MbarrierWait => (
             HEADER,
-            "    let bars = make_tensor<u64, smem>(2);\n    mbarrier_arrive(bars[0]);\n    mbarrier_wait(bars[0], 0);\n",
+            "    let bars = make_tensor<u64, smem>(2);\n    if thread_idx.x == 0 {\n        mbarrier_init(bars[0], \
+             128);\n    }\n    sync_threads();\n    mbarrier_arrive(bars[0]);\n    mbarrier_wait(bars[0], 0);\n",
+        ),
+        B::MbarrierArriveExpectTx => (
+            HEADER,
+            "    let bars = make_tensor<u64, smem>(2);\n    let s = make_tensor<f32, smem>((32, 64):(64, 1));\n    if \
+             thread_idx.x == 0 {\n        mbarrier_init(bars[0], 1);\n        mbarrier_arrive_expect_tx(bars[0], 32 * 64 \
+             * 4);\n        tma_load(local_tile(x, (32, 64), (0, 0)), s, bar = bars[0]);\n        \
+             mbarrier_wait(bars[0], 0);\n    }\n",
         ),
         B::StaticAssert => (HEADER, "    static_assert(size(x) % 128 == 0, \"every thread takes the same share\");\n"),
         // The algebra's operations that are not builtins (`take`, `nullspace`, ...) have no row, so no example.

@@ -1,5 +1,6 @@
 //! Analyses of valid IR that passes consume (through [`crate::passes::Analyses`]) and tests print.
 
 pub mod deps;
+pub mod protocol;
 pub mod range;
 pub mod uniformity;

@@ -364,6 +364,10 @@ impl Parser {
                 p.noalias = true;
             } else if self.eat_word("readonly") {
                 p.readonly = true;
+            } else if self.eat_word("box") {
+                let bytes: u64 = self.paren_int()?;
+                let index = self.kernel.params.len() as u32;
+                self.kernel.tma_box_bytes.push((index, bytes));
             } else {
                 break;
             }

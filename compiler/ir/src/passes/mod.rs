@@ -16,6 +16,7 @@ mod fold;
 mod forward;
 mod fragment_bounds;
 pub mod operands;
+pub mod protocol;
 mod schedule;
 mod unroll;
 
@@ -63,6 +64,9 @@ pub enum PassErrorKind {
     /// An operand of a Hopper instruction outside the range the hardware defines (the `check-operands` pass).
     #[error("{}", .0.message())]
     Operand(Box<operands::OperandError>),
+    /// A protocol error: a wait that never returns, a wrong parity, bytes, an early exit (`check-protocol`).
+    #[error("{}", protocol::headline(.0.kind))]
+    Protocol(Box<crate::analysis::protocol::ProtocolError>),
     /// An analysis the pass needs failed: the module is invalid (a compiler bug).
     #[error(transparent)]
     Invalid(Box<KernelError>),
@@ -99,6 +103,7 @@ impl PassError {
             PassErrorKind::Divergent(_) => codes::WARPGROUP_DIVERGENT,
             PassErrorKind::FragmentIndex(_) => codes::FRAGMENT_INDEX,
             PassErrorKind::Operand(ref e) => e.code(),
+            PassErrorKind::Protocol(ref e) => protocol::code(e),
             PassErrorKind::Invalid(_) => codes::INTERNAL,
         }
     }
@@ -145,6 +150,7 @@ impl PassError {
                 }
             }
             PassErrorKind::Operand(e) => e.to_diagnostic(),
+            PassErrorKind::Protocol(e) => protocol::to_diagnostic(e),
             PassErrorKind::Invalid(e) => e.to_diagnostic(),
         }
     }
@@ -231,6 +237,7 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
         &compact::Compact,
         &collectives::CheckCollectives,
         &operands::CheckOperands,
+        &protocol::CheckProtocol,
         &fragment_bounds::CheckFragmentBounds,
     ]
 }

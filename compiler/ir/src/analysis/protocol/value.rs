@@ -1,0 +1,378 @@
+//! The interpreter's values: integers, pointers as (allocation or parameter, byte offset), and "unknown"; the
+//! values of one group of threads (one for all, or one per thread); which expressions matter to the protocol;
+//! and the evaluation of an expression for a group.
+
+use crate::arena::Handle;
+use crate::expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, SpecialReg, UnaryOp};
+use crate::module::{Kernel, Var};
+use crate::op::Op;
+use crate::stmt::{Block, Stmt};
+use crate::types::{Scalar, Type};
+use crate::valid::KernelInfo;
+
+/// What a pointer points into.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(super) enum Base {
+    Alloc(u32),
+    Param(u32),
+}
+
+/// One thread's value of an expression. Floats, loaded values and shuffled values are `Unknown`: the protocol
+/// check stops (and accepts the kernel) when control or a barrier operand depends on one.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(super) enum Val {
+    Unknown,
+    Int(i64),
+    /// `rank` is the CTA a `mapa` names (`None`: the thread's own).
+    Ptr {
+        base: Base,
+        off: i64,
+        rank: Option<i64>,
+    },
+}
+
+/// A group's value of an expression: the same in every thread, or one per thread in the group's order.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Slot {
+    One(Val),
+    Each(Vec<Val>),
+}
+
+impl Slot {
+    pub fn get(&self, i: usize) -> Val {
+        match self {
+            Slot::One(v) => *v,
+            Slot::Each(v) => v.get(i).copied().unwrap_or(Val::Unknown),
+        }
+    }
+    /// The values of the threads `keep` (indices into the group), as one value when they agree.
+    pub fn project(&self, keep: &[usize]) -> Slot {
+        match self {
+            Slot::One(v) => Slot::One(*v),
+            Slot::Each(v) => collapse(keep.iter().map(|&i| v.get(i).copied().unwrap_or(Val::Unknown)).collect()),
+        }
+    }
+}
+
+/// One value when every thread has the same (so that most of a group's values stay scalars).
+pub(super) fn collapse(v: Vec<Val>) -> Slot {
+    match v.first() {
+        Some(&first) if v.iter().all(|x| *x == first) => Slot::One(first),
+        Some(_) => Slot::Each(v),
+        None => Slot::One(Val::Unknown),
+    }
+}
+
+/// The launch the interpreter runs: the block, the cluster, the parameters' values, and the grid: `clusters`
+/// clusters along x, of which the one simulated is number `index`.
+pub(super) struct Shape {
+    pub block: [u32; 3],
+    pub cluster: [u32; 3],
+    pub params: Vec<Val>,
+    pub clusters: u32,
+    pub index: u32,
+}
+
+impl Shape {
+    pub fn threads(&self) -> u32 {
+        self.block.iter().product()
+    }
+    pub fn ctas(&self) -> u32 {
+        self.cluster.iter().product()
+    }
+    /// The coordinate of thread `t` (linear in the block) along `d`.
+    pub fn tid(&self, t: u32, d: Dim) -> i64 {
+        let [x, y, _] = self.block.map(|n| n.max(1));
+        i64::from(match d {
+            Dim::X => t % x,
+            Dim::Y => t / x % y,
+            Dim::Z => t / (x * y),
+        })
+    }
+    /// The CTA of rank `r` along `d` of the cluster (`%cluster_ctarank` is x-major), which is its `ctaid` too.
+    fn cta_coord(&self, r: usize, d: Dim) -> i64 {
+        let [x, y, _] = self.cluster.map(|n| n.max(1) as usize);
+        (match d {
+            Dim::X => r % x,
+            Dim::Y => r / x % y,
+            Dim::Z => r / (x * y),
+        }) as i64
+    }
+}
+
+/// The expressions and variables the protocol depends on: conditions, loop bounds, the operands of mbarrier,
+/// TMA-load and named-barrier operations, and what they are computed from (through variables too). The others
+/// (addresses of data, the data itself) are never evaluated.
+pub(super) struct Relevant {
+    pub exprs: Vec<bool>,
+    pub vars: Vec<bool>,
+}
+
+impl Relevant {
+    pub fn of(kernel: &Kernel) -> Relevant {
+        let mut r = Relevant { exprs: vec![false; kernel.exprs.len()], vars: vec![false; kernel.vars.len()] };
+        let mark = |h: Handle<Expr>, r: &mut Relevant| {
+            if let Some(x) = r.exprs.get_mut(h.index()) {
+                *x = true;
+            }
+        };
+        kernel.body.visit(&mut |s| match s {
+            Stmt::If { cond, .. } | Stmt::While { cond, .. } => mark(*cond, &mut r),
+            Stmt::For { start, end, .. } => {
+                mark(*start, &mut r);
+                mark(*end, &mut r);
+            }
+            Stmt::Op { op, .. } if protocol_op(op) => op.for_each_operand(|h| mark(h, &mut r)),
+            _ => {}
+        });
+        // Operands are earlier expressions: one backward sweep closes over them; variables close the loop.
+        loop {
+            for (h, e) in kernel.exprs.iter().collect::<Vec<_>>().into_iter().rev() {
+                if r.exprs.get(h.index()).copied().unwrap_or(false) {
+                    e.for_each_operand(|o| mark(o, &mut r));
+                    if let Expr::ReadVar(v) = e
+                        && let Some(x) = r.vars.get_mut(v.index())
+                    {
+                        *x = true;
+                    }
+                }
+            }
+            let mut changed = false;
+            kernel.body.visit(&mut |s| {
+                if let Stmt::WriteVar { var, value } = s
+                    && r.vars.get(var.index()).copied().unwrap_or(false)
+                    && !r.exprs.get(value.index()).copied().unwrap_or(true)
+                {
+                    mark(*value, &mut r);
+                    changed = true;
+                }
+            });
+            if !changed {
+                return r;
+            }
+        }
+    }
+    pub fn expr(&self, h: Handle<Expr>) -> bool {
+        self.exprs.get(h.index()).copied().unwrap_or(false)
+    }
+    pub fn var(&self, v: Handle<Var>) -> bool {
+        self.vars.get(v.index()).copied().unwrap_or(false)
+    }
+}
+
+/// The operations whose operands the protocol reads (the TMA load's destination and coordinates are data).
+fn protocol_op(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::MbarrierInit { .. }
+            | Op::MbarrierArriveExpectTx { .. }
+            | Op::MbarrierArrive { .. }
+            | Op::MbarrierArriveRemote { .. }
+            | Op::MbarrierWait { .. }
+            | Op::TmaLoad { .. }
+            | Op::NamedBarrier { .. }
+    )
+}
+
+/// Whether the kernel synchronises through anything the check models beyond `bar.sync 0`.
+pub(super) fn has_protocol(block: &Block) -> bool {
+    let mut found = false;
+    block.visit(&mut |s| {
+        if let Stmt::Op { op, .. } = s {
+            found |= protocol_op(op) || matches!(op, Op::ClusterBarrier);
+        }
+    });
+    found
+}
+
+/// The value of a global expression (literal, parameter, allocation) under `shape`.
+pub(super) fn global(e: &Expr, shape: &Shape) -> Option<Val> {
+    Some(match *e {
+        Expr::Literal(Literal::Bool(b)) => Val::Int(i64::from(b)),
+        Expr::Literal(Literal::Int { value, ty }) => Val::Int(wrap(Type::Scalar(ty), value)),
+        Expr::Literal(Literal::Float { .. }) => Val::Unknown,
+        Expr::Param(i) => shape.params.get(i as usize).copied().unwrap_or(Val::Unknown),
+        Expr::AllocPtr(a) => Val::Ptr { base: Base::Alloc(a.index() as u32), off: 0, rank: None },
+        _ => return None,
+    })
+}
+
+/// The value of a special register for thread `t` of CTA `cta`.
+pub(super) fn special(s: SpecialReg, shape: &Shape, cta: usize, t: u32) -> Val {
+    let dim = |d: Dim| d.index();
+    Val::Int(match s {
+        SpecialReg::ThreadIdx(d) => shape.tid(t, d),
+        SpecialReg::LaneId => i64::from(t % 32),
+        SpecialReg::BlockIdx(Dim::X) => {
+            shape.cta_coord(cta, Dim::X) + i64::from(shape.index) * i64::from(shape.cluster[0])
+        }
+        SpecialReg::BlockIdx(d) => shape.cta_coord(cta, d),
+        SpecialReg::GridDim(Dim::X) => i64::from(shape.cluster[0]) * i64::from(shape.clusters),
+        SpecialReg::GridDim(d) => i64::from(shape.cluster.get(dim(d)).copied().unwrap_or(1)),
+        SpecialReg::BlockDim(d) => i64::from(shape.block.get(dim(d)).copied().unwrap_or(1)),
+        SpecialReg::ClusterCtaRank => cta as i64,
+    })
+}
+
+/// Whether the special register differs between the threads of a CTA.
+pub(super) fn per_thread(s: SpecialReg) -> bool {
+    matches!(s, SpecialReg::ThreadIdx(_) | SpecialReg::LaneId)
+}
+
+/// An integer of type `ty` as the machine holds it (wrapped to its width, `i1` as 0 or 1).
+pub(super) fn wrap(ty: Type, x: i64) -> i64 {
+    match ty {
+        Type::Scalar(Scalar::I1) => x & 1,
+        Type::Scalar(Scalar::I32) => i64::from(x as i32),
+        _ => x,
+    }
+}
+
+fn bits(ty: Type) -> i64 {
+    match ty {
+        Type::Scalar(Scalar::I1) => 1,
+        Type::Scalar(Scalar::I32) => 32,
+        _ => 64,
+    }
+}
+
+/// The value of `e` (of type `ty`) from its operands' values `a` (in `for_each_operand`'s order), for
+/// expressions other than globals, special registers, variable reads and operation results.
+pub(super) fn apply(e: &Expr, ty: Type, a: &[Val]) -> Val {
+    use Val::{Int, Ptr, Unknown};
+    let arg = |i: usize| a.get(i).copied().unwrap_or(Unknown);
+    match (e, arg(0), arg(1)) {
+        (Expr::Unary { op: UnaryOp::Neg, .. }, Int(x), _) => Int(wrap(ty, x.wrapping_neg())),
+        (Expr::Unary { op: UnaryOp::Not, .. }, Int(x), _) => Int(wrap(ty, !x)),
+        (Expr::Binary { op, .. }, Int(x), Int(y)) => binary(*op, ty, x, y),
+        (Expr::Compare { op, .. }, Int(x), Int(y)) => Int(i64::from(compare(*op, x, y))),
+        (Expr::Compare { op, .. }, Ptr { base: b, off: x, rank: r }, Ptr { base: c, off: y, rank: s })
+            if b == c && r == s =>
+        {
+            Int(i64::from(compare(*op, x, y)))
+        }
+        (Expr::Select { .. }, Int(c), _) => arg(if c != 0 { 1 } else { 2 }),
+        (Expr::Convert { to, .. }, Int(x), _) if !to.is_float() => Int(wrap(Type::Scalar(*to), x)),
+        (Expr::Math { fun: MathFn::Min, .. }, Int(x), Int(y)) => Int(x.min(y)),
+        (Expr::Math { fun: MathFn::Max, .. }, Int(x), Int(y)) => Int(x.max(y)),
+        (Expr::Math { fun: MathFn::Abs, .. }, Int(x), _) => Int(wrap(ty, x.wrapping_abs())),
+        (Expr::Offset { elem, .. }, Ptr { base, off, rank }, Int(i)) => {
+            match i.checked_mul(i64::from(elem.size_bytes())).and_then(|d| off.checked_add(d)) {
+                Some(off) => Ptr { base, off, rank },
+                None => Unknown,
+            }
+        }
+        (Expr::MapShared { .. }, Ptr { base, off, .. }, Int(r)) => Ptr { base, off, rank: Some(r) },
+        _ => Unknown,
+    }
+}
+
+/// `x op y` at the width of `ty`: signed division and remainder, PTX's shifts; a division by zero or a shift
+/// past the width (whose results the lowering defines, but no protocol should depend on) is unknown.
+fn binary(op: BinaryOp, ty: Type, x: i64, y: i64) -> Val {
+    let w = |v: i64| Val::Int(wrap(ty, v));
+    let n = bits(ty);
+    match op {
+        BinaryOp::Add => w(x.wrapping_add(y)),
+        BinaryOp::Sub => w(x.wrapping_sub(y)),
+        BinaryOp::Mul => w(x.wrapping_mul(y)),
+        BinaryOp::Div if y != 0 => w(x.wrapping_div(y)),
+        BinaryOp::Rem if y != 0 => w(x.wrapping_rem(y)),
+        BinaryOp::And => w(x & y),
+        BinaryOp::Or => w(x | y),
+        BinaryOp::Xor => w(x ^ y),
+        BinaryOp::Shl if (0..n).contains(&y) => w(x.wrapping_shl(y as u32)),
+        // `x` is held sign-extended, so an arithmetic shift of the i64 is the shift at the type's width.
+        BinaryOp::Shr if (0..n).contains(&y) => w(x >> y),
+        BinaryOp::Div | BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr => Val::Unknown,
+    }
+}
+
+fn compare(op: CompareOp, x: i64, y: i64) -> bool {
+    match op {
+        CompareOp::Eq => x == y,
+        CompareOp::Ne => x != y,
+        CompareOp::Lt => x < y,
+        CompareOp::Le => x <= y,
+        CompareOp::Gt => x > y,
+        CompareOp::Ge => x >= y,
+    }
+}
+
+/// A group's values: one slot per expression and per variable.
+#[derive(Clone, Debug)]
+pub(super) struct Env {
+    pub vals: Vec<Slot>,
+    pub vars: Vec<Slot>,
+}
+
+impl Env {
+    /// Globals evaluated once; everything else unknown until emitted.
+    pub fn new(kernel: &Kernel, shape: &Shape) -> Env {
+        let vals = kernel.exprs.iter().map(|(_, e)| Slot::One(global(e, shape).unwrap_or(Val::Unknown))).collect();
+        Env { vals, vars: vec![Slot::One(Val::Unknown); kernel.vars.len()] }
+    }
+    pub fn val(&self, h: Handle<Expr>) -> &Slot {
+        self.vals.get(h.index()).unwrap_or(&Slot::One(Val::Unknown))
+    }
+    pub fn set(&mut self, h: Handle<Expr>, s: Slot) {
+        if let Some(x) = self.vals.get_mut(h.index()) {
+            *x = s;
+        }
+    }
+    pub fn set_var(&mut self, v: Handle<Var>, s: Slot) {
+        if let Some(x) = self.vars.get_mut(v.index()) {
+            *x = s;
+        }
+    }
+    /// The environment of the threads `keep` of the group.
+    pub fn project(&self, keep: &[usize]) -> Env {
+        Env {
+            vals: self.vals.iter().map(|s| s.project(keep)).collect(),
+            vars: self.vars.iter().map(|s| s.project(keep)).collect(),
+        }
+    }
+}
+
+/// Evaluates the non-global expression `h` for the threads `threads` (linear ids) of CTA `cta`; returns the
+/// slot and how many per-thread evaluations it took (the work budget counts them).
+pub(super) fn eval(
+    kernel: &Kernel,
+    info: &KernelInfo,
+    shape: &Shape,
+    env: &Env,
+    h: Handle<Expr>,
+    cta: usize,
+    threads: &[u32],
+) -> (Slot, usize) {
+    let Some(e) = kernel.exprs.get(h) else { return (Slot::One(Val::Unknown), 1) };
+    match *e {
+        Expr::Special(s) if per_thread(s) && threads.len() > 1 => {
+            (collapse(threads.iter().map(|&t| special(s, shape, cta, t)).collect()), threads.len())
+        }
+        Expr::Special(s) => (Slot::One(special(s, shape, cta, threads.first().copied().unwrap_or(0))), 1),
+        Expr::ReadVar(v) => (env.vars.get(v.index()).cloned().unwrap_or(Slot::One(Val::Unknown)), 1),
+        Expr::OpResult(_) => (env.val(h).clone(), 1),
+        Expr::Literal(_) | Expr::Param(_) | Expr::AllocPtr(_) => {
+            (Slot::One(global(e, shape).unwrap_or(Val::Unknown)), 1)
+        }
+        _ => {
+            let ty = info.ty(h);
+            let mut ops: Vec<&Slot> = Vec::with_capacity(3);
+            e.for_each_operand(|o| ops.push(env.val(o)));
+            if ops.iter().all(|s| matches!(s, Slot::One(_))) {
+                let a: Vec<Val> = ops.iter().map(|s| s.get(0)).collect();
+                return (Slot::One(apply(e, ty, &a)), 1);
+            }
+            let mut a = Vec::with_capacity(ops.len());
+            let out = (0..threads.len())
+                .map(|i| {
+                    a.clear();
+                    a.extend(ops.iter().map(|s| s.get(i)));
+                    apply(e, ty, &a)
+                })
+                .collect();
+            (collapse(out), threads.len())
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! `check-protocol`: runs each kernel's mbarrier protocol ([`crate::analysis::protocol`]) for small trip
+//! counts, every thread of every CTA of a cluster, and refuses the first wait that never returns, wrong parity,
+//! byte count that does not match `expect_tx`, or CTA that exits while its cluster may still write into it
+//! (E0340..E0344), with the trace that shows it. It changes nothing.
+
+use super::{Analyses, Pass, PassError, PassErrorKind};
+use crate::analysis::protocol::{self, Kind, ProtocolError};
+use crate::codes;
+use crate::module::Module;
+use cutec_diagnostics::Diagnostic;
+
+pub struct CheckProtocol;
+
+impl Pass for CheckProtocol {
+    fn name(&self) -> &'static str {
+        "check-protocol"
+    }
+    fn description(&self) -> &'static str {
+        "run the mbarrier protocol for small trip counts and refuse waits that never return, wrong parities, \
+         byte counts and early exits (changes nothing)"
+    }
+    fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError> {
+        let module = &*module;
+        let info = analyses.info(module).map_err(|e| PassError {
+            pass: self.name(),
+            kernel: e.kernel.clone(),
+            loc: e.loc,
+            kind: PassErrorKind::Invalid(Box::new(e)),
+        })?;
+        for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
+            if let Err(e) = protocol::check(kernel, kinfo) {
+                return Err(PassError {
+                    pass: self.name(),
+                    kernel: kernel.name.clone(),
+                    loc: e.at,
+                    kind: PassErrorKind::Protocol(e),
+                });
+            }
+        }
+        Ok(())
+    }
+    fn preserves_all(&self) -> bool {
+        true
+    }
+}
+
+/// The code of a protocol error.
+pub fn code(e: &ProtocolError) -> &'static str {
+    match e.kind {
+        Kind::Deadlock => codes::PROTOCOL_DEADLOCK,
+        Kind::Parity => codes::PROTOCOL_PARITY,
+        Kind::Bytes => codes::PROTOCOL_BYTES,
+        Kind::Exit => codes::PROTOCOL_EXIT,
+        Kind::Misuse => codes::PROTOCOL_MISUSE,
+    }
+}
+
+/// The one-line summary of a protocol error, for its message.
+pub fn headline(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Deadlock => "this mbarrier wait never returns",
+        Kind::Parity => "this mbarrier wait's parity names the wrong phase",
+        Kind::Bytes => "the bytes of an mbarrier phase do not match its `expect_tx`",
+        Kind::Exit => "a CTA exits while its cluster may still write into it",
+        Kind::Misuse => "an mbarrier is used outside its protocol",
+    }
+}
+
+pub fn to_diagnostic(e: &ProtocolError) -> Diagnostic {
+    let mut d =
+        Diagnostic::error(code(e), headline(e.kind), e.at.file, e.at.span).with_primary_message(e.message.clone());
+    for line in &e.trace {
+        d = d.with_note(line.clone());
+    }
+    let help = match e.kind {
+        Kind::Deadlock => "count the threads that arrive on the barrier per phase: the init count must equal them",
+        Kind::Parity => {
+            "in a ring of S stages, iteration i waits on stage i % S with parity (i / S) & 1 (the producer's wait on a free stage with the opposite parity)"
+        }
+        Kind::Bytes => {
+            "expect exactly the bytes of the boxes that land in this CTA per phase, those multicast by the cluster's other CTAs included"
+        }
+        Kind::Exit => {
+            "wait for every load into the CTA before it exits, and end with `cluster_sync()` when CTAs write into each other"
+        }
+        Kind::Misuse => {
+            "initialise the barrier, then `sync_threads()` (or `cluster_sync()`), before anyone arrives on it"
+        }
+    };
+    d.with_help(help)
+}
