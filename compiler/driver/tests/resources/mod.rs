@@ -158,6 +158,29 @@ fn big_inputs_are_refused_or_quick() {
     assert_refused("long-name", &format!("{KERNEL}    w[0] = {name};\n}}\n"), &["check"], "E0100");
 }
 
+/// The number in `text` right after `before` (`"inlines 123 statements"` with `before = "inlines "`).
+fn number_after(text: &str, before: &str) -> u64 {
+    let at = text.find(before).unwrap_or_else(|| panic!("no `{before}` in:\n{text}")) + before.len();
+    let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().unwrap_or_else(|_| panic!("no number after `{before}` in:\n{text}"))
+}
+
+#[test]
+fn run_time_partial_unrolls_are_counted() {
+    // `unroll(N)` over a run-time trip count makes N copies in the back end: once LLVM ran for minutes.
+    let kernel = "kernel k(w: Tensor<i32, N:1, gmem>) launch(grid = (1), block = (1)) {\n";
+    let one = format!("{kernel}    for i in 0..N unroll(1000000000) {{\n        w[i] = i;\n    }}\n}}\n");
+    let err = assert_refused("run-time-unroll", &one, &["build", "--color=never"], "E0320");
+    assert!(err.contains("1000000000 copies"), "{err}");
+    // Nested partial unrolls multiply: 1000 copies of the inner loop's 1000 copies.
+    let nested = format!(
+        "{kernel}    for i in 0..N unroll(1000) {{\n        for j in 0..N unroll(1000) {{\n            w[j] = i;\n        }}\n    }}\n}}\n"
+    );
+    let err = assert_refused("nested-run-time-unroll", &nested, &["build", "--color=never"], "E0320");
+    assert!(err.contains("1000 copies of a body of"), "{err}");
+    assert!(number_after(&err, "1000 copies of a body of ") > 1000, "{err}");
+}
+
 #[test]
 fn the_layout_algebra_is_near_linear_in_modes() {
     // Composing two 20,000-mode layouts once walked every mode of one for each mode of the other (35 s).
