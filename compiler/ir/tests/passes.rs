@@ -107,7 +107,7 @@ fn unrolling_past_the_budget_is_an_error_naming_the_loop() {
     run(nested_unrolled_loops(20, full, false));
     let (code, message, label) = pipeline_error(nested_unrolled_loops(1000, full, false));
     assert_eq!(code, "E0320");
-    assert!(message.contains("statements, more than the limit of 65536"), "{message}");
+    assert!(message.contains("statements, more than the limit of 32768"), "{message}");
     // The middle loop's body: the inner loop's 1000 copies of 3 statements, and the loop itself.
     assert_eq!(label, "1000 copies of a body of 3001 statements");
     // A loop left to the back end (it breaks) counts as what the back end would make of it.

@@ -158,6 +158,9 @@ fn big_inputs_are_refused_or_quick() {
     assert_refused("long-name", &format!("{KERNEL}    w[0] = {name};\n}}\n"), &["check"], "E0100");
 }
 
+/// The statement budget, as the diagnostics state it.
+const BUDGET: u64 = 32_768;
+
 /// The number in `text` right after `before` (`"inlines 123 statements"` with `before = "inlines "`).
 fn number_after(text: &str, before: &str) -> u64 {
     let at = text.find(before).unwrap_or_else(|| panic!("no `{before}` in:\n{text}")) + before.len();
@@ -179,6 +182,23 @@ fn run_time_partial_unrolls_are_counted() {
     let err = assert_refused("nested-run-time-unroll", &nested, &["build", "--color=never"], "E0320");
     assert!(err.contains("1000 copies of a body of"), "{err}");
     assert!(number_after(&err, "1000 copies of a body of ") > 1000, "{err}");
+}
+
+/// The largest kernel the budget accepts compiles to PTX (LLVM at -O3) well within the hang guard. The budget is
+/// set so that this takes seconds with the release binary (see `MAX_STMTS`); a body of 10 statements, a chain of
+/// dependent multiply-adds of loaded values, is the slowest shape found for LLVM's code generator.
+#[test]
+fn the_largest_accepted_kernel_compiles() {
+    let chain = |n: u64| {
+        format!(
+            "kernel k(x: Tensor<f32, 65536:1, gmem>, y: Tensor<f32, 65536:1, gmem>) launch(grid = (1), block = (1)) {{\n    \
+             let mut acc = x[0];\n    for i in 0..{n} unroll {{\n        acc = acc * x[i] + y[i];\n    }}\n    y[0] = acc;\n}}\n"
+        )
+    };
+    // Counted: one more trip than the budget allows is refused, naming the body's size.
+    let err = assert_refused("chain-over", &chain(BUDGET), &["build", "--color=never"], "E0320");
+    let body = number_after(&err, &format!("{BUDGET} copies of a body of "));
+    assert_accepted("chain-at-budget", &chain(BUDGET / body - 1), &["build", "-O3", "--emit", "ptx"]);
 }
 
 #[test]
