@@ -169,6 +169,33 @@ fn number_after(text: &str, before: &str) -> u64 {
 }
 
 #[test]
+fn inlining_is_charged_before_it_is_done() {
+    // 24 functions each calling the previous one twice: 2^24 inlined bodies. Once inlined before the budget was
+    // checked (27 s and an abort allocating 3.5 GB); now the call is refused, counted without inlining.
+    for leaf in ["w[0] = x;", ""] {
+        let mut fns = format!("fn f0(w: Tensor<i32, 4:1, gmem>, x: i32) {{ {leaf} }}\n");
+        for i in 1..24 {
+            fns += &format!("fn f{i}(w: Tensor<i32, 4:1, gmem>, x: i32) {{ f{0}(w, x); f{0}(w, x); }}\n", i - 1);
+        }
+        let src = format!("{fns}{KERNEL}    w[1] = 2;\n    f23(w, 1);\n}}\n");
+        let err = assert_refused("call-tree", &src, &["build", "--color=never"], "E0321");
+        // At the kernel's call, with the size of what it would inline: 2^24 - 2 call statements, and the leaf's
+        // statement in each of the 2^23 leaves.
+        assert!(err.contains("call-tree.cute:27:5"), "{err}");
+        let leaves = if leaf.is_empty() { 0 } else { 1 << 23 };
+        assert_eq!(number_after(&err, "this call inlines "), (1 << 24) - 2 + leaves, "{err}");
+    }
+    // A function that fits is inlined, as many times as the budget allows: 100 calls of 100 statements.
+    let body = "w[0] = x;".repeat(100);
+    let calls = "    f(w, 1);\n".repeat(100);
+    assert_accepted(
+        "calls-within",
+        &format!("fn f(w: Tensor<i32, 4:1, gmem>, x: i32) {{ {body} }}\n{KERNEL}{calls}}}\n"),
+        &["build", "--emit", "ir"],
+    );
+}
+
+#[test]
 fn run_time_partial_unrolls_are_counted() {
     // `unroll(N)` over a run-time trip count makes N copies in the back end: once LLVM ran for minutes.
     let kernel = "kernel k(w: Tensor<i32, N:1, gmem>) launch(grid = (1), block = (1)) {\n";
