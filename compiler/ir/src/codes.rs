@@ -292,7 +292,7 @@ tma_load(g, sa, bar = full[s]);\n    mbarrier_wait(full[s], phase);             
     CodeInfo {
         code: KERNEL_TOO_LARGE,
         title: "kernel too large",
-        explanation: "The kernel has more than 32768 statements once device functions are inlined and loops marked `unroll` are unrolled (a source statement makes a few). The compiler counts before it does the work: a call is refused when the statements of the function, with those of every function it calls, would take the kernel past the budget. Code that large takes the back end minutes and does not fit the instruction cache. Put repeated work in a loop, or split the kernel.",
+        explanation: "The kernel has more than 32768 statements once device functions are inlined, copies expanded and loops marked `unroll` unrolled (a source statement makes a few). The compiler counts before it does the work: a call is refused when the statements of the function, with those of every function it calls, would take the kernel past the budget, and a `copy`, `store` or `fill` when its loads and stores would (a tile copy makes one per element, or per vector when the layouts allow). Code that large takes the back end minutes and does not fit the instruction cache. Put repeated work in a loop, or split the kernel.",
     },
     CodeInfo {
         code: NESTING_TOO_DEEP,

@@ -191,6 +191,8 @@ fn range_text(start: u32, end: u32) -> String {
 pub enum Charge {
     /// A call of the device function `function`.
     Call { function: String },
+    /// A `copy`, `store` or `fill` of `elements` elements.
+    Copy { elements: usize },
 }
 
 fn plural(n: u32) -> &'static str {
@@ -241,6 +243,13 @@ impl Located {
                     Charge::Call { function } => (
                         format!("inlining `{function}` here makes the kernel more than {limit} statements"),
                         format!("this call inlines {stmts} statements, with {before} already in the kernel"),
+                    ),
+                    Charge::Copy { elements } => (
+                        format!("expanding this makes the kernel more than {limit} statements"),
+                        format!(
+                            "its {elements} elements expand to at least {stmts} statements, with {before} already in \
+                             the kernel"
+                        ),
                     ),
                 };
                 err(codes::KERNEL_TOO_LARGE, message)

@@ -204,11 +204,41 @@ fn run_time_partial_unrolls_are_counted() {
     assert!(err.contains("1000000000 copies"), "{err}");
     // Nested partial unrolls multiply: 1000 copies of the inner loop's 1000 copies.
     let nested = format!(
-        "{kernel}    for i in 0..N unroll(1000) {{\n        for j in 0..N unroll(1000) {{\n            w[j] = i;\n        }}\n    }}\n}}\n"
+        "{kernel}    for i in 0..N unroll(1000) {{\n        for j in 0..N unroll(1000) {{\n            w[j] = i;\n        \
+         }}\n    }}\n}}\n"
     );
     let err = assert_refused("nested-run-time-unroll", &nested, &["build", "--color=never"], "E0320");
     assert!(err.contains("1000 copies of a body of"), "{err}");
     assert!(number_after(&err, "1000 copies of a body of ") > 1000, "{err}");
+}
+
+#[test]
+fn copies_are_charged_by_the_statements_they_expand_to() {
+    // Six copies of a 128x128 tile: once minutes of expansion before E0321 (over 150 s for tiles at the edge).
+    // Now the first copy that does not fit is refused before it is expanded, with what it would add: a load and a
+    // store per element (these strides give no vector), or per element of the bounds-checked path of a tile that
+    // may cross the tensor's edge.
+    let tile = "Tensor<f32, (128, 128):(128, 1), gmem>";
+    let whole = format!(
+        "kernel k(x: {tile}, y: {tile}) launch(grid = (1), block = (1)) {{\n{}}}\n",
+        "    copy(x, y);\n".repeat(6)
+    );
+    let err = assert_refused("tile-copies", &whole, &["build", "--color=never"], "E0321");
+    assert_eq!(number_after(&err, "its 16384 elements expand to at least "), 32_768, "{err}");
+    let edge = format!(
+        "kernel k(x: Tensor<f32, (M, N):(N, 1), gmem>, y: Tensor<f32, (M, N):(N, 1), gmem>) launch(grid = (1), \
+         block = (1)) {{\n    let gx = local_tile(x, (128, 128), (block_idx.x, block_idx.y));\n    let gy = \
+         local_tile(y, (128, 128), (block_idx.x, block_idx.y));\n{}}}\n",
+        "    copy(gx, gy);\n".repeat(6)
+    );
+    let err = assert_refused("edge-tile-copies", &edge, &["build", "--color=never"], "E0321");
+    assert!(err.contains("its 16384 elements expand to at least"), "{err}");
+    // A register tile filled and copied out, six times: the same.
+    let regs = format!(
+        "kernel k(x: {tile}, y: {tile}) launch(grid = (1), block = (1)) {{\n    let r = make_fragment_like(x);\n{}}}\n",
+        "    fill(r, 1.0);\n    copy(r, y);\n".repeat(6)
+    );
+    assert_refused("register-tile-copies", &regs, &["build", "--color=never"], "E0321");
 }
 
 /// The largest kernel the budget accepts compiles to PTX (LLVM at -O3) well within the hang guard. The budget is
@@ -218,8 +248,9 @@ fn run_time_partial_unrolls_are_counted() {
 fn the_largest_accepted_kernel_compiles() {
     let chain = |n: u64| {
         format!(
-            "kernel k(x: Tensor<f32, 65536:1, gmem>, y: Tensor<f32, 65536:1, gmem>) launch(grid = (1), block = (1)) {{\n    \
-             let mut acc = x[0];\n    for i in 0..{n} unroll {{\n        acc = acc * x[i] + y[i];\n    }}\n    y[0] = acc;\n}}\n"
+            "kernel k(x: Tensor<f32, 65536:1, gmem>, y: Tensor<f32, 65536:1, gmem>) launch(grid = (1), \
+             block = (1)) {{\n    let mut acc = x[0];\n    for i in 0..{n} unroll {{\n        \
+             acc = acc * x[i] + y[i];\n    }}\n    y[0] = acc;\n}}\n"
         )
     };
     // Counted: one more trip than the budget allows is refused, naming the body's size.
