@@ -272,4 +272,13 @@ fn the_layout_algebra_is_near_linear_in_modes() {
         tuple("1")
     );
     assert_accepted("composition-modes", &src, &["check"]);
+    // A product over 20,000 dynamic modes (the prefix products of `right_inverse`) once built 20,000 ever larger
+    // copies of one expression (minutes, 13 GB); a dynamic integer is now bounded in operations.
+    let dynamic = format!(
+        "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (1)) {{\n    let r = right_inverse(({}):({}));\n}}\n",
+        tuple("N"),
+        (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+    );
+    let err = assert_refused("dynamic-modes", &dynamic, &["check"], "E0205");
+    assert!(err.contains("more than 1024 operations"), "{err}");
 }
