@@ -26,6 +26,9 @@ pub struct KernelBuilder {
     names: HashSet<String>,
     /// Special-register reads, hoisted to the start of the body so one read serves the whole kernel.
     specials: HashMap<SpecialReg, Handle<Expr>>,
+    /// Statements pushed so far, nested ones included: what the lowering charges against the statement budget
+    /// before it expands a construct (see [`KernelBuilder::pushed`]).
+    pushed: usize,
 }
 
 impl KernelBuilder {
@@ -39,6 +42,7 @@ impl KernelBuilder {
             literals: HashMap::new(),
             names: HashSet::new(),
             specials: HashMap::new(),
+            pushed: 0,
         }
     }
 
@@ -48,6 +52,11 @@ impl KernelBuilder {
     }
     pub fn loc(&self) -> Loc {
         self.loc
+    }
+    /// How many statements were pushed so far, nested ones included (the kernel's size before unrolling, up to
+    /// blocks built and then dropped).
+    pub fn pushed(&self) -> usize {
+        self.pushed
     }
     pub fn kernel(&self) -> &Kernel {
         &self.kernel
@@ -263,6 +272,7 @@ impl KernelBuilder {
 
     /// Appends a statement to the current block.
     pub fn push(&mut self, stmt: Stmt) {
+        self.pushed = self.pushed.saturating_add(1);
         let loc = self.loc;
         if let Some(b) = self.blocks.last_mut() {
             b.push(stmt, loc);

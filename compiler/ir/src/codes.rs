@@ -306,12 +306,12 @@ tma_load(g, sa, bar = full[s]);\n    mbarrier_wait(full[s], phase);             
     CodeInfo {
         code: UNROLL_TOO_LARGE,
         title: "loop too large to unroll",
-        explanation: "A loop marked `unroll` (or `unroll(N)`) is copied once per iteration, and the copies make more statements than the compiler's budget of 65536 per kernel (nested statements count, and so do the copies made by unrolling an inner loop). Past that size the back end takes minutes and the code no longer fits the instruction cache, so the compiler stops rather than hang. The message gives the number of copies and the size of the body. Unroll fewer iterations (`unroll(4)`), unroll only the inner loop, or drop `unroll`:\n\n    for i in 0..100000 unroll { ... }       // error: 100000 copies\n    for i in 0..100000 unroll(8) { ... }    // 8 copies per trip of the loop\n",
+        explanation: "A loop marked `unroll` (or `unroll(N)`) is copied once per iteration, and the copies make more statements than the compiler's budget of 32768 per kernel (nested statements count, and so do the copies made by unrolling an inner loop). Past that size the back end takes minutes and the code no longer fits the instruction cache, so the compiler stops rather than hang. The message gives the number of copies and the size of the body. Unroll fewer iterations (`unroll(4)`), unroll only the inner loop, or drop `unroll`:\n\n    for i in 0..100000 unroll { ... }       // error: 100000 copies\n    for i in 0..100000 unroll(8) { ... }    // 8 copies per trip of the loop\n",
     },
     CodeInfo {
         code: KERNEL_TOO_LARGE,
         title: "kernel too large",
-        explanation: "The kernel has more than 65536 statements once device functions are inlined and loops marked `unroll` are unrolled (a source statement makes a few). Code that large takes the back end minutes and does not fit the instruction cache. Put repeated work in a loop, or split the kernel.",
+        explanation: "The kernel has more than 32768 statements once device functions are inlined, copies expanded and loops marked `unroll` unrolled (a source statement makes a few). The compiler counts before it does the work: a call is refused when the statements of the function, with those of every function it calls, would take the kernel past the budget, and a `copy`, `store` or `fill` when its loads and stores would (a tile copy makes one per element, or per vector when the layouts allow). Code that large takes the back end minutes and does not fit the instruction cache. Put repeated work in a loop, or split the kernel.",
     },
     CodeInfo {
         code: NESTING_TOO_DEEP,

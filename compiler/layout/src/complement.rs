@@ -36,19 +36,18 @@ pub fn complement(a: &Layout, cotarget: &IntTuple) -> Result<Layout> {
     }
     let mut result_shape: Vec<Int> = Vec::with_capacity(r + 1);
     let mut result_stride: Vec<Int> = vec![Int::Static(1)];
+    // Increasing stride, ties in their order (a stable sort): what taking the smallest stride left each time
+    // gives, without the quadratic search and removal.
+    modes.sort_by_key(|(_, d)| d.value().unwrap_or(i64::MAX));
+    let mut modes = modes.into_iter();
     for _ in 1..r {
-        let (k, _) = modes
-            .iter()
-            .enumerate()
-            .min_by_key(|(k, (_, d))| (d.value().unwrap_or(i64::MAX), *k))
-            .expect("r > 1 modes");
-        let (s, d) = modes.remove(k);
+        let Some((s, d)) = modes.next() else { break };
         let last = result_stride.last().expect("non-empty").clone();
         let gap = gap(OP, &d, &last, a)?;
         result_shape.push(gap);
         result_stride.push(mul(OP, &d, &s)?);
     }
-    let (s, d) = modes.remove(0);
+    let Some((s, d)) = modes.next() else { return Err(invalid(OP, format!("{a} has no modes"))) };
     let last = result_stride.last().expect("non-empty").clone();
     result_shape.push(gap(OP, &d, &last, a)?);
     let new_stride = mul(OP, &d, &s)?;
@@ -79,6 +78,14 @@ pub fn complement_default(a: &Layout) -> Result<Layout> {
 
 /// CuTe's `exchange_sort` of `(key, value)` pairs by key (not stable: equal keys can swap).
 fn exchange_sort(a: &mut [(i64, usize)]) {
+    // Distinct keys have one sorted order, whatever the algorithm: sort in O(n log n). Only equal keys need the
+    // exchange sort's own order, which is quadratic in the modes.
+    let mut sorted = a.to_vec();
+    sorted.sort_unstable();
+    if sorted.windows(2).all(|w| w[0].0 != w[1].0) {
+        a.copy_from_slice(&sorted);
+        return;
+    }
     for i in 0..a.len() {
         for j in i + 1..a.len() {
             if a[j].0 < a[i].0 {

@@ -102,12 +102,43 @@ fn overflow(op: LayoutOp, what: String) -> LayoutError {
     LayoutError::Overflow { op, what }
 }
 
-/// The dynamic result `a sop b`, whose value is `f(a, b)` when both values are known.
-fn derived(sop: SymOp, a: &Int, b: &Int, f: impl Fn(i64, i64) -> Result<i64>) -> Result<Int> {
+/// The most operations a dynamic integer of the algebra may hold. Each result copies its operands' trees, so
+/// without a bound a product over many dynamic modes (`size`, the prefix products of `right_inverse`) grows
+/// quadratically: 20,000 modes of shape `N` took minutes and 13 GB, and so deep a tree could overflow the stack
+/// when dropped or printed. Real layouts hold a few operations per integer.
+pub const MAX_SYM_OPS: usize = 1024;
+
+/// The operations (inner nodes) of a symbolic integer, counted without recursion.
+fn sym_ops(s: &SymInt) -> usize {
+    let mut n = 0;
+    let mut stack = vec![s];
+    while let Some(x) = stack.pop() {
+        if let SymInt::Op(_, a, b) = x {
+            n += 1;
+            stack.push(a);
+            stack.push(b);
+        }
+    }
+    n
+}
+
+fn ops_of(a: &Int) -> usize {
+    match a {
+        Int::Static(_) => 0,
+        Int::Dynamic { sym, .. } => sym_ops(sym),
+    }
+}
+
+/// The dynamic result `a sop b`, whose value is `f(a, b)` when both values are known; an error past
+/// [`MAX_SYM_OPS`].
+fn derived(op: LayoutOp, sop: SymOp, a: &Int, b: &Int, f: impl Fn(i64, i64) -> Result<i64>) -> Result<Int> {
     let value = match (a.value(), b.value()) {
         (Some(x), Some(y)) => Some(f(x, y)?),
         _ => None,
     };
+    if ops_of(a) + ops_of(b) >= MAX_SYM_OPS {
+        return Err(invalid(op, format!("a dynamic integer of more than {MAX_SYM_OPS} operations")));
+    }
     Ok(Int::Dynamic { sym: SymInt::Op(sop, Box::new(a.sym()), Box::new(b.sym())), value })
 }
 
@@ -118,7 +149,7 @@ pub fn mul(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(checked(*x, *y)?)),
         (Int::Static(0), _) | (_, Int::Static(0)) => Ok(Int::Static(0)),
         (Int::Static(1), x) | (x, Int::Static(1)) => Ok(x.clone()),
-        _ => derived(SymOp::Mul, a, b, checked),
+        _ => derived(op, SymOp::Mul, a, b, checked),
     }
 }
 
@@ -128,7 +159,7 @@ pub fn add(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     match (a, b) {
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(checked(*x, *y)?)),
         (Int::Static(0), x) | (x, Int::Static(0)) => Ok(x.clone()),
-        _ => derived(SymOp::Add, a, b, checked),
+        _ => derived(op, SymOp::Add, a, b, checked),
     }
 }
 
@@ -171,7 +202,7 @@ pub fn shape_div(op: LayoutOp, a: &Int, b: &Int, what: &dyn Fn() -> String) -> R
             }
             Ok(Int::Static(div(*x, *y)?))
         }
-        _ => derived(SymOp::ShapeDiv, a, b, div),
+        _ => derived(op, SymOp::ShapeDiv, a, b, div),
     }
 }
 
@@ -186,7 +217,7 @@ pub fn safe_div(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     match (a, b) {
         (_, Int::Static(1)) => Ok(a.clone()),
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(div(*x, *y)?)),
-        _ => derived(SymOp::Div, a, b, div),
+        _ => derived(op, SymOp::Div, a, b, div),
     }
 }
 
@@ -202,7 +233,7 @@ pub fn ceil_div(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     match (a, b) {
         (_, Int::Static(1)) => Ok(a.clone()),
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(div(*x, *y)?)),
-        _ => derived(SymOp::CeilDiv, a, b, div),
+        _ => derived(op, SymOp::CeilDiv, a, b, div),
     }
 }
 
@@ -219,7 +250,7 @@ pub fn div(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
         (_, Int::Static(1)) => Ok(a.clone()),
         (Int::Static(0), _) => Ok(Int::Static(0)),
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(f(*x, *y)?)),
-        _ => derived(SymOp::Div, a, b, f),
+        _ => derived(op, SymOp::Div, a, b, f),
     }
 }
 
@@ -235,17 +266,16 @@ pub fn rem(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
     match (a, b) {
         (_, Int::Static(1)) | (Int::Static(0), _) => Ok(Int::Static(0)),
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(f(*x, *y)?)),
-        _ => derived(SymOp::Rem, a, b, f),
+        _ => derived(op, SymOp::Rem, a, b, f),
     }
 }
 
 /// CuTe's `shape_min`: a static `1` is smaller than every shape; otherwise `min(a, b)`.
 pub fn shape_min(op: LayoutOp, a: &Int, b: &Int) -> Result<Int> {
-    let _ = op;
     match (a, b) {
         (Int::Static(1), _) | (_, Int::Static(1)) => Ok(Int::Static(1)),
         (Int::Static(x), Int::Static(y)) => Ok(Int::Static(*x.min(y))),
-        _ => derived(SymOp::Min, a, b, |x, y| Ok(x.min(y))),
+        _ => derived(op, SymOp::Min, a, b, |x, y| Ok(x.min(y))),
     }
 }
 

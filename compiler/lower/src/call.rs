@@ -376,6 +376,10 @@ impl Lower<'_> {
         if self.frames.len() > 64 {
             return self.fail(span, LowerError::InlineTooDeep);
         }
+        // Charged before the body is lowered: a chain of functions each calling the next twice doubles the size
+        // per level, and used to be inlined (minutes, gigabytes) before the kernel's size was checked.
+        let size = self.inlined_size((m, item));
+        self.charge(size, crate::error::Charge::Call { function: info.name.clone() }, span)?;
         // `return` is allowed only as the last statement, where it gives the result.
         let stmts = &f.body.stmts;
         let (body, ret) = match stmts.split_last() {

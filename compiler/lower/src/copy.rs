@@ -2,6 +2,7 @@
 
 use super::value::{CoordV, TensorView, Value};
 use super::{LResult, Lower};
+use crate::error::Charge;
 use crate::error::LowerError;
 use cutec_diagnostics::Span;
 use cutec_ir::{AddrSpace, Expr, Handle, Type};
@@ -163,6 +164,8 @@ impl Lower<'_> {
             .reduce(|a, b| self.b.binary(cutec_ir::BinaryOp::And, a, b));
         let slow = |cx: &mut Self| -> LResult<()> {
             let ty = Type::Scalar(elem);
+            // At least a load and a store per element.
+            cx.charge(2 * so.len() as u64, Charge::Copy { elements: so.len() }, span)?;
             for i in 0..so.len() {
                 let d = match &dp {
                     Some(p) => cx.tile_elem_pred(p, i, span)?,
@@ -236,6 +239,8 @@ impl Lower<'_> {
         while v > 1 && !(self.vectorizable(src, so, v, bytes) && self.vectorizable(dst, d_o, v, to_bytes)) {
             v /= 2;
         }
+        // A load and a store per vector, charged before they are built.
+        self.charge(2 * so.len().div_ceil(v) as u64, Charge::Copy { elements: so.len() }, span)?;
         let ty = Type::vector(elem, v as u8);
         let (align, to_align) = (bytes * v as u32, to_bytes * v as u32);
         self.require_alignment(src, align);
@@ -271,10 +276,12 @@ impl Lower<'_> {
         };
         let all = pred.as_ref().and_then(|p| p.all);
         let n = offsets.len();
+        // A store per element on each path, charged before it is built.
+        let charge = |cx: &mut Self| cx.charge(n as u64, Charge::Copy { elements: n }, span);
         self.versioned(
             all,
-            |cx| (0..n).try_for_each(|i| store(cx, i, false)),
-            |cx| (0..n).try_for_each(|i| store(cx, i, true)),
+            |cx| charge(cx).and_then(|()| (0..n).try_for_each(|i| store(cx, i, false))),
+            |cx| charge(cx).and_then(|()| (0..n).try_for_each(|i| store(cx, i, true))),
         )
     }
 

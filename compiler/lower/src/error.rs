@@ -118,6 +118,14 @@ pub enum LowerError {
         to: i64,
     },
     InlineTooDeep,
+    /// A call or copy that would take the kernel past the statement budget (E0321): `stmts` more statements
+    /// after `before`.
+    OverBudget {
+        what: Charge,
+        stmts: u64,
+        before: u64,
+        limit: u64,
+    },
     /// A `return` before the last statement of an inlined device function.
     EarlyReturn,
     /// An access whose coordinate along `mode` of the argument `param` is never inside `0..extent`.
@@ -178,6 +186,15 @@ fn range_text(start: u32, end: u32) -> String {
     if end == start + 1 { format!("{start}") } else { format!("{start}..={}", end.saturating_sub(1)) }
 }
 
+/// What an [`LowerError::OverBudget`] refused, for its message.
+#[derive(Clone, Debug)]
+pub enum Charge {
+    /// A call of the device function `function`.
+    Call { function: String },
+    /// A `copy`, `store` or `fill` of `elements` elements.
+    Copy { elements: usize },
+}
+
 fn plural(n: u32) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -220,6 +237,25 @@ impl Located {
             }
             E::StoreSizeMismatch { from, to } => {
                 err(codes::COPY_SIZE_MISMATCH, format!("`store` from {from} elements to {to}"))
+            }
+            E::OverBudget { what, stmts, before, limit } => {
+                let (message, label) = match what {
+                    Charge::Call { function } => (
+                        format!("inlining `{function}` here makes the kernel more than {limit} statements"),
+                        format!("this call inlines {stmts} statements, with {before} already in the kernel"),
+                    ),
+                    Charge::Copy { elements } => (
+                        format!("expanding this makes the kernel more than {limit} statements"),
+                        format!(
+                            "its {elements} elements expand to at least {stmts} statements, with {before} already in \
+                             the kernel"
+                        ),
+                    ),
+                };
+                err(codes::KERNEL_TOO_LARGE, message)
+                    .with_primary_message(label)
+                    .with_note("statements of inlined device functions, of expanded copies and of unrolled loops count")
+                    .with_help("put repeated work in a loop, or split the kernel")
             }
             E::InlineTooDeep => err(codes::NOT_INLINABLE, "device functions nest too deeply to inline".into()),
             E::EarlyReturn => err(

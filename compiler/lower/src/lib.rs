@@ -21,6 +21,7 @@
 //! they are missing).
 
 mod bounds;
+mod budget;
 mod call;
 mod copy;
 pub mod error;
@@ -215,6 +216,8 @@ pub(crate) struct Lower<'p> {
     pub roles: HashMap<NodeId, role::RoleSlot>,
     /// What the body does with each mbarrier tensor (see `sync_check`).
     pub mbarriers: sync_check::MbarrierUses,
+    /// The statement budget's state (see `budget`).
+    pub budget: budget::Budget,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -256,6 +259,7 @@ impl<'p> Lower<'p> {
             wgmma_fragments: HashMap::new(),
             roles: HashMap::new(),
             mbarriers: sync_check::MbarrierUses::default(),
+            budget: budget::Budget::default(),
         }
     }
 

@@ -31,6 +31,10 @@ impl Lower<'_> {
     }
 
     pub fn stmt(&mut self, s: &ast::Stmt) -> LResult<()> {
+        // Past the budget the kernel is refused already; lowering the rest would only redo work.
+        if self.budget.exhausted {
+            return Err(Reported);
+        }
         self.at(s.span);
         match &s.kind {
             StmtKind::Let { id, mutable, name, value, .. } => {

@@ -422,7 +422,8 @@ know the rank.\n\n    let m = get<0, 2>(((2, 2), 4):((1, 2), 4));   // error: mo
         "invalid argument to a layout operation",
         "A layout operation was given a value it is not defined for: a swizzled layout where a plain one is \
 needed (`right_inverse`, `left_inverse`), a factor that is not positive, a negative stride where the operation \
-needs a positive one. Apply the operation before composing the swizzle.\n\n    let s = composition(Swizzle<3, 3, 3>, \
+needs a positive one, or dynamic integers so large that an integer would hold more than 1024 operations (a \
+product over hundreds of dynamic modes). Apply the operation before composing the swizzle.\n\n    let s = composition(Swizzle<3, 3, 3>, \
 (8, 64):(64, 1));\n    let r = right_inverse(s);   // error: not defined for a swizzled layout\n",
     ),
     code(

@@ -60,6 +60,13 @@ fn run_limited(name: &str, source: &str, args: &[&str]) -> Outcome {
     Outcome { code: status.code(), stderr }
 }
 
+/// Asserts success: exit code 0, within the hang guard.
+fn assert_accepted(name: &str, source: &str, args: &[&str]) {
+    let o = run_limited(name, source, args);
+    let head: String = o.stderr.chars().take(2_000).collect();
+    assert_eq!(o.code, Some(0), "{name}: exit status {:?}, stderr:\n{head}", o.code);
+}
+
 /// Asserts a refusal: exit code 1 (not a signal, not 101 for a panic), the expected code, bounded output.
 fn assert_refused(name: &str, source: &str, args: &[&str], code: &str) -> String {
     let o = run_limited(name, source, args);
@@ -149,4 +156,129 @@ fn big_inputs_are_refused_or_quick() {
     // An unknown name of a million characters: no quadratic "did you mean", and a message of bounded size.
     let name = "a".repeat(1_000_000);
     assert_refused("long-name", &format!("{KERNEL}    w[0] = {name};\n}}\n"), &["check"], "E0100");
+}
+
+/// The statement budget, as the diagnostics state it.
+const BUDGET: u64 = 32_768;
+
+/// The number in `text` right after `before` (`"inlines 123 statements"` with `before = "inlines "`).
+fn number_after(text: &str, before: &str) -> u64 {
+    let at = text.find(before).unwrap_or_else(|| panic!("no `{before}` in:\n{text}")) + before.len();
+    let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().unwrap_or_else(|_| panic!("no number after `{before}` in:\n{text}"))
+}
+
+#[test]
+fn inlining_is_charged_before_it_is_done() {
+    // 24 functions each calling the previous one twice: 2^24 inlined bodies. Once inlined before the budget was
+    // checked (27 s and an abort allocating 3.5 GB); now the call is refused, counted without inlining.
+    for leaf in ["w[0] = x;", ""] {
+        let mut fns = format!("fn f0(w: Tensor<i32, 4:1, gmem>, x: i32) {{ {leaf} }}\n");
+        for i in 1..24 {
+            fns += &format!("fn f{i}(w: Tensor<i32, 4:1, gmem>, x: i32) {{ f{0}(w, x); f{0}(w, x); }}\n", i - 1);
+        }
+        let src = format!("{fns}{KERNEL}    w[1] = 2;\n    f23(w, 1);\n}}\n");
+        let err = assert_refused("call-tree", &src, &["build", "--color=never"], "E0321");
+        // At the kernel's call, with the size of what it would inline: 2^24 - 2 call statements, and the leaf's
+        // statement in each of the 2^23 leaves.
+        assert!(err.contains("call-tree.cute:27:5"), "{err}");
+        let leaves = if leaf.is_empty() { 0 } else { 1 << 23 };
+        assert_eq!(number_after(&err, "this call inlines "), (1 << 24) - 2 + leaves, "{err}");
+    }
+    // A function that fits is inlined, as many times as the budget allows: 100 calls of 100 statements.
+    let body = "w[0] = x;".repeat(100);
+    let calls = "    f(w, 1);\n".repeat(100);
+    assert_accepted(
+        "calls-within",
+        &format!("fn f(w: Tensor<i32, 4:1, gmem>, x: i32) {{ {body} }}\n{KERNEL}{calls}}}\n"),
+        &["build", "--emit", "ir"],
+    );
+}
+
+#[test]
+fn run_time_partial_unrolls_are_counted() {
+    // `unroll(N)` over a run-time trip count makes N copies in the back end: once LLVM ran for minutes.
+    let kernel = "kernel k(w: Tensor<i32, N:1, gmem>) launch(grid = (1), block = (1)) {\n";
+    let one = format!("{kernel}    for i in 0..N unroll(1000000000) {{\n        w[i] = i;\n    }}\n}}\n");
+    let err = assert_refused("run-time-unroll", &one, &["build", "--color=never"], "E0320");
+    assert!(err.contains("1000000000 copies"), "{err}");
+    // Nested partial unrolls multiply: 1000 copies of the inner loop's 1000 copies.
+    let nested = format!(
+        "{kernel}    for i in 0..N unroll(1000) {{\n        for j in 0..N unroll(1000) {{\n            w[j] = i;\n        \
+         }}\n    }}\n}}\n"
+    );
+    let err = assert_refused("nested-run-time-unroll", &nested, &["build", "--color=never"], "E0320");
+    assert!(err.contains("1000 copies of a body of"), "{err}");
+    assert!(number_after(&err, "1000 copies of a body of ") > 1000, "{err}");
+}
+
+#[test]
+fn copies_are_charged_by_the_statements_they_expand_to() {
+    // Six copies of a 128x128 tile: once minutes of expansion before E0321 (over 150 s for tiles at the edge).
+    // Now the first copy that does not fit is refused before it is expanded, with what it would add: a load and a
+    // store per element (these strides give no vector), or per element of the bounds-checked path of a tile that
+    // may cross the tensor's edge.
+    let tile = "Tensor<f32, (128, 128):(128, 1), gmem>";
+    let whole = format!(
+        "kernel k(x: {tile}, y: {tile}) launch(grid = (1), block = (1)) {{\n{}}}\n",
+        "    copy(x, y);\n".repeat(6)
+    );
+    let err = assert_refused("tile-copies", &whole, &["build", "--color=never"], "E0321");
+    assert_eq!(number_after(&err, "its 16384 elements expand to at least "), 32_768, "{err}");
+    let edge = format!(
+        "kernel k(x: Tensor<f32, (M, N):(N, 1), gmem>, y: Tensor<f32, (M, N):(N, 1), gmem>) launch(grid = (1), \
+         block = (1)) {{\n    let gx = local_tile(x, (128, 128), (block_idx.x, block_idx.y));\n    let gy = \
+         local_tile(y, (128, 128), (block_idx.x, block_idx.y));\n{}}}\n",
+        "    copy(gx, gy);\n".repeat(6)
+    );
+    let err = assert_refused("edge-tile-copies", &edge, &["build", "--color=never"], "E0321");
+    assert!(err.contains("its 16384 elements expand to at least"), "{err}");
+    // A register tile filled and copied out, six times: the same.
+    let regs = format!(
+        "kernel k(x: {tile}, y: {tile}) launch(grid = (1), block = (1)) {{\n    let r = make_fragment_like(x);\n{}}}\n",
+        "    fill(r, 1.0);\n    copy(r, y);\n".repeat(6)
+    );
+    assert_refused("register-tile-copies", &regs, &["build", "--color=never"], "E0321");
+}
+
+/// The largest kernel the budget accepts compiles to PTX (LLVM at -O3) well within the hang guard. The budget is
+/// set so that this takes seconds with the release binary (see `MAX_STMTS`); a body of 10 statements, a chain of
+/// dependent multiply-adds of loaded values, is the slowest shape found for LLVM's code generator.
+#[test]
+fn the_largest_accepted_kernel_compiles() {
+    let chain = |n: u64| {
+        format!(
+            "kernel k(x: Tensor<f32, 65536:1, gmem>, y: Tensor<f32, 65536:1, gmem>) launch(grid = (1), \
+             block = (1)) {{\n    let mut acc = x[0];\n    for i in 0..{n} unroll {{\n        \
+             acc = acc * x[i] + y[i];\n    }}\n    y[0] = acc;\n}}\n"
+        )
+    };
+    // Counted: one more trip than the budget allows is refused, naming the body's size.
+    let err = assert_refused("chain-over", &chain(BUDGET), &["build", "--color=never"], "E0320");
+    let body = number_after(&err, &format!("{BUDGET} copies of a body of "));
+    assert_accepted("chain-at-budget", &chain(BUDGET / body - 1), &["build", "-O3", "--emit", "ptx"]);
+}
+
+#[test]
+fn the_layout_algebra_is_near_linear_in_modes() {
+    // Composing two 20,000-mode layouts once walked every mode of one for each mode of the other (35 s).
+    let n = 20_000;
+    let tuple = |v: &str| vec![v; n].join(", ");
+    let src = format!(
+        "{KERNEL}    let a = composition(({}):({}), ({}):({}));\n}}\n",
+        tuple("2"),
+        tuple("1"),
+        tuple("1"),
+        tuple("1")
+    );
+    assert_accepted("composition-modes", &src, &["check"]);
+    // A product over 20,000 dynamic modes (the prefix products of `right_inverse`) once built 20,000 ever larger
+    // copies of one expression (minutes, 13 GB); a dynamic integer is now bounded in operations.
+    let dynamic = format!(
+        "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (1)) {{\n    let r = right_inverse(({}):({}));\n}}\n",
+        tuple("N"),
+        (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+    );
+    let err = assert_refused("dynamic-modes", &dynamic, &["check"], "E0205");
+    assert!(err.contains("more than 1024 operations"), "{err}");
 }

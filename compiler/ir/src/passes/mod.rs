@@ -20,6 +20,9 @@ pub mod protocol;
 mod schedule;
 mod unroll;
 
+/// The statement budget of a kernel (see the `unroll` pass), which the lowering also charges before it expands.
+pub use unroll::MAX_STMTS;
+
 pub use analyses::{Analyses, LoopRef};
 
 use crate::analysis::uniformity::{Cause, Divergence, Scope, Why};
