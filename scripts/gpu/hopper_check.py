@@ -81,9 +81,10 @@ def gemm_case(work, module, kernel, m, n, k, b_kn=False, label=None, note=""):
 
 
 def refused(module, kernel, dims, label, must=""):
-    """A launch the runtime must refuse before any GPU work (E0424, and `must` in its message)."""
+    """A launch the runtime must refuse before any GPU work. The shapes come from `--dim` values, so the refusal is
+    a usage error about them: E0422, exit status 2, the option named in the message, and `must` in it."""
     rc, out, _ = run(module, kernel, dims)
-    ok = rc == 1 and "E0424" in out and must in out
+    ok = rc == 2 and "E0422" in out and "--dim" in out and must in out
     print(f"{label} {'REFUSED' if ok else 'FAIL'} {out.strip().splitlines()[0] if out.strip() else ''}")
     return ok
 
