@@ -65,12 +65,21 @@ fn candidates() -> Vec<i64> {
 
 /// The trip count of each loop in each CTA of the cluster (`None` where a bound depends on a thread or a
 /// variable), with the parameters `params`.
-fn trips(kernel: &Kernel, info: &KernelInfo, shape: &Shape, relevant: &Relevant, ls: &[Loop]) -> Vec<Option<i64>> {
+/// `bounds` marks the expressions the loops' bounds are computed from: only those are evaluated (the search
+/// below evaluates thousands of launches, and a GEMM's arena holds thousands of expressions).
+fn trips(
+    kernel: &Kernel,
+    info: &KernelInfo,
+    shape: &Shape,
+    relevant: &Relevant,
+    ls: &[Loop],
+    bounds: &[bool],
+) -> Vec<Option<i64>> {
     let mut out = Vec::new();
     for cta in 0..shape.ctas() as usize {
         let mut vals: Vec<Val> = Vec::with_capacity(kernel.exprs.len());
         for (h, e) in kernel.exprs.iter() {
-            let v = if !relevant.expr(h) {
+            let v = if !relevant.expr(h) || !bounds.get(h.index()).copied().unwrap_or(false) {
                 Val::Unknown
             } else if let Some(g) = global(e, shape) {
                 g
@@ -106,6 +115,30 @@ fn within(t: &[Option<i64>], ls: &[Loop], stages: i64) -> bool {
     })
 }
 
+/// Which expressions the bounds of the loops `ls` are computed from (operands are earlier expressions, so one
+/// backward sweep over the arena finds them all).
+fn bound_exprs(kernel: &Kernel, ls: &[Loop]) -> Vec<bool> {
+    let mut needed = vec![false; kernel.exprs.len()];
+    for l in ls {
+        for h in [l.start, l.end] {
+            if let Some(n) = needed.get_mut(h.index()) {
+                *n = true;
+            }
+        }
+    }
+    let all: Vec<_> = kernel.exprs.iter().collect();
+    for (h, e) in all.into_iter().rev() {
+        if needed.get(h.index()).copied().unwrap_or(false) {
+            e.for_each_operand(|o| {
+                if let Some(n) = needed.get_mut(o.index()) {
+                    *n = true;
+                }
+            });
+        }
+    }
+    needed
+}
+
 /// The launches to run, the smallest first.
 pub(super) fn configs(
     kernel: &Kernel,
@@ -117,6 +150,7 @@ pub(super) fn configs(
 ) -> Vec<Config> {
     let mut ls = Vec::new();
     loops(&kernel.body, &mut ls);
+    let bounds = bound_exprs(kernel, &ls);
     let ints: Vec<usize> = (0..kernel.params.len())
         .filter(|&i| kernel.params.get(i).is_some_and(|p| p.ty == Type::I32 || p.ty == Type::I64))
         .collect();
@@ -140,7 +174,7 @@ pub(super) fn configs(
             if let Some(x) = params.get_mut(p) {
                 *x = Val::Int(c);
             }
-            let t = trips(kernel, info, &shape_of(params, (1, 0)), relevant, &ls);
+            let t = trips(kernel, info, &shape_of(params, (1, 0)), relevant, &ls, &bounds);
             // Per vector, the smallest value with the most factors of two (up to 256): divisibility the launch
             // may require (a `static_assert(K % 64 == 0)` checked at run time) holds for it.
             let rank = |v: i64| (v.trailing_zeros().min(8), -v);
@@ -182,7 +216,7 @@ pub(super) fn configs(
                     *x = Val::Int(v);
                 }
             }
-            let t = trips(kernel, info, &shape_of(params, grid), relevant, &ls);
+            let t = trips(kernel, info, &shape_of(params, grid), relevant, &ls, &bounds);
             if within(&t, &ls, stages) {
                 found.entry(t).or_insert((grid, combo.clone()));
             }

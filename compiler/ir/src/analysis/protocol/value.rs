@@ -358,7 +358,20 @@ pub(super) fn eval(
         }
         _ => {
             let ty = info.ty(h);
-            let mut ops: Vec<&Slot> = Vec::with_capacity(3);
+            // The common case, operands the same in every thread of the group, without allocating (this runs
+            // for every emitted expression of every group of every launch the check tries).
+            let (mut buf, mut n, mut uniform) = ([Val::Unknown; 3], 0usize, true);
+            e.for_each_operand(|o| {
+                match (env.val(o), buf.get_mut(n)) {
+                    (Slot::One(v), Some(x)) => *x = *v,
+                    _ => uniform = false,
+                }
+                n += 1;
+            });
+            if uniform {
+                return (Slot::One(apply(e, ty, &buf[..n])), 1);
+            }
+            let mut ops: Vec<&Slot> = Vec::with_capacity(n);
             e.for_each_operand(|o| ops.push(env.val(o)));
             if ops.iter().all(|s| matches!(s, Slot::One(_))) {
                 let a: Vec<Val> = ops.iter().map(|s| s.get(0)).collect();
