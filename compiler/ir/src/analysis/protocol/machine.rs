@@ -678,15 +678,17 @@ impl<'p, 'k> Machine<'p, 'k> {
 
     /// One arrival (with `bytes` expected) on `key`.
     fn arrive(&mut self, gi: usize, key: BarKey, bytes: i64, at: Loc) -> Result<(), Stop> {
-        let name = self.bar_name(key);
+        // The barrier's name is formatted only for an error: this runs for every arrival of every launch.
         let Some(b) = self.mbars.get_mut(&key) else {
-            let why = format!("{name} is not initialised when this thread arrives on it");
+            let why = format!("{} is not initialised when this thread arrives on it", self.bar_name(key));
             return Err(self.error(Kind::Misuse, at, gi, why, key));
         };
         if b.pending == 0 {
+            let (phase, init) = (b.phase, b.init);
             let why = format!(
-                "phase {} of {name} has all its {} arrivals and waits only for bytes: this is one arrival too many",
-                b.phase, b.init
+                "phase {phase} of {} has all its {init} arrivals and waits only for bytes: this is one arrival too \
+                 many",
+                self.bar_name(key)
             );
             return Err(self.error(Kind::Misuse, at, gi, why, key));
         }
@@ -733,10 +735,11 @@ impl<'p, 'k> Machine<'p, 'k> {
     fn land(&mut self, f: Flight) -> Result<(), Stop> {
         for (&t, &issued) in f.targets.iter().zip(&f.phases) {
             let key = (t, f.bar.0, f.bar.1);
-            let name = self.bar_name(key);
-            let Some(b) = self.mbars.get_mut(&key) else { continue };
+            let Some(b) = self.mbars.get(&key) else { continue };
             let over = b.pending == 0 && (b.tx <= 0 || f.bytes > b.tx);
             if b.phase != issued || over {
+                let name = self.bar_name(key);
+                let Some(b) = self.mbars.get(&key) else { continue };
                 let why = if b.phase != issued {
                     format!(
                         "this load was issued in phase {issued} of {name}, but that phase completed before its {} \
@@ -757,6 +760,7 @@ impl<'p, 'k> Machine<'p, 'k> {
                     trace: vec![format!("the load: {}", f.who)],
                 })));
             }
+            let Some(b) = self.mbars.get_mut(&key) else { continue };
             b.tx -= f.bytes;
             b.landed += f.bytes;
             complete(b);
