@@ -156,10 +156,12 @@ impl Lower<'_> {
         if matches!(s, cutec_sema::Scalar::Int | cutec_sema::Scalar::I32) { h } else { self.b.convert(h, Scalar::I32) }
     }
 
-    /// The IR value `h` as a symbolic integer leaf, known to be a multiple of `div`.
+    /// The IR value `h` as a symbolic integer leaf, known to be a multiple of `div`. It prints as `?` (a value
+    /// known only at run time): the IR's names (`%5`) must not reach a message, and a layout printed in one
+    /// (`(4,?):(1,4)`) says what a reader can know. The leaf's identity is its id, not its name.
     pub fn sym_value(&mut self, h: Handle<Expr>, div: i64) -> SymInt {
         self.divisors.insert(h.into(), div.max(1));
-        SymInt::value(h.into(), format!("%{}", h.index()))
+        SymInt::value(h.into(), "?")
     }
 
     /// Where an element offset `s` is, in words a user can read: the offset itself when it is written with source
