@@ -96,8 +96,8 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         }
     };
     let pipeline = cutec_ir::PipelineOptions { verify_each: cfg!(debug_assertions), after_pass: Some(&mut hook) };
-    match cutec_ir::run_pipeline(&mut module, pipeline) {
-        Ok(_) => {}
+    let mut check_warnings = match cutec_ir::run_pipeline(&mut module, pipeline) {
+        Ok(info) => info.warnings,
         // A pass that cannot do what the program asks (E0306, at the loop or kernel).
         Err(cutec_ir::passes::PipelineError::Pass(e)) if e.code() != cutec_ir::codes::INTERNAL => {
             return Err(fail(checked, vec![e.to_diagnostic()]));
@@ -105,11 +105,12 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         Err(e) => {
             return Err(fail(checked, vec![internal(root, format!("the IR is invalid after a pass: {e}"))]));
         }
-    }
+    };
     let ir_scheduled = cutec_ir::print(&module);
     lap("IR passes", &mut timings);
     // After the pipeline: `unroll` turns the indices of unrolled loops into constants.
-    let warnings = cutec_ir::warnings(&module);
+    let mut warnings = cutec_ir::warnings(&module);
+    warnings.append(&mut check_warnings);
     let options = Options {
         opt_level: opts.opt_level,
         module_file: opts.module_file.clone(),
@@ -150,7 +151,6 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     }
     // ptxas's coded advisories say that the machine code is not what the program states (a register budget
     // ignored, wgmma serialized): warnings at the kernel (when the module has one).
-    let mut warnings = warnings;
     if let Some(report) = &ptxas {
         let at = match module.kernels.as_slice() {
             [k] if k.loc != cutec_ir::Loc::NONE => (k.loc.file, k.loc.span),

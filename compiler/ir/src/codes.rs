@@ -76,6 +76,8 @@ pub const PROTOCOL_BYTES: &str = "E0342";
 pub const PROTOCOL_EXIT: &str = "E0343";
 /// An mbarrier used before its init, or arrived on more than its count.
 pub const PROTOCOL_MISUSE: &str = "E0344";
+/// A warning: the protocol check could not follow a kernel that uses mbarriers, so it is not proved.
+pub const PROTOCOL_UNCHECKED: &str = "E0345";
 /// The IR failed validation: a compiler bug.
 pub const INTERNAL: &str = "E0399";
 
@@ -440,6 +442,17 @@ arrival past the count of a phase that waits only for bytes:\n\n    \
 if thread_idx.x == 0 { mbarrier_init(bar[0], 1); }\n    \
 sync_threads();                      // the init is visible to every thread\n    \
 mbarrier_arrive(bar[0]);             // ok\n",
+    },
+    CodeInfo {
+        code: PROTOCOL_UNCHECKED,
+        title: "the mbarrier protocol was not checked",
+        explanation: "A warning. The compiler runs the synchronisation of every kernel that uses mbarriers, named \
+barriers or cluster barriers for small trip counts (E0340..E0344), but it could not follow this one, and says \
+why: a condition or a loop bound computed from data loaded from memory, a barrier address it cannot compute, \
+a TMA box it does not know, threads that wait on each other at named or cluster barriers in a way it does not \
+model, or more steps than its budget. The kernel is compiled, but its protocol is not proved: a wrong init count \
+or parity would show as a hang on the GPU. Where you can, compute loop bounds and barrier indices from \
+dimensions, constants and thread indices rather than from loaded values.\n",
     },
     CodeInfo {
         code: INTERNAL,

@@ -31,6 +31,10 @@ impl LoopRef {
 pub struct Analyses {
     info: Option<ModuleInfo>,
     deps: HashMap<LoopRef, DepGraph>,
+    /// What the checking passes could not prove but accept (kept across passes; [`run_pipeline`] returns them).
+    ///
+    /// [`run_pipeline`]: super::run_pipeline
+    warnings: Vec<cutec_diagnostics::Diagnostic>,
 }
 
 impl Analyses {
@@ -52,7 +56,17 @@ impl Analyses {
         self.deps.get(at)
     }
 
-    /// Forgets everything: the module changed.
+    /// A warning for the user (a check that could not prove what it accepts).
+    pub fn warn(&mut self, d: cutec_diagnostics::Diagnostic) {
+        self.warnings.push(d);
+    }
+
+    /// The warnings so far, taken.
+    pub fn take_warnings(&mut self) -> Vec<cutec_diagnostics::Diagnostic> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Forgets everything the module determines (not the warnings): the module changed.
     pub fn invalidate(&mut self) {
         self.info = None;
         self.deps.clear();

@@ -279,8 +279,11 @@ pub fn run_pipeline(module: &mut Module, mut options: PipelineOptions<'_>) -> Re
             hook(pass.name(), module);
         }
     }
-    // The last passes only check (they keep the analyses): the validator's analysis they computed is the result's.
-    Ok(analyses.info(module)?.clone())
+    // The last passes only check (they keep the analyses): the validator's analysis they computed is the result's,
+    // with the warnings of the checks.
+    let mut info = analyses.info(module)?.clone();
+    info.warnings = analyses.take_warnings();
+    Ok(info)
 }
 
 /// Runs one pass on a valid module (the tests' entry: `.ir` in, one pass, text out); validates what it leaves.

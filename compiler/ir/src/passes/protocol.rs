@@ -4,7 +4,8 @@
 //! (E0340..E0344), with the trace that shows it. It changes nothing.
 
 use super::{Analyses, Pass, PassError, PassErrorKind};
-use crate::analysis::protocol::{self, Kind, ProtocolError};
+use crate::analysis::protocol::{self, Kind, Outcome, ProtocolError};
+use crate::arena::Loc;
 use crate::codes;
 use crate::module::Module;
 use cutec_diagnostics::Diagnostic;
@@ -27,21 +28,41 @@ impl Pass for CheckProtocol {
             loc: e.loc,
             kind: PassErrorKind::Invalid(Box::new(e)),
         })?;
+        let mut unchecked = Vec::new();
         for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
-            if let Err(e) = protocol::check(kernel, kinfo) {
-                return Err(PassError {
-                    pass: self.name(),
-                    kernel: kernel.name.clone(),
-                    loc: e.at,
-                    kind: PassErrorKind::Protocol(e),
-                });
+            match protocol::analyse(kernel, kinfo) {
+                Outcome::Failed(e) => {
+                    return Err(PassError {
+                        pass: self.name(),
+                        kernel: kernel.name.clone(),
+                        loc: e.at,
+                        kind: PassErrorKind::Protocol(e),
+                    });
+                }
+                Outcome::Skipped(why) => unchecked.push(unchecked_warning(&kernel.name, kernel.loc, why)),
+                Outcome::Proved { .. } | Outcome::NotApplicable => {}
             }
+        }
+        for w in unchecked {
+            analyses.warn(w);
         }
         Ok(())
     }
     fn preserves_all(&self) -> bool {
         true
     }
+}
+
+/// E0345: the kernel uses mbarriers, but the check could not follow it (`why`): accepted without a proof.
+fn unchecked_warning(kernel: &str, at: Loc, why: &str) -> Diagnostic {
+    Diagnostic::warning(
+        codes::PROTOCOL_UNCHECKED,
+        format!("the mbarrier protocol of kernel `{kernel}` is not checked"),
+        at.file,
+        at.span,
+    )
+    .with_primary_message(format!("the check stopped: {why}"))
+    .with_note("the kernel is compiled, but a wrong init count, parity or byte count would only show as a hang")
 }
 
 /// The code of a protocol error.

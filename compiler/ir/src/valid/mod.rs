@@ -48,6 +48,8 @@ impl KernelInfo {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModuleInfo {
     pub kernels: Vec<KernelInfo>,
+    /// The warnings of the pass pipeline's checks (filled by `run_pipeline`; empty from `validate`).
+    pub warnings: Vec<cutec_diagnostics::Diagnostic>,
 }
 
 /// What is wrong with a piece of IR.
@@ -131,7 +133,7 @@ impl KernelError {
 /// Validates every kernel of `module`.
 pub fn validate(module: &Module) -> Result<ModuleInfo, KernelError> {
     let kernels = module.kernels.iter().map(validate_kernel).collect::<Result<_, _>>()?;
-    Ok(ModuleInfo { kernels })
+    Ok(ModuleInfo { kernels, warnings: Vec::new() })
 }
 
 /// Validates one kernel.
