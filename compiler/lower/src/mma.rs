@@ -38,9 +38,11 @@ fn input_scalar(shape: WgmmaShape) -> Scalar {
 
 impl Lower<'_> {
     /// Whether the value `h` is the same in every thread of a warpgroup (of a one-dimensional CTA): it depends on
-    /// the thread only through `thread_idx.x / (128 k)` or `thread_idx.x >> (7 + k)`. Variables and loads count
-    /// as uniform here: this early check only refuses the obvious cases in source terms while lowering, and picks
-    /// the epilogue's stores; the proof is the IR's `check-collectives` pass
+    /// the thread only through `thread_idx.x / (128 k)` or `thread_idx.x >> (7 + k)`. Variables count as uniform
+    /// here, loads and other operations' results do not: this early check only refuses the obvious cases in source
+    /// terms while lowering, and picks the epilogue's stores (plain stores where a warpgroup may be split, so that
+    /// the compiler never chooses an instruction the proof then refuses); the proof is the IR's
+    /// `check-collectives` pass
     /// ([`cutec_ir::analysis::uniformity`]), which refuses what this lets through.
     pub(super) fn warpgroup_uniform(&self, h: Handle<Expr>, depth: u32) -> bool {
         use cutec_ir::{BinaryOp, SpecialReg};
@@ -58,8 +60,9 @@ impl Lower<'_> {
         match *e {
             Expr::Special(SpecialReg::ThreadIdx(_) | SpecialReg::LaneId) => false,
             Expr::Special(_) | Expr::Literal(_) | Expr::Param(_) | Expr::AllocPtr(_) | Expr::ReadVar(_) => true,
-            // An operation's result: `elect.sync` differs by lane; a load is taken as uniform.
-            Expr::OpResult(ty) => ty != cutec_ir::Type::I1,
+            // An operation's result: `elect.sync` differs by lane, and a load may differ between threads (another
+            // thread may store between two loads of one address), as the IR's proof holds too.
+            Expr::OpResult(_) => false,
             Expr::Binary { op: BinaryOp::Div, lhs, rhs } if is_tid(lhs) => {
                 literal(rhs).is_some_and(|c| c > 0 && c % 128 == 0)
             }

@@ -34,3 +34,32 @@ fn a_register_budget_ptxas_ignores_is_a_warning_when_assembling() {
     let o = cutec(&["build", "examples/gemm_sm90_manual.cute", "--emit", "cubin", "-o", out]);
     assert!(!stderr(&o).contains("E0440"), "{}", stderr(&o));
 }
+
+/// The epilogue's `store` into shared memory picks `stmatrix` only where the warps are whole: under a condition
+/// on loaded data (which may differ between threads) it stores element by element, rather than choosing an
+/// instruction that the proof of collectives then refuses (E0312 about a `stmatrix` nobody wrote).
+#[test]
+fn an_epilogue_under_a_data_condition_stores_without_stmatrix() {
+    let kernel = |cond: &str| {
+        format!(
+            "kernel k(c: Tensor<bf16, (M, N):(N, 1), gmem>, flag: Tensor<i32, (1):(1), gmem>) launch(grid = (1), \
+             block = (128)) {{\n    let sa = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 64)));\n    \
+             let sb = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (128, 64)));\n    \
+             let sc = make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (64, 128)));\n    \
+             let mma = tiled_mma(wgmma<64, 128, 16, bf16, bf16, f32>, (1, 1, 1));\n    \
+             let acc = mma.fragment_c((64, 128));\n    fill(acc, 0.0);\n    gemm(mma, sa, sb, acc);\n    \
+             wgmma_wait<0>();\n    if {cond} {{\n        store(acc, mma.partition_c(sc));\n    }}\n}}\n"
+        )
+    };
+    let dir = super::temp_dir("epilogue-condition");
+    for (cond, stmatrix) in [("flag[0] == 1", false), ("block_idx.x == 0", true)] {
+        let file = dir.join("k.cute");
+        std::fs::write(&file, kernel(cond)).expect("write");
+        let ptx_file = dir.join("k.ptx");
+        let o =
+            cutec(&["build", file.to_str().expect("utf-8"), "--emit", "ptx", "-o", ptx_file.to_str().expect("utf-8")]);
+        assert_eq!(code(&o), 0, "{cond}: {}", stderr(&o));
+        let ptx = std::fs::read_to_string(&ptx_file).expect("the PTX");
+        assert_eq!(ptx.contains("stmatrix"), stmatrix, "{cond}");
+    }
+}
