@@ -40,12 +40,7 @@ impl Pass for CheckOperands {
     }
     fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError> {
         let module = &*module;
-        let info = analyses.info(module).map_err(|e| PassError {
-            pass: self.name(),
-            kernel: e.kernel.clone(),
-            loc: e.loc,
-            kind: PassErrorKind::Invalid(Box::new(e)),
-        })?;
+        let info = super::module_info(self, module, analyses)?;
         for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
             let mut check = Check { kernel, ranges: Ranges::new(kernel, kinfo) };
             let cta = check.ranges.cta();

@@ -22,12 +22,7 @@ impl Pass for CheckProtocol {
     }
     fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError> {
         let module = &*module;
-        let info = analyses.info(module).map_err(|e| PassError {
-            pass: self.name(),
-            kernel: e.kernel.clone(),
-            loc: e.loc,
-            kind: PassErrorKind::Invalid(Box::new(e)),
-        })?;
+        let info = super::module_info(self, module, analyses)?;
         let mut unchecked = Vec::new();
         for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
             match protocol::analyse(kernel, kinfo) {
