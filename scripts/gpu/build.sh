@@ -40,6 +40,12 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
     sed -i "s/\"$k.ptx\"/\"$name.ptx\"/" "$GPU_DIR/$name.json"
     rmdir "$GPU_DIR/$name"
 }
+# The scheduled GEMMs (scripts/gpu/schedule_check.py): the plain loops, and the same loop without `pipelined`.
+"$c" build examples/gemm_sm90.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_pipelined.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+sed 's/ pipelined(stages = STAGES)//' examples/gemm_pipelined.cute > "$GPU_DIR/gemm_plain.cute"
+grep -q "pipelined(" "$GPU_DIR/gemm_plain.cute" && { echo "build.sh: gemm_plain kept pipelined" >&2; exit 1; }
+"$c" build "$GPU_DIR/gemm_plain.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
 # B stored K x N (row-major), read N-major by the wgmma.
 "$c" build examples/gemm_sm90_kn.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # The book's steps towards it (book/src/hopper.md), timed in the same run.
