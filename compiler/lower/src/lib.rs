@@ -24,6 +24,7 @@ mod bounds;
 mod budget;
 mod call;
 mod copy;
+mod epilogue;
 pub mod error;
 mod expr;
 mod interface;

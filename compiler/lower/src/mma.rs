@@ -138,7 +138,7 @@ impl Lower<'_> {
     /// `w = (thread_idx.x / 128) % (wm * wn)` takes rows `64 mi..` and columns `N ni..` with `mi = w % wm`,
     /// `ni = w / wm`. Any `wm * wn` consecutive warpgroups (a whole CTA of them, or a role of them, wherever it
     /// starts) take each place once. `None` for one warpgroup.
-    fn mma_place(&mut self, t: MmaTiling) -> Option<(Handle<Expr>, Handle<Expr>)> {
+    pub(super) fn mma_place(&mut self, t: MmaTiling) -> Option<(Handle<Expr>, Handle<Expr>)> {
         let w = t.wm * t.wn;
         if w == 1 {
             return None;
@@ -153,7 +153,13 @@ impl Lower<'_> {
     }
 
     /// The part `(mi, ni)` of `rows x cols` tiles of `t` (`local_tile(t, (rows, cols), (mi, ni))`).
-    fn mma_part(&mut self, t: TensorView, tile: (i64, i64), at: (Value, Value), span: Span) -> LResult<TensorView> {
+    pub(super) fn mma_part(
+        &mut self,
+        t: TensorView,
+        tile: (i64, i64),
+        at: (Value, Value),
+        span: Span,
+    ) -> LResult<TensorView> {
         let tiler = self.tiler_of(&Value::Tuple(vec![Value::Const(tile.0), Value::Const(tile.1)]), span)?;
         let coord = self.coord_of(&Value::Tuple(vec![at.0, at.1]), span)?;
         self.local_tile(&t, &tiler, coord, span)
@@ -256,7 +262,7 @@ impl Lower<'_> {
     }
 
     /// `partition_c(t)` (or `partition_a`) of one warpgroup's 64-row tile `t`: the calling thread's values' places.
-    fn partition_one(
+    pub(super) fn partition_one(
         &mut self,
         method: Method,
         t: TensorView,

@@ -171,6 +171,9 @@ impl Lower<'_> {
             && s.offset == SymInt::Const(0)
             && static_size(&d) == Some(64 * i64::from(tiling.wm) * i64::from(tiling.shape.n * tiling.wn))
         {
+            if self.tma_epilogue_fits(&d, tiling) {
+                return self.tma_epilogue(&s, &d, tiling, e).map(|()| Value::Unit);
+            }
             d = self.partition_c(d, tiling, e, dst.span)?;
         }
         self.store_call(&s, &d, e.span)?;
@@ -328,12 +331,18 @@ impl Lower<'_> {
             return self.internal(e.span, "`tma_store` of values that are not tensors");
         };
         self.at(e.span);
-        let plan = self.tma_plan(&g, &s, e.span)?;
-        let (map, coords) = self.tensor_map(plan, &g, Some(true), e.span)?;
-        let src = self.tile_start(&s, e.span)?;
+        self.tma_store_views(&s, &g, e.span)?;
+        Ok(Value::Unit)
+    }
+
+    /// The TMA store of the shared-memory tile `s` to the box `g` of a kernel argument, as its own bulk group.
+    pub(super) fn tma_store_views(&mut self, s: &TensorView, g: &TensorView, span: Span) -> LResult<()> {
+        let plan = self.tma_plan(g, s, span)?;
+        let (map, coords) = self.tensor_map(plan, g, Some(true), span)?;
+        let src = self.tile_start(s, span)?;
         self.b.op(Op::TmaStore { src, map, coords });
         self.b.op(Op::BulkCommit);
-        Ok(Value::Unit)
+        Ok(())
     }
 
     /// `prefetch_tensormap(g, s)`: `prefetch.tensormap` of the map a TMA copy between the global tile `g` and the

@@ -180,6 +180,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
         bytes += b;
     }
     // The stages: each tile's allocation S times, every stage aligned as the tile asks.
+    let before = k.shared_bytes();
     let mut stages = Vec::new();
     for c in &copies {
         if stages.iter().any(|st: &Stage| st.alloc == c.tile) {
@@ -202,11 +203,13 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
     let empty = mbarriers(k, "ring_empty", lp.stages, loc);
     let shared = k.shared_bytes();
     if shared > u64::from(cutec_target::MAX_SHARED_BYTES) {
+        let ring = shared.saturating_sub(before);
         let problem = format!(
-            "a ring of {s} stages of {bytes} bytes makes {shared} bytes of shared memory; a block has at most {}",
+            "a ring of {s} stages of {bytes} bytes ({ring} bytes with its barriers) and the kernel's other {before} \
+             bytes of shared memory make {shared}; a block has at most {}",
             cutec_target::MAX_SHARED_BYTES
         );
-        let help = "use fewer stages, or smaller tiles";
+        let help = "use fewer stages or smaller tiles (an epilogue through shared memory takes a tile of C)";
         return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
     }
     let ring = new_var(k, "ring", loc);
@@ -355,19 +358,16 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
             });
         }
     });
-    g.push(Stmt::For {
-        var: lp.var,
-        start: lp.start,
-        end: lp.end,
-        step: lp.step,
-        unroll: lp.unroll,
-        stages: None,
-        body,
-    });
+    let consumers =
+        Stmt::For { var: lp.var, start: lp.start, end: lp.end, step: lp.step, unroll: lp.unroll, stages: None, body };
     if asynchronous {
-        g.op(Op::WgmmaWait { pending: 0 });
+        // The last group completes inside the branch that ran the loop: where a loop that ran no iteration
+        // joins it, no wgmma is in flight. (Waiting after the join makes ptxas serialize every wgmma of the
+        // loop, C7514: it sees the accumulators read on the path that skipped the loop.)
         let some = g.cmp_c(CompareOp::Gt, n, 0);
         g.if_(some, |g| {
+            g.push(consumers);
+            g.op(Op::WgmmaWait { pending: 0 });
             let lane = g.lane();
             let lane0 = g.cmp_c(CompareOp::Eq, lane, 0);
             g.if_(lane0, |g| {
@@ -378,6 +378,8 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
                 g.op(Op::MbarrierArrive { bar: e });
             });
         });
+    } else {
+        g.push(consumers);
     }
     let next = g.bin(BinaryOp::Add, base, n);
     g.write(ring, next);

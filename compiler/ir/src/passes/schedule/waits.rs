@@ -5,7 +5,8 @@
 //!
 //! "May be pending" is a forward analysis over the structured control flow: a `wgmma.commit_group` makes groups
 //! pending, `wgmma.wait_group 0` completes them (`wait_group N` with N > 0 leaves some), a branch is pending
-//! after it if either side is, and a loop is entered pending if its body ends pending. The wait goes before the
+//! after it if either side is, and a loop is entered pending if its body ends pending, except that a loop whose
+//! body needs a wait for its own groups gets it at the end of the body (so none is pending where the loop exits). The wait goes before the
 //! statement of the block being walked that contains the access (before an `if`, not inside it), so it stays
 //! where the whole warpgroup runs when the access is under a condition on the thread. A program that already
 //! waits where it reads (the hand-written kernels) gets nothing.
@@ -116,6 +117,7 @@ impl Waits<'_> {
     fn after_blocks(&self, s: &Stmt, pending: bool) -> bool {
         match s {
             Stmt::If { accept, reject, .. } => self.after(accept, pending) || self.after(reject, pending),
+            Stmt::For { body, .. } | Stmt::While { body, .. } if self.wait_at_end(body) => pending,
             Stmt::For { body, .. } | Stmt::While { body, .. } => {
                 let entry = pending || self.after(body, pending);
                 entry || self.after(body, entry)
@@ -123,6 +125,13 @@ impl Waits<'_> {
             Stmt::Warpgroup { body, .. } => self.after(body, pending),
             _ => pending,
         }
+    }
+
+    /// Whether a loop's body that touches what a group it leaves pending uses waits at its end, not at its
+    /// start: then no group is in flight where the loop joins the path that skipped it (ptxas serializes every
+    /// wgmma of a loop, C7514, when the accumulators are read after such a join without a wait before it).
+    fn wait_at_end(&self, body: &Block) -> bool {
+        self.after(body, true) && body.stmts().iter().any(|s| self.touches_deep(s))
     }
 
     /// `b` with the waits it needs, entered with `pending`; and whether groups may be pending after it.
@@ -140,6 +149,12 @@ impl Waits<'_> {
                 Stmt::If { accept, reject, .. } => {
                     *accept = self.block(std::mem::take(accept), pending).0;
                     *reject = self.block(std::mem::take(reject), pending).0;
+                }
+                Stmt::For { body, .. } | Stmt::While { body, .. } if looping && self.wait_at_end(body) => {
+                    let end = body.iter().last().map_or(loc, |(_, l)| l);
+                    let mut b = self.block(std::mem::take(body), pending).0;
+                    b.push(Stmt::Op { result: None, op: Op::WgmmaWait { pending: 0 } }, end);
+                    *body = b;
                 }
                 Stmt::For { body, .. } | Stmt::Warpgroup { body, .. } => {
                     let entry = if looping { pending || self.after(body, pending) } else { pending };
