@@ -166,8 +166,8 @@ class Kernel:
             t = given.get(src["param"])
             if t is None:
                 continue
-            of = src.get("of", "shape")
-            seq = t.shape if of == "shape" else t.stride()
+            shape, strides = _shape_strides(t)
+            seq = shape if src.get("of", "shape") == "shape" else strides
             values[d["name"]] = seq[src["mode"]]
         return values
 
@@ -247,6 +247,26 @@ class Kernel:
 
             self._torch_op = make_op(self, name or f"cutec::{self.name}_{self.key[:12]}")
         return self._torch_op
+
+
+def _shape_strides(t: Any) -> Tuple[Tuple[Any, ...], Tuple[Any, ...]]:
+    """Shape and strides (in elements) of a torch tensor, an object with ``__cuda_array_interface__`` or an
+    array with ``shape``, ``strides`` (in bytes) and ``itemsize`` (numpy's)."""
+    stride = getattr(t, "stride", None)
+    if callable(stride):
+        return tuple(t.shape), tuple(stride())
+    cai = getattr(t, "__cuda_array_interface__", None)
+    if cai is not None:
+        shape = tuple(cai["shape"])
+        size = int(cai["typestr"][2:])
+        if cai.get("strides") is None:
+            strides, acc = [], 1
+            for e in reversed(shape):
+                strides.append(acc)
+                acc *= max(e, 1)
+            return shape, tuple(reversed(strides))
+        return shape, tuple(b // size for b in cai["strides"])
+    return tuple(t.shape), tuple(b // t.itemsize for b in t.strides)
 
 
 class _Missing:
