@@ -219,7 +219,7 @@ fn describe_tensor(
 
 /// The element type of a `__cuda_array_interface__` typestr (`<f4`); bf16 and FP8 have none.
 fn typestr_dtype(s: &str) -> Option<DType> {
-    let (order, kind) = (s.chars().next()?, &s[1..]);
+    let (order, kind) = (s.chars().next()?, s.get(1..)?);
     if order == '>' {
         return None;
     }

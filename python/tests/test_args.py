@@ -54,6 +54,7 @@ def test_arguments_by_name_and_position(softmax, fake):
         ((32, 4096), {"shape": (32, 4096), "mask": object()}, "y", "masked array"),
         ((32, 4096), {"shape": (32, 4096), "strides": (16384, 2)}, "y", "not a whole number of f32 elements"),
         ({"shape": (32, 4096), "typestr": "<V2"}, (32, 4096), "x", "typestr `<V2` is no element type"),
+        ({"shape": (32, 4096), "typestr": "é4"}, (32, 4096), "x", "typestr `é4` is no element type"),
     ],
 )
 def test_the_manifest_checks_name_the_parameter(softmax, fake, x, y, param, message):
