@@ -43,6 +43,9 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
 # The scheduled GEMMs (scripts/gpu/schedule_check.py): the plain loops, and the same loop without `pipelined`.
 "$c" build examples/gemm_sm90.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_pipelined.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_epilogue.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/row_sum.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_batched.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 sed 's/ pipelined(stages = STAGES)//' examples/gemm_pipelined.cute > "$GPU_DIR/gemm_plain.cute"
 grep -q "pipelined(" "$GPU_DIR/gemm_plain.cute" && { echo "build.sh: gemm_plain kept pipelined" >&2; exit 1; }
 "$c" build "$GPU_DIR/gemm_plain.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"

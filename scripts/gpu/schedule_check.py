@@ -17,7 +17,7 @@ import tempfile
 import torch
 
 from cuda_timing import median_ms
-from hopper_check import CUTEC, GPU, gemm_case, refused, run
+from hopper_check import CUTEC, GPU, gemm_case, refused, run, run_read
 
 # (module, kernel, what, epilogue through TMA: C's rows must be a multiple of 16 bytes)
 SCHEDULED = [
@@ -53,6 +53,121 @@ def correctness(work):
     return ok_all
 
 
+def epilogue(work, quick):
+    """examples/gemm_epilogue.cute: C = gelu(A * B^T + bias) against float32 torch on the same inputs, then
+    timed against torch's addmm followed by gelu (bf16, the same run) and against gemm_sm90 (the plain GEMM)."""
+    ok_all = True
+    print("== gemm_epilogue.cute: bias + GELU (tanh) fused into the scheduled GEMM's epilogue")
+    for m, n, k in [(128, 256, 64), (1000, 776, 336), (129, 264, 72), (300, 512, 136), (2048, 2048, 2048)]:
+        rc, out, _, t = run_read(work, "gemm_epilogue.ptx", "gemm_bias_gelu", {"M": m, "N": n, "K": k},
+                                 ("a", "b", "bias"), "c")
+        if rc != 0:
+            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        a, b, bias, c = t["a"].float(), t["b"].float(), t["bias"].float(), t["c"].float()
+        ref = torch.nn.functional.gelu(a @ b.T + bias, approximate="tanh")
+        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
+        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
+        ok_all &= ok
+        print(f"{f'{m}x{n}x{k}':>18} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+    if quick:
+        return ok_all
+    print(f"{'M x N x K':>18} {'fused ms':>9} {'plain ms':>9} {'fused/plain':>11} {'torch ms':>9} {'torch/fused':>11}")
+    for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]:
+        dims = {"M": m, "N": n, "K": k}
+        rc1, out1, b1 = run("gemm_epilogue.ptx", "gemm_bias_gelu", dims, bench=True, iters=20)
+        rc2, out2, b2 = run("gemm_sm90.ptx", "gemm", dims, bench=True, iters=20)
+        if rc1 != 0 or rc2 != 0:
+            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out1}{out2}")
+            ok_all = False
+            continue
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        tms = median_ms(lambda: torch.nn.functional.gelu(torch.addmm(bias, a, b.T), approximate="tanh"))
+        f, p = float(b1["median_ms"]), float(b2["median_ms"])
+        print(f"{f'{m}x{n}x{k}':>18} {f:>9.4f} {p:>9.4f} {f / p:>11.3f} {tms:>9.4f} {tms / f:>11.3f}")
+        del a, b, bias
+    print("(medians of 20 launches, CUDA events; torch = addmm then gelu in bf16, the same run)")
+    return ok_all
+
+
+def reduction(work, quick):
+    """examples/row_sum.cute, a pipelined loop that is not a GEMM: against float64 sums of the same inputs, then
+    its read bandwidth against the device's copy bandwidth (torch's clone: read + write bytes over time) and
+    torch's x.sum(1), the same run."""
+    ok_all = True
+    print("== row_sum.cute: y = x.sum(1), its tiles brought by a 4-stage TMA ring")
+    for m, n in [(32, 256), (1000, 1000), (77, 5000), (4096, 40), (3, 260)]:
+        rc, out, _, t = run_read(work, "row_sum.ptx", "row_sum", {"M": m, "N": n}, ("x",), "y")
+        if rc != 0:
+            print(f"{f'{m}x{n}':>14} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        ref = t["x"].double().sum(1)
+        err = float((t["y"].double() - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
+        ok = bool(torch.isfinite(t["y"]).all()) and err <= 1e-5
+        ok_all &= ok
+        print(f"{f'{m}x{n}':>14} {'PASS' if ok else 'FAIL'} max rel err {err:.2e}")
+    if quick:
+        return ok_all
+    print(f"{'M x N':>14} {'ms':>8} {'GB/s':>8} {'copy GB/s':>10} {'of copy':>8} {'torch ms':>9} {'torch/ours':>10}")
+    for m, n in [(16384, 16384), (8192, 65536), (131072, 1024)]:
+        rc, out, b = run("row_sum.ptx", "row_sum", {"M": m, "N": n}, bench=True, iters=20)
+        if rc != 0:
+            print(f"{f'{m}x{n}':>14} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        x = torch.randn(m, n, device="cuda")
+        copy_ms = median_ms(lambda: x.clone())
+        torch_ms = median_ms(lambda: x.sum(1))
+        ms = float(b["median_ms"])
+        gbs, copy_gbs = m * n * 4 / ms / 1e6, 2 * m * n * 4 / copy_ms / 1e6
+        print(f"{f'{m}x{n}':>14} {ms:>8.4f} {gbs:>8.0f} {copy_gbs:>10.0f} {gbs / copy_gbs:>8.3f} {torch_ms:>9.4f} "
+              f"{torch_ms / ms:>10.3f}")
+        del x
+    print("(medians of 20 launches, CUDA events; copy = torch clone, read + write bytes; the same run)")
+    return ok_all
+
+
+def batched(work, quick):
+    """examples/gemm_batched.cute: C[i] = A[i] * B[i]^T with 3-D TMA boxes, against float32 torch.bmm of the same
+    inputs, then timed against torch.bmm (cuBLAS) in the same run."""
+    ok_all = True
+    print("== gemm_batched.cute: the scheduled GEMM over a batch (block_idx.z), 3-D tensor maps")
+    for l, m, n, k in [(3, 1000, 776, 336), (2, 129, 264, 72), (4, 256, 512, 128), (1, 64, 8, 8)]:
+        rc, out, _, t = run_read(work, "gemm_batched.ptx", "gemm_batched", {"L": l, "M": m, "N": n, "K": k},
+                                 ("a", "b"), "c")
+        label = f"{f'{l}x{m}x{n}x{k}':>18}"
+        if rc != 0:
+            print(f"{label} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        a, b, c = (t[x].float() for x in "abc")
+        ref = torch.bmm(a, b.transpose(1, 2))
+        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
+        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2 and tuple(c.shape) == (l, m, n)
+        ok_all &= ok
+        print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+    if quick:
+        return ok_all
+    for l, m, n, k in [(8, 4096, 4096, 1024), (16, 2048, 2048, 2048)]:
+        rc, out, b = run("gemm_batched.ptx", "gemm_batched", {"L": l, "M": m, "N": n, "K": k}, bench=True, iters=20)
+        if rc != 0:
+            print(f"FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        x = torch.randn(l, m, k, device="cuda", dtype=torch.bfloat16)
+        y = torch.randn(l, n, k, device="cuda", dtype=torch.bfloat16)
+        tms = median_ms(lambda: torch.bmm(x, y.transpose(1, 2)))
+        ms, flop = float(b["median_ms"]), 2.0 * l * m * n * k
+        print(f"{f'{l}x{m}x{n}x{k}':>18} {flop / ms / 1e9:.1f} TFLOP/s, torch.bmm {flop / tms / 1e9:.1f}: "
+              f"{tms / ms:.3f} of it")
+        del x, y
+    return ok_all
+
+
 def timing():
     ok_all = True
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -84,10 +199,13 @@ def timing():
 def sanitize():
     ok_all = True
     print("== compute-sanitizer on the scheduled GEMMs, 300x512x136 (3 k-tiles: fewer than the 4 stages)")
-    for module, kernel, _, _ in SCHEDULED:
+    cases = [(m, k, "--dim=M=300 --dim=N=512 --dim=K=136".split()) for m, k, _, _ in SCHEDULED]
+    cases += [("gemm_epilogue", "gemm_bias_gelu", "--dim=M=300 --dim=N=512 --dim=K=136".split()),
+              ("row_sum", "row_sum", "--dim=M=77 --dim=N=2000".split())]
+    for module, kernel, dims in cases:
         for tool in ("memcheck", "racecheck", "synccheck"):
             cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "9", CUTEC, "run",
-                   os.path.join(GPU, module + ".ptx"), "--kernel", kernel, "--dim=M=300", "--dim=N=512", "--dim=K=136"]
+                   os.path.join(GPU, module + ".ptx"), "--kernel", kernel] + dims
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
                 tail = (p.stdout + p.stderr).strip().splitlines()[-1:]
@@ -106,6 +224,9 @@ def main():
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cutec-sched-", dir=GPU)
     ok = correctness(work)
+    ok &= epilogue(work, args.quick)
+    ok &= reduction(work, args.quick)
+    ok &= batched(work, args.quick)
     if not args.quick:
         ok &= timing()
     if args.sanitize:

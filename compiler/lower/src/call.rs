@@ -167,6 +167,41 @@ impl Lower<'_> {
                 let layout = self.layout_of(&arg(0)?, arg_span(0))?;
                 self.allocate(elem, space, layout, span).map(Value::Tensor)
             }
+            Builtin::MakeIdentityTensor => {
+                let shape = match arg(0)? {
+                    Value::Const(n) => vec![n],
+                    Value::Tuple(items) => {
+                        let mut v = Vec::with_capacity(items.len());
+                        for x in items {
+                            let Value::Const(n) = x else {
+                                return self
+                                    .unsupported(span, "an identity tensor of a shape not known at compile time");
+                            };
+                            v.push(n);
+                        }
+                        v
+                    }
+                    _ => return self.unsupported(span, "an identity tensor of this shape"),
+                };
+                let int = |n: i64| cutec_layout::IntTuple::Int(cutec_layout::Int::Static(n));
+                let shape = match shape[..] {
+                    [n] => int(n),
+                    _ => cutec_layout::IntTuple::Tuple(shape.iter().map(|&n| int(n)).collect()),
+                };
+                let layout = self.layout_result(Layout::compact(shape.clone()), span)?;
+                Ok(Value::Tensor(TensorView {
+                    base: self.b.i32(0),
+                    space: cutec_ir::AddrSpace::Local,
+                    elem: Scalar::Int,
+                    layout,
+                    swizzle: None,
+                    offset: SymInt::Const(0),
+                    base_align: 1,
+                    param: None,
+                    bounds: super::bounds::Bounds::Free,
+                    identity: Some(shape),
+                }))
+            }
             // The tiled MMA's shape is in its type; the value carries nothing.
             Builtin::TiledMma => Ok(Value::Mma),
             Builtin::Copy => match (arg(0)?, arg(1)?) {
@@ -342,6 +377,7 @@ impl Lower<'_> {
             base_align: ALLOC_ALIGN,
             param: None,
             bounds: super::bounds::Bounds::Free,
+            identity: None,
         })
     }
 

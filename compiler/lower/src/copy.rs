@@ -23,6 +23,9 @@ impl Lower<'_> {
         if coord.has_underscore() {
             return Ok(Value::Tensor(self.slice(&t, &coord, span)?));
         }
+        if let Some(shape) = t.identity.clone() {
+            return self.identity_element(&t, &shape, &coord, span);
+        }
         let pred = self.element_pred(&t, &coord, span)?;
         let (ptr, align) = self.element_ptr(&t, &coord, span)?;
         let ty = self.ir_scalar(t.elem, span)?;
@@ -69,8 +72,56 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// Element `coord` of a view of `make_identity_tensor(shape)`: the coordinate, in `shape`, of the element's
+    /// index (column-major, as CuTe's identity tensor counts), an integer per mode.
+    fn identity_element(
+        &mut self,
+        t: &TensorView,
+        shape: &cutec_layout::IntTuple,
+        coord: &CoordV,
+        span: Span,
+    ) -> LResult<Value> {
+        let (s, d) = (t.layout.shape().clone(), t.layout.stride().clone());
+        let idx = self.crd2idx(coord, &s, &d, span)?;
+        let idx = self.idx_add(&t.offset, &idx, span)?;
+        let extents: Vec<i64> = match shape {
+            cutec_layout::IntTuple::Int(i) => i.static_value().into_iter().collect(),
+            cutec_layout::IntTuple::Tuple(v) => v
+                .iter()
+                .filter_map(|x| match x {
+                    cutec_layout::IntTuple::Int(i) => i.static_value(),
+                    cutec_layout::IntTuple::Tuple(_) => None,
+                })
+                .collect(),
+        };
+        if let SymInt::Const(c) = idx {
+            let mut rest = c;
+            let mut out = Vec::new();
+            for &n in &extents {
+                out.push(Value::Const(rest % n.max(1)));
+                rest /= n.max(1);
+            }
+            return Ok(if out.len() == 1 { out.remove(0) } else { Value::Tuple(out) });
+        }
+        let mut rest = self.materialize(&idx, span)?;
+        let mut out = Vec::new();
+        for (m, &n) in extents.iter().enumerate() {
+            let n_h = self.b.i32(i32::try_from(n).unwrap_or(i32::MAX));
+            // The last mode takes what is left (an index inside the tensor is below its size).
+            let x = if m + 1 == extents.len() { rest } else { self.b.rem(rest, n_h) };
+            out.push(Value::Scalar(x, cutec_sema::Scalar::Int));
+            if m + 1 < extents.len() {
+                rest = self.b.div(rest, n_h);
+            }
+        }
+        Ok(if out.len() == 1 { out.remove(0) } else { Value::Tuple(out) })
+    }
+
     /// The address of an element and its alignment (the element's size: the base is at least that aligned).
     pub fn element_ptr(&mut self, t: &TensorView, coord: &CoordV, span: Span) -> LResult<(Handle<Expr>, u32)> {
+        if t.identity.is_some() {
+            return self.unsupported(span, "an identity tensor in memory (read its elements with `t[i]`)");
+        }
         let (shape, stride) = (t.layout.shape().clone(), t.layout.stride().clone());
         let idx = self.crd2idx(coord, &shape, &stride, span)?;
         let idx = self.idx_add(&t.offset, &idx, span)?;
@@ -145,6 +196,9 @@ impl Lower<'_> {
     /// `copy`, converting each element to `dst`'s type on the way (`store`): the vector width is the widest that
     /// both tensors allow for their own element sizes, and the conversion is one lane-wise convert per vector.
     pub fn transfer(&mut self, src: &TensorView, dst: &TensorView, span: Span) -> LResult<()> {
+        if src.identity.is_some() || dst.identity.is_some() {
+            return self.unsupported(span, "copying an identity tensor (read its elements with `t[i]`)");
+        }
         let (so, d_o) = (self.affine_offsets(src, span)?, self.affine_offsets(dst, span)?);
         if so.len() != d_o.len() {
             return self.fail(span, LowerError::CopySizeMismatch { from: so.len(), to: d_o.len() });
@@ -258,6 +312,9 @@ impl Lower<'_> {
 
     /// `fill(t, value)`: every element of `t`.
     pub fn fill(&mut self, t: &TensorView, value: &Value, span: Span) -> LResult<()> {
+        if t.identity.is_some() {
+            return self.unsupported(span, "filling an identity tensor");
+        }
         let offsets = self.affine_offsets(t, span)?;
         let v = self.scalar(value, t.elem, span)?;
         let elem = self.ir_scalar(t.elem, span)?;

@@ -388,6 +388,7 @@ impl<'p> Lower<'p> {
                     param: Some(index),
                     bounds: bounds::Bounds::of_argument(&p.name, &layout, &|d| self.shape_dims.contains(d)),
                     layout,
+                    identity: None,
                 }))
             }
             cutec_sema::Type::Scalar(s) => {

@@ -107,6 +107,9 @@ pub(crate) struct TensorView {
     pub param: Option<usize>,
     /// Where the view's elements are in the kernel argument it views, for predicating accesses.
     pub bounds: super::bounds::Bounds,
+    /// A view of `make_identity_tensor(shape)`, which has no storage: its element of index `i` (`offset +
+    /// layout(coord)`) is the coordinate of `i` in `shape` (column-major), computed where it is read.
+    pub identity: Option<cutec_layout::IntTuple>,
 }
 
 impl TensorView {
