@@ -7,7 +7,7 @@ Run from the repository root on the GPU machine after scripts/gpu/build.sh fille
 - Conversions: fp8_convert (scripts/gpu/fp8_convert.cute) on `cutec run`'s seeded random x, read back with
   --save-input; every element must equal torch's conversion of the same value (bit for bit, as float32).
 - GEMM correctness: fresh torch inputs per shape, rounded to e4m3 and given to `cutec run` as raw bits (A as `|u1`
-  from torch's uint8 view, B as `|V1` from an ml_dtypes array when ml_dtypes is there); one shape instead takes
+  from torch's uint8 view, B as `<V1` from an ml_dtypes array when ml_dtypes is there); one shape instead takes
   `cutec run`'s own random e4m3 fill (read back with --save-input). The output is poisoned by `cutec run` (NaN);
   the check is a relative Frobenius error <= 1e-2 against (A @ B^T) * scale_a * scale_b in float32, every element
   finite. torch._scaled_mm's error against the same reference is printed beside it.
@@ -100,7 +100,7 @@ def convert_part(work):
 
 
 def save_raw(path, t, ml):
-    """An e4m3 tensor as raw bits: `|V1` through ml_dtypes when `ml`, else `|u1` (torch's uint8 view)."""
+    """An e4m3 tensor as raw bits: `<V1` through ml_dtypes when `ml`, else `|u1` (torch's uint8 view)."""
     bits = t.view(torch.uint8).cpu().numpy()
     if ml:
         import ml_dtypes
@@ -176,7 +176,8 @@ def gemm_part(work, quick):
     print("   gemm_fp8_manual on cutec run's own e4m3 random fill")
     ok_all &= gemm_case(work, "gemm_fp8_manual", 1000, 776, 336, seed=0, own_fill=True)
     # K = 40: A's rows are 40 bytes, which TMA cannot describe (a multiple of 16 bytes); refused at launch.
-    rc, out, _ = run("gemm_fp8_manual.ptx", "gemm_fp8_manual", {"M": 256, "N": 256, "K": 40})
+    rc, out, _ = run("gemm_fp8_manual.ptx", "gemm_fp8_manual", {"M": 256, "N": 256, "K": 40},
+                     scalars=[("scale_a", 1.0), ("scale_b", 1.0)])
     refused = rc == 2 and "multiple of 16" in out
     print(f"{'256x256x40':>18} {'REFUSED' if refused else 'FAIL'} {out.strip().splitlines()[0] if out.strip() else ''}")
     ok_all &= refused
@@ -184,8 +185,10 @@ def gemm_part(work, quick):
         return ok_all
     print("   TFLOP/s (ratio to torch._scaled_mm with fast accumulation, the kernel's numerics; medians over 3 "
           "interleaved rounds of 20 launches)")
-    print(f"{'M x N x K':>18} {'cutec':>16} {'_scaled_mm fast':>16} {'_scaled_mm':>16} {'cutec/fast':>11}")
-    for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]:
+    print(f"{'M x N x K':>18} {'cutec':>16} {'_scaled_mm fast':>16} {'_scaled_mm':>16} {'cutec/fast':>11} "
+          f"{'cutec/default':>13}")
+    for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048), (4096, 14336, 4096),
+                    (1024, 8192, 8192)]:
         flop = 2.0 * m * n * k
         a = torch.randn(m, k, device="cuda").to(E4M3)
         b = torch.randn(n, k, device="cuda").to(E4M3)
@@ -206,7 +209,7 @@ def gemm_part(work, quick):
             continue
         t, f, s = (statistics.median(x) for x in (mine, fast, slow))
         tf = lambda ms: f"{flop / ms / 1e9:.1f}"
-        print(f"{f'{m}x{n}x{k}':>18} {tf(t):>16} {tf(f):>16} {tf(s):>16} {f / t:>11.3f}   "
+        print(f"{f'{m}x{n}x{k}':>18} {tf(t):>16} {tf(f):>16} {tf(s):>16} {f / t:>11.3f} {s / t:>13.3f}   "
               f"(ms: {t:.4f} / {f:.4f} / {s:.4f}; rounds {', '.join(f'{x:.4f}' for x in mine)})")
         del a, b
     return ok_all

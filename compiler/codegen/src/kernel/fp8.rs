@@ -56,7 +56,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
     }
 
     /// A scalar of `ty` from one lane, or a vector of `ty` lanes from several.
-    fn from_lanes(
+    fn gather_lanes(
         &self,
         ty: BasicTypeEnum<'ctx>,
         parts: &[BasicValueEnum<'ctx>],
@@ -98,7 +98,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 halves.push(ll(b.build_extract_element(h2, i32t.const_int(u64::from(j), false), ""))?);
             }
         }
-        self.from_lanes(self.context.f16_type().into(), &halves)
+        self.gather_lanes(self.context.f16_type().into(), &halves)
     }
 
     /// `lanes` values of `from` (`f32` or `f16`) rounded to fp8 `to` (`i8` lanes), two per packed `cvt`.
@@ -132,7 +132,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         if lanes == 1 {
             return Ok(ll(b.build_int_truncate(pairs[0].into_int_value(), i8t, ""))?.into());
         }
-        let words = self.from_lanes(i16t.into(), &pairs)?;
+        let words = self.gather_lanes(i16t.into(), &pairs)?;
         ll(b.build_bit_cast(words, i8t.vec_type(lanes), ""))
     }
 }
