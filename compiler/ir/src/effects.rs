@@ -249,6 +249,10 @@ pub fn op(kernel: &Kernel, op: &Op) -> Effects {
                 | barrier_rw(bar)
                 | Effects::ASYNC
         }
+        // Its barrier is not chosen yet: the scheduling passes pair it with one.
+        Op::TmaLoadUnscheduled { dst, map, .. } => {
+            reads_at(kernel, map) | Effects::reads(AddrSpace::Global) | writes_at(kernel, dst) | Effects::ASYNC
+        }
         // Reads `src` after it is issued, until a `bulk.wait_group.read` covers it.
         Op::TmaStore { src, map, .. } => {
             reads_at(kernel, map) | reads_at(kernel, src) | Effects::writes(AddrSpace::Global) | Effects::ASYNC

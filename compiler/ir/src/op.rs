@@ -96,6 +96,12 @@ pub enum Op {
     /// Waits until the phase of parity `parity` (an `i32`, 0 or 1) of `bar` has completed
     /// (`mbarrier.try_wait.parity` in a loop).
     MbarrierWait { bar: Handle<Expr>, parity: Handle<Expr> },
+    /// `tma_load(view, layout)` before the scheduling passes: the same copy as [`Op::TmaLoad`] with no barrier
+    /// yet. `pipeline-loops` gives the ones of a `pipelined` loop a ring of stages and barriers, and
+    /// `complete-copies` the others one barrier each, waited on where the copy is (so the tile is complete before
+    /// its first use). No pass after those and no back end sees one (code generation reports one as an internal
+    /// error).
+    TmaLoadUnscheduled { dst: Handle<Expr>, map: Handle<Expr>, coords: Vec<Handle<Expr>> },
     /// `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes`: copies the box at
     /// `coords` (innermost first, in elements) of the tensor described by `map` to `dst`, then signals `bar`.
     /// With `multicast` (an `i32` mask of CTA ranks in the cluster), the box lands at the same offset in every CTA
@@ -182,6 +188,7 @@ impl Op {
             Op::ClusterBarrier => "barrier.cluster",
             Op::MbarrierWait { .. } => "mbarrier.wait",
             Op::TmaLoad { .. } => "tma.load",
+            Op::TmaLoadUnscheduled { .. } => "tma.load.unscheduled",
             Op::TmaStore { .. } => "tma.store",
             Op::Stmatrix { .. } => "stmatrix",
             Op::BulkCommit => "bulk.commit_group",
@@ -227,6 +234,7 @@ impl Op {
             | Op::ClusterBarrier
             | Op::MbarrierWait { .. }
             | Op::TmaLoad { .. }
+            | Op::TmaLoadUnscheduled { .. }
             | Op::FenceProxyAsync
             | Op::WgmmaFence
             | Op::Wgmma { .. }
@@ -263,7 +271,7 @@ impl Op {
                 f(bar);
                 multicast.into_iter().for_each(&mut f);
             }
-            Op::TmaStore { src, map, ref coords } => {
+            Op::TmaLoadUnscheduled { dst: src, map, ref coords } | Op::TmaStore { src, map, ref coords } => {
                 f(src);
                 f(map);
                 coords.iter().copied().for_each(&mut f);
@@ -321,7 +329,7 @@ impl Op {
                     *m = f(*m);
                 }
             }
-            Op::TmaStore { src, map, coords } => {
+            Op::TmaLoadUnscheduled { dst: src, map, coords } | Op::TmaStore { src, map, coords } => {
                 *src = f(*src);
                 *map = f(*map);
                 coords.iter_mut().for_each(|c| *c = f(*c));

@@ -10,14 +10,17 @@ fn run(mut module: Module) -> String {
 }
 
 /// The passes, in the order they run.
-const PIPELINE: [&str; 12] = [
+const PIPELINE: [&str; 15] = [
     "unroll",
     "forward-vars",
     "fold-constants",
     "cse",
     "dce",
     "pipeline-loops",
+    "complete-wgmma",
+    "complete-copies",
     "specialize-warps",
+    "dce",
     "compact",
     "check-collectives",
     "check-operands",

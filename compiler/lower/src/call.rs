@@ -186,10 +186,24 @@ impl Lower<'_> {
 
     /// A call of an operation of the layout algebra, by `cutec_layout::apply`.
     fn layout_call(&mut self, e: &ast::Expr, op: cutec_layout::LayoutOp, args: &[Value]) -> LResult<Value> {
-        let span = e.span;
         let generics = self.generic_ints(e)?;
+        let on_tensor = matches!(self.type_of(e.id), Type::Tensor(_));
+        self.layout_apply(op, &generics, args, on_tensor, e.span)
+    }
+
+    /// `op` of the algebra on `args`; with `on_tensor`, a tensor first argument gives a tensor (the operation
+    /// applies to its layout).
+    pub(super) fn layout_apply(
+        &mut self,
+        op: cutec_layout::LayoutOp,
+        generics: &[i64],
+        args: &[Value],
+        on_tensor: bool,
+        span: Span,
+    ) -> LResult<Value> {
+        let generics = generics.to_vec();
         let tensor = match args.first() {
-            Some(Value::Tensor(t)) if matches!(self.type_of(e.id), Type::Tensor(_)) => Some(t.clone()),
+            Some(Value::Tensor(t)) if on_tensor => Some(t.clone()),
             _ => None,
         };
         let mut values = Vec::with_capacity(args.len());
@@ -244,7 +258,7 @@ impl Lower<'_> {
     }
 
     /// `local_tile(t, tiler, coord)`: the tile at `coord` of `zipped_divide(t, tiler)`, offset in IR.
-    fn local_tile(
+    pub(super) fn local_tile(
         &mut self,
         t: &TensorView,
         tiler: &Tiler,
@@ -333,7 +347,7 @@ impl Lower<'_> {
 
     /// A new tensor with a swizzled layout `Sw o offset o L`: enough elements for every index the swizzle
     /// reaches.
-    fn allocate_swizzled(
+    pub(super) fn allocate_swizzled(
         &mut self,
         elem: Scalar,
         space: Space,

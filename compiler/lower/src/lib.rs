@@ -24,6 +24,7 @@ mod bounds;
 mod budget;
 mod call;
 mod copy;
+mod epilogue;
 pub mod error;
 mod expr;
 mod interface;
@@ -214,6 +215,11 @@ pub(crate) struct Lower<'p> {
     pub wgmma_fragments: HashMap<Handle<Expr>, u32>,
     /// Where each top-level `role` of the kernel runs, by its statement's id (see [`Lower::plan_roles`]).
     pub roles: HashMap<NodeId, role::RoleSlot>,
+    /// The role whose body is being lowered, if any.
+    pub current_role: Option<role::RoleSlot>,
+    /// The accumulators `fragment_c` made for a tiled MMA over several warpgroups, by allocation: each thread
+    /// holds its warpgroup's part, so `store(acc, tile)` partitions `tile` as `partition_c` would.
+    pub(crate) mma_accumulators: HashMap<Handle<Expr>, mma::MmaTiling>,
     /// What the body does with each mbarrier tensor (see `sync_check`).
     pub mbarriers: sync_check::MbarrierUses,
     /// The statement budget's state (see `budget`).
@@ -258,6 +264,8 @@ impl<'p> Lower<'p> {
             cluster_synced: false,
             wgmma_fragments: HashMap::new(),
             roles: HashMap::new(),
+            current_role: None,
+            mma_accumulators: HashMap::new(),
             mbarriers: sync_check::MbarrierUses::default(),
             budget: budget::Budget::default(),
         }

@@ -31,6 +31,14 @@ use cutec_ir::{AddrSpace, Expr, GmmaDesc, Handle, Op, WgmmaShape};
 use cutec_layout::{Int, IntTuple, Layout};
 use cutec_sema::{Method, Scalar, SymInt, Type};
 
+/// A tiled MMA: its atom's shape and its warpgroups, `wm` along M by `wn` along N.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct MmaTiling {
+    pub shape: WgmmaShape,
+    pub wm: u32,
+    pub wn: u32,
+}
+
 /// The checker's scalar of a wgmma's A.
 fn input_scalar(shape: WgmmaShape) -> Scalar {
     lang_scalar(shape.input)
@@ -115,9 +123,10 @@ impl Lower<'_> {
         self.fail(span, LowerError::WarpgroupDivergent { what: what.to_owned(), at, why })
     }
 
-    /// The wgmma shape of a tiled MMA the lowering supports: one m64nNk16 atom of `bf16` or `f16`, or m64nNk32 of
-    /// fp8 (`e4m3`/`e5m2` in any mix), with `f32` accumulators, on one warpgroup (`(1, 1, 1)`).
-    fn mma_shape(&mut self, id: ast::NodeId, span: Span) -> LResult<WgmmaShape> {
+    /// The wgmma shape and the warpgroups of a tiled MMA the lowering supports: an m64nNk16 atom of `bf16` or
+    /// `f16`, or m64nNk32 of fp8 (`e4m3`/`e5m2` in any mix), with `f32` accumulators, tiled `(wm, wn, 1)` over
+    /// `wm * wn` warpgroups (at most 4).
+    fn mma_shape(&mut self, id: ast::NodeId, span: Span) -> LResult<MmaTiling> {
         let Type::TiledMma(t) = self.type_of(id).clone() else {
             return self.internal(span, "a tiled MMA expected");
         };
@@ -136,17 +145,82 @@ impl Lower<'_> {
         if atom.c != Scalar::F32 {
             return self.unsupported(span, format!("a wgmma accumulating in `{}`", atom.c));
         }
-        if t.tiling.iter().any(|&x| x != Some(1)) {
-            return self.unsupported(span, "a tiled MMA over several warpgroups (tile by hand: one per warpgroup)");
-        }
+        let (wm, wn) = match t.tiling[..] {
+            [Some(m), Some(n), Some(1)] if m >= 1 && n >= 1 && m * n <= 4 => (m as u32, n as u32),
+            [Some(m), Some(n), Some(1)] if m >= 1 && n >= 1 => {
+                return self.unsupported(span, "a tiled MMA over more than 4 warpgroups");
+            }
+            _ => return self.unsupported(span, "a tiled MMA tiled along K, or of a tiling not known at compile time"),
+        };
         match (atom.m, atom.n, atom.k) {
             (Some(64), Some(n), Some(kk)) if kk == k && n % 8 == 0 && (8..=256).contains(&n) => {
-                Ok(WgmmaShape { m: 64, n: n as u32, k: k as u32, input, input_b })
+                Ok(MmaTiling { shape: WgmmaShape { m: 64, n: n as u32, k: k as u32, input, input_b }, wm, wn })
             }
             _ => self.unsupported(
                 span,
                 format!("a wgmma shape other than m64nNk{k} with N a multiple of 8 up to 256 for these inputs"),
             ),
+        }
+    }
+
+    /// The calling thread's warpgroup's place `(mi, ni)` in a tiled MMA over several warpgroups: warpgroup
+    /// `w = (thread_idx.x / 128) % (wm * wn)` takes rows `64 mi..` and columns `N ni..` with `mi = w % wm`,
+    /// `ni = w / wm`. Any `wm * wn` consecutive warpgroups (a whole CTA of them, or a role of them, wherever it
+    /// starts) take each place once. `None` for one warpgroup.
+    pub(super) fn mma_place(&mut self, t: MmaTiling) -> Option<(Handle<Expr>, Handle<Expr>)> {
+        let w = t.wm * t.wn;
+        if w == 1 {
+            return None;
+        }
+        let tid = self.b.thread_idx_x();
+        let seven = self.b.i32(7);
+        let wg = self.b.binary(cutec_ir::BinaryOp::Shr, tid, seven);
+        let count = self.b.i32(w as i32);
+        let w = self.b.rem(wg, count);
+        let wm = self.b.i32(t.wm as i32);
+        Some((self.b.rem(w, wm), self.b.div(w, wm)))
+    }
+
+    /// The part `(mi, ni)` of `rows x cols` tiles of `t` (`local_tile(t, (rows, cols), (mi, ni))`).
+    pub(super) fn mma_part(
+        &mut self,
+        t: TensorView,
+        tile: (i64, i64),
+        at: (Value, Value),
+        span: Span,
+    ) -> LResult<TensorView> {
+        let tiler = self.tiler_of(&Value::Tuple(vec![Value::Const(tile.0), Value::Const(tile.1)]), span)?;
+        let coord = self.coord_of(&Value::Tuple(vec![at.0, at.1]), span)?;
+        self.local_tile(&t, &tiler, coord, span)
+    }
+
+    /// E0300 unless the warpgroups that run a tiled MMA over `t.wm * t.wn` warpgroups are that many: those of
+    /// the enclosing role, else those of the CTA (less the producer of a `warp_specialized` kernel).
+    fn check_mma_warpgroups(&mut self, t: MmaTiling, span: Span) -> LResult<()> {
+        let want = t.wm * t.wn;
+        if want == 1 {
+            return Ok(());
+        }
+        let (have, whose) = match self.current_role {
+            Some(r) => (Some(r.count), "its role has"),
+            None => {
+                let threads = self.b.kernel().block_size.map(|[x, y, z]| x * y * z);
+                match threads {
+                    Some(n) if n % 128 == 0 && self.b.kernel().warp_specialized => {
+                        (Some((n / 128).saturating_sub(1)), "the consumers of this warp-specialized block are")
+                    }
+                    Some(n) if n % 128 == 0 => (Some(n / 128), "the block has"),
+                    _ => (None, ""),
+                }
+            }
+        };
+        match have {
+            Some(h) if h == want => Ok(()),
+            Some(h) => {
+                let msg = format!("a tiled MMA over {want} warpgroups where {whose} {h}");
+                self.unsupported(span, msg)
+            }
+            None => self.unsupported(span, "a tiled MMA over several warpgroups in a block of unknown size"),
         }
     }
 
@@ -156,25 +230,33 @@ impl Lower<'_> {
             Some(cutec_sema::Resolution::Method(m)) => *m,
             _ => return self.unsupported(e.span, "this method"),
         };
-        let shape = self.mma_shape(receiver.id, receiver.span)?;
+        let tiling = self.mma_shape(receiver.id, receiver.span)?;
+        let shape = tiling.shape;
+        let (rows, wide) = (64 * i64::from(tiling.wm), i64::from(shape.n * tiling.wn));
         let Some(arg) = args.first() else { return self.internal(e.span, "a method without argument") };
         let v = self.expr(&arg.value)?;
         self.at(e.span);
+        if matches!(method, Method::FragmentA | Method::PartitionA) && tiling.wm * tiling.wn > 1 {
+            return self.unsupported(e.span, "an A fragment of a tiled MMA over several warpgroups");
+        }
         match method {
             Method::FragmentC | Method::FragmentA => {
-                let cols = match &v {
+                let size = match &v {
                     Value::Tuple(items) => match items.as_slice() {
-                        [Value::Const(64), Value::Const(c)] => Some(*c),
+                        [Value::Const(r), Value::Const(c)] => Some((*r, *c)),
                         _ => None,
                     },
                     _ => None,
                 };
+                let cols = size.filter(|&(r, _)| r == if method == Method::FragmentC { rows } else { 64 });
+                let cols = cols.map(|(_, c)| c);
                 let (elem, cols) = if method == Method::FragmentC {
-                    let Some(n) = cols.filter(|&c| c == i64::from(shape.n)) else {
-                        let msg = format!("an accumulator of another shape than (64, {})", shape.n);
+                    let Some(_) = cols.filter(|&c| c == wide) else {
+                        let msg = format!("an accumulator of another shape than ({rows}, {wide})");
                         return self.unsupported(arg.span, msg);
                     };
-                    (Scalar::F32, n)
+                    self.check_mma_warpgroups(tiling, e.span)?;
+                    (Scalar::F32, i64::from(shape.n))
                 } else {
                     let Some(k) = cols.filter(|&k| cutec_layout::wgmma_a_register_layout(k).is_ok()) else {
                         let msg = "an A fragment of another shape than (64, K) with K a multiple of 16 up to 256";
@@ -191,54 +273,98 @@ impl Lower<'_> {
                 let values = self.layout_result(values, e.span)?;
                 let t = self.allocate(elem, cutec_sema::Space::Rmem, values, e.span)?;
                 self.wgmma_fragments.insert(t.base, cols as u32);
+                if method == Method::FragmentC {
+                    self.mma_accumulators.insert(t.base, tiling);
+                }
                 Ok(Value::Tensor(t))
+            }
+            Method::PartitionC if tiling.wm * tiling.wn > 1 => {
+                let Value::Tensor(t) = v else { return self.internal(arg.span, "a tensor expected") };
+                self.partition_c(t, tiling, e, arg.span).map(Value::Tensor)
             }
             Method::PartitionC | Method::PartitionA => {
                 let Value::Tensor(t) = v else { return self.internal(arg.span, "a tensor expected") };
-                let size = t.layout.size().ok().and_then(|s| s.static_value());
-                let rows = t.layout.mode(0).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
-                let cols = size.filter(|_| rows == Some(64)).map(|s| s / 64);
-                let tv = match method {
-                    Method::PartitionC => cols
-                        .filter(|&n| n == i64::from(shape.n))
-                        .and_then(|n| cutec_layout::wgmma_accumulator_layout(n).ok())
-                        .ok_or(format!("partitioning a C tile of another shape than (64, {})", shape.n)),
-                    _ => cols.and_then(|k| cutec_layout::wgmma_a_register_layout(k).ok()).ok_or(
-                        "partitioning an A tile of another shape than (64, K) with K a multiple of 16 up to 256"
-                            .to_string(),
-                    ),
-                };
-                let tv = match tv {
-                    Ok(l) => l,
-                    Err(what) => return self.unsupported(arg.span, what),
-                };
-                // `composition(t, TV)[thread % 128, _]`: the places in `t` of the calling thread's values.
-                let composed = self.builtin(
-                    e,
-                    cutec_sema::Builtin::Layout(cutec_layout::LayoutOp::Composition),
-                    &[Value::Tensor(t), Value::Layout(tv)],
-                    &[arg.span, e.span],
-                )?;
-                let tid = self.b.thread_idx_x();
-                let k = self.b.i32(127);
-                let lane = self.b.binary(cutec_ir::BinaryOp::And, tid, k);
-                let tile = match &composed {
-                    Value::Tensor(tile) => Some(tile.clone()),
-                    _ => None,
-                };
-                let view = self.index(
-                    composed,
-                    Value::Tuple(vec![Value::Scalar(lane, Scalar::Int), Value::Wildcard]),
-                    e.span,
-                )?;
-                match (view, tile) {
-                    (Value::Tensor(v), Some(tile)) => {
-                        Ok(Value::Tensor(self.record_warp_fragment(v, tile, lane, e.span)?))
-                    }
-                    (view, _) => Ok(view),
-                }
+                self.partition_one(method, t, shape, e, arg.span)
             }
             _ => self.unsupported(e.span, "this tiled MMA method"),
+        }
+    }
+
+    /// `partition_c(t)` (or `partition_a`) of one warpgroup's 64-row tile `t`: the calling thread's values' places.
+    pub(super) fn partition_one(
+        &mut self,
+        method: Method,
+        t: TensorView,
+        shape: WgmmaShape,
+        e: &ast::Expr,
+        span: Span,
+    ) -> LResult<Value> {
+        let size = t.layout.size().ok().and_then(|s| s.static_value());
+        let rows = t.layout.mode(0).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
+        let cols = size.filter(|_| rows == Some(64)).map(|s| s / 64);
+        let tv = match method {
+            Method::PartitionC => cols
+                .filter(|&n| n == i64::from(shape.n))
+                .and_then(|n| cutec_layout::wgmma_accumulator_layout(n).ok())
+                .ok_or(format!("partitioning a C tile of another shape than (64, {})", shape.n)),
+            _ => cols.and_then(|k| cutec_layout::wgmma_a_register_layout(k).ok()).ok_or(
+                "partitioning an A tile of another shape than (64, K) with K a multiple of 16 up to 256".to_string(),
+            ),
+        };
+        let tv = match tv {
+            Ok(l) => l,
+            Err(what) => return self.unsupported(span, what),
+        };
+        // `composition(t, TV)[thread % 128, _]`: the places in `t` of the calling thread's values.
+        let composed = self.layout_apply(
+            cutec_layout::LayoutOp::Composition,
+            &[],
+            &[Value::Tensor(t), Value::Layout(tv)],
+            true,
+            e.span,
+        )?;
+        let tid = self.b.thread_idx_x();
+        let k = self.b.i32(127);
+        let lane = self.b.binary(cutec_ir::BinaryOp::And, tid, k);
+        let tile = match &composed {
+            Value::Tensor(tile) => Some(tile.clone()),
+            _ => None,
+        };
+        let view =
+            self.index(composed, Value::Tuple(vec![Value::Scalar(lane, Scalar::Int), Value::Wildcard]), e.span)?;
+        match (view, tile) {
+            (Value::Tensor(v), Some(tile)) => Ok(Value::Tensor(self.record_warp_fragment(v, tile, lane, e.span)?)),
+            (view, _) => Ok(view),
+        }
+    }
+
+    /// `partition_c(t)` of a tiled MMA over several warpgroups: the calling warpgroup's part of `t` (see
+    /// [`Lower::mma_place`]), partitioned like one warpgroup's.
+    pub(super) fn partition_c(
+        &mut self,
+        t: TensorView,
+        tiling: MmaTiling,
+        e: &ast::Expr,
+        span: Span,
+    ) -> LResult<TensorView> {
+        let (rows, cols) = (64 * i64::from(tiling.wm), i64::from(tiling.shape.n * tiling.wn));
+        let dims = |l: &Layout| {
+            let d = |i| l.mode(i).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
+            (l.rank() == 2).then(|| (d(0), d(1)))
+        };
+        if dims(&t.layout) != Some((Some(rows), Some(cols))) {
+            return self.unsupported(span, format!("partitioning a C tile of another shape than ({rows}, {cols})"));
+        }
+        let part = match self.mma_place(tiling) {
+            Some((mi, ni)) => {
+                let at = (Value::Scalar(mi, Scalar::Int), Value::Scalar(ni, Scalar::Int));
+                self.mma_part(t, (64, i64::from(tiling.shape.n)), at, span)?
+            }
+            None => t,
+        };
+        match self.partition_one(Method::PartitionC, part, tiling.shape, e, span)? {
+            Value::Tensor(v) => Ok(v),
+            _ => self.internal(span, "a partition that is not a tensor"),
         }
     }
 
@@ -281,13 +407,45 @@ impl Lower<'_> {
             }
             None => None,
         };
-        let shape = self.mma_shape(mma.value.id, mma.span)?;
+        let tiling = self.mma_shape(mma.value.id, mma.span)?;
+        let shape = tiling.shape;
         self.require_whole_warpgroup(e.span, "`gemm`")?;
         let (va, vb, vacc) = (self.expr(&a.value)?, self.expr(&b.value)?, self.expr(&acc.value)?);
-        let (Value::Tensor(ta), Value::Tensor(tb), Value::Tensor(tacc)) = (va, vb, vacc) else {
+        let (Value::Tensor(mut ta), Value::Tensor(mut tb), Value::Tensor(tacc)) = (va, vb, vacc) else {
             return self.internal(e.span, "`gemm` of values that are not tensors");
         };
         self.at(e.span);
+        // Over several warpgroups: each multiplies its rows of A by its columns of B into its accumulator.
+        if let Some((mi, ni)) = self.mma_place(tiling) {
+            self.check_mma_warpgroups(tiling, e.span)?;
+            if ta.space == AddrSpace::Local {
+                return self.unsupported(a.span, "A in registers for a tiled MMA over several warpgroups");
+            }
+            let k = |this: &Self, t: &TensorView| {
+                let d = |i| t.layout.mode(i).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
+                let _ = this;
+                (t.layout.rank() == 2).then(|| (d(0), d(1)))
+            };
+            let (rows, cols) = (64 * i64::from(tiling.wm), i64::from(shape.n * tiling.wn));
+            let (Some((Some(ra), Some(ka))), Some((Some(rb), Some(kb)))) = (k(self, &ta), k(self, &tb)) else {
+                let msg = "the operands of a tiled MMA over several warpgroups must be 2-D tiles of static shape";
+                return self.fail(e.span, LowerError::WgmmaOperand { problem: msg.to_string() });
+            };
+            if ra != rows || rb != cols {
+                let msg = format!(
+                    "this tiled MMA multiplies a ({rows}, K) tile of A by an ({cols}, K) tile of B; the operands are \
+                     ({ra}, {ka}) and ({rb}, {kb})"
+                );
+                return self.fail(e.span, LowerError::WgmmaOperand { problem: msg });
+            }
+            let zero = || Value::Const(0);
+            if tiling.wm > 1 {
+                ta = self.mma_part(ta, (64, ka), (Value::Scalar(mi, Scalar::Int), zero()), a.span)?;
+            }
+            if tiling.wn > 1 {
+                tb = self.mma_part(tb, (i64::from(shape.n), kb), (Value::Scalar(ni, Scalar::Int), zero()), b.span)?;
+            }
+        }
         let elem = input_scalar(shape);
         // A in registers ("RS") or in shared memory like B ("SS").
         let a_regs = ta.space == AddrSpace::Local;

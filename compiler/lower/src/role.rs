@@ -18,7 +18,7 @@ use cutec_sema::Scalar;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RoleSlot {
     first: u32,
-    count: u32,
+    pub(crate) count: u32,
     regs: Option<u32>,
 }
 
@@ -181,7 +181,9 @@ impl Lower<'_> {
             self.facts.push((r, count, true));
             self.frame_mut()?.bindings.insert(*id, Binding::Value(Box::new(Value::Scalar(r, Scalar::Int))));
         }
+        let outer = self.current_role.replace(slot);
         let result = self.block(body);
+        self.current_role = outer;
         self.facts.truncate(known);
         let body = self.b.close_block();
         self.at(head);

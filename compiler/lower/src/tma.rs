@@ -56,6 +56,7 @@ impl Lower<'_> {
             | Builtin::MbarrierArriveExpectTx
             | Builtin::MbarrierWait => self.mbarrier_call(e, b, args),
             Builtin::TmaLoad if by_hand => self.tma_load_call(e, args),
+            Builtin::TmaLoad => self.tma_load_plain(e, args),
             Builtin::TmaStore => self.tma_store_call(e, args),
             Builtin::PrefetchTensormap => self.prefetch_tensormap_call(e, args),
             Builtin::TmaStoreWait => self.pending_groups(e).map(|pending| {
@@ -159,10 +160,22 @@ impl Lower<'_> {
             return self.internal(e.span, "`store` without its tensors");
         };
         let (s, d) = (self.expr(&src.value)?, self.expr(&dst.value)?);
-        let (Value::Tensor(s), Value::Tensor(d)) = (s, d) else {
+        let (Value::Tensor(s), Value::Tensor(mut d)) = (s, d) else {
             return self.unsupported(e.span, "`store` of values that are not tensors");
         };
         self.at(e.span);
+        // `store(acc, tile)` of a whole accumulator to the whole tile it computes: each thread stores its values
+        // where `partition_c` puts them.
+        let static_size = |t: &TensorView| t.layout.size().ok().and_then(|s| s.static_value());
+        if let Some(&tiling) = self.mma_accumulators.get(&s.base)
+            && s.offset == SymInt::Const(0)
+            && static_size(&d) == Some(64 * i64::from(tiling.wm) * i64::from(tiling.shape.n * tiling.wn))
+        {
+            if self.tma_epilogue_fits(&d, tiling) {
+                return self.tma_epilogue(&s, &d, tiling, e).map(|()| Value::Unit);
+            }
+            d = self.partition_c(d, tiling, e, dst.span)?;
+        }
         self.store_call(&s, &d, e.span)?;
         Ok(Value::Unit)
     }
@@ -274,6 +287,36 @@ impl Lower<'_> {
         Ok(Value::Tensor(s))
     }
 
+    /// `tma_load(src, layout)`: a new shared-memory tile of `layout` (swizzled or not) and an unscheduled copy of
+    /// the box `src` into it ([`Op::TmaLoadUnscheduled`]); the scheduling passes give it its barrier, and in a
+    /// `pipelined` loop its ring of stages. The value is the tile.
+    fn tma_load_plain(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
+        if let Some(a) = args.iter().find(|a| a.name.is_some()) {
+            return self.unsupported(a.span, "a named argument of `tma_load` without `bar`");
+        }
+        let (Some(src), Some(layout)) = (args.first(), args.get(1)) else {
+            return self.internal(e.span, "`tma_load` without its operands");
+        };
+        let g = self.expr(&src.value)?;
+        let l = self.expr(&layout.value)?;
+        let Value::Tensor(g) = g else {
+            return self.internal(src.span, "`tma_load` of a value that is not a tensor");
+        };
+        self.at(e.span);
+        let s = match l {
+            Value::Composed(c) => self.allocate_swizzled(g.elem, cutec_sema::Space::Smem, &c, e.span)?,
+            other => {
+                let layout = self.layout_of(&other, layout.span)?;
+                self.allocate(g.elem, cutec_sema::Space::Smem, layout, e.span)?
+            }
+        };
+        let plan = self.tma_plan(&g, &s, e.span)?;
+        let (map, coords) = self.tensor_map(plan, &g, Some(false), e.span)?;
+        let dst = self.tile_start(&s, e.span)?;
+        self.b.op(Op::TmaLoadUnscheduled { dst, map, coords });
+        Ok(Value::Tensor(s))
+    }
+
     /// `tma_store(src, dst)`: copies `src` in shared memory to the box `dst` of a kernel argument, as its own
     /// bulk group.
     fn tma_store_call(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
@@ -288,12 +331,18 @@ impl Lower<'_> {
             return self.internal(e.span, "`tma_store` of values that are not tensors");
         };
         self.at(e.span);
-        let plan = self.tma_plan(&g, &s, e.span)?;
-        let (map, coords) = self.tensor_map(plan, &g, Some(true), e.span)?;
-        let src = self.tile_start(&s, e.span)?;
+        self.tma_store_views(&s, &g, e.span)?;
+        Ok(Value::Unit)
+    }
+
+    /// The TMA store of the shared-memory tile `s` to the box `g` of a kernel argument, as its own bulk group.
+    pub(super) fn tma_store_views(&mut self, s: &TensorView, g: &TensorView, span: Span) -> LResult<()> {
+        let plan = self.tma_plan(g, s, span)?;
+        let (map, coords) = self.tensor_map(plan, g, Some(true), span)?;
+        let src = self.tile_start(s, span)?;
         self.b.op(Op::TmaStore { src, map, coords });
         self.b.op(Op::BulkCommit);
-        Ok(Value::Unit)
+        Ok(())
     }
 
     /// `prefetch_tensormap(g, s)`: `prefetch.tensormap` of the map a TMA copy between the global tile `g` and the

@@ -97,6 +97,12 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 self.call_void(&nv::tma_load(coords.len()), &[], &args)?;
                 return Ok(None);
             }
+            // The scheduling passes give every one a barrier; only a module built by hand can bring one here.
+            Op::TmaLoadUnscheduled { .. } => {
+                let what = "a TMA load without a barrier (`tma.load.unscheduled`, which the scheduling passes \
+                            replace)";
+                return Err(CodegenError::Unsupported { what: what.to_string() });
+            }
             Op::TmaStore { src, map, ref coords } => {
                 let mut args: Vec<BasicValueEnum<'ctx>> = vec![self.value(src)?, self.value(map)?];
                 for &c in coords {

@@ -333,6 +333,7 @@ fn collective(op: &Op) -> Option<(&'static str, Scope)> {
         | Op::MbarrierArrive { .. }
         | Op::MbarrierWait { .. }
         | Op::TmaLoad { .. }
+        | Op::TmaLoadUnscheduled { .. }
         | Op::MbarrierArriveRemote { .. }
         | Op::TmaStore { .. }
         | Op::BulkCommit

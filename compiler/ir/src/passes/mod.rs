@@ -70,9 +70,21 @@ pub enum PassErrorKind {
     /// A protocol error: a wait that never returns, a wrong parity, bytes, an early exit (`check-protocol`).
     #[error("{}", protocol::headline(.0.kind))]
     Protocol(Box<crate::analysis::protocol::ProtocolError>),
+    /// A schedule the scheduling passes cannot write for this program (`pipelined`, `warp_specialized`, a
+    /// `tma_load` without its barrier): `problem` says what stands in the way, `help` what to do.
+    #[error("{}", .0.problem)]
+    Schedule(Box<ScheduleError>),
     /// An analysis the pass needs failed: the module is invalid (a compiler bug).
     #[error(transparent)]
     Invalid(Box<KernelError>),
+}
+
+/// What stands in the way of a schedule (E0324): the problem, the label at its location, and what to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleError {
+    pub problem: String,
+    pub label: String,
+    pub help: String,
 }
 
 /// An access to elements `first..=last` of the register array `array` of `len` elements.
@@ -107,6 +119,7 @@ impl PassError {
             PassErrorKind::FragmentIndex(_) => codes::FRAGMENT_INDEX,
             PassErrorKind::Operand(ref e) => e.code(),
             PassErrorKind::Protocol(ref e) => protocol::code(e),
+            PassErrorKind::Schedule(_) => codes::SCHEDULE,
             PassErrorKind::Invalid(_) => codes::INTERNAL,
         }
     }
@@ -154,6 +167,12 @@ impl PassError {
             }
             PassErrorKind::Operand(e) => e.to_diagnostic(),
             PassErrorKind::Protocol(e) => protocol::to_diagnostic(e),
+            PassErrorKind::Schedule(e) => {
+                Diagnostic::error(self.code(), e.problem.clone(), self.loc.file, self.loc.span)
+                    .with_primary_message(e.label.clone())
+                    .with_note(format!("from the `{}` pass", self.pass))
+                    .with_help(e.help.clone())
+            }
             PassErrorKind::Invalid(e) => e.to_diagnostic(),
         }
     }
@@ -247,7 +266,10 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
         &cse::CommonSubexpressions,
         &dce::DeadCode,
         &schedule::PipelineLoops,
+        &schedule::CompleteWgmma,
+        &schedule::CompleteCopies,
         &schedule::SpecializeWarps,
+        &dce::DeadCode,
         &compact::Compact,
         &collectives::CheckCollectives,
         &operands::CheckOperands,

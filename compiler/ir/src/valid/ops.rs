@@ -64,8 +64,8 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             expect(bar, &shared, "a shared-memory mbarrier pointer")?;
             Ok(None)
         }
-        Op::TmaStore { src, map, ref coords } => {
-            expect(src, &shared, "a shared-memory source")?;
+        Op::TmaLoadUnscheduled { dst: src, map, ref coords } | Op::TmaStore { src, map, ref coords } => {
+            expect(src, &shared, "a shared-memory tile")?;
             expect(map, &|t| t == Type::Ptr(AddrSpace::Param), "a tensor map (ptr<param>)")?;
             if coords.is_empty() || coords.len() > 5 {
                 return Err(E::BadOp { op: "tma.store", why: "a tensor has 1 to 5 coordinates" });

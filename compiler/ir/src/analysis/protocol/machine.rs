@@ -584,6 +584,7 @@ impl<'p, 'k> Machine<'p, 'k> {
                 let n = if seen.rem_euclid(2) == p { seen } else { seen + 1 };
                 self.block(gi, Pending::Mbar { key, n, parity: p, at })
             }
+            Op::TmaLoadUnscheduled { .. } => Err(Stop::Skip("a TMA load without its barrier (not scheduled)")),
             Op::TmaLoad { map, bar, multicast, .. } => {
                 let mut ops = vec![map, bar];
                 ops.extend(multicast);

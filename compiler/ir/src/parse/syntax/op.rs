@@ -52,6 +52,12 @@ impl Parser {
                 let multicast = if self.eat_word("multicast") { Some(self.operand()?) } else { None };
                 Op::TmaLoad { dst, map, coords, bar, multicast }
             }
+            "tma.load.unscheduled" => {
+                let dst = self.operand()?;
+                self.punct(',')?;
+                let map = self.operand()?;
+                Op::TmaLoadUnscheduled { dst, map, coords: self.coords()? }
+            }
             "mbarrier.arrive.cluster" => {
                 let bar = self.operand()?;
                 self.punct(',')?;

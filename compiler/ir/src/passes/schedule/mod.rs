@@ -1,0 +1,72 @@
+//! The scheduling passes: they write the asynchronous parts of a Hopper kernel from the plain program, so that
+//! what a person would write by hand (mbarriers, phases, stages, roles) is generated, printed
+//! (`--emit ir-scheduled`) and then checked by the same passes as a hand-written schedule (`check-collectives`,
+//! `check-operands`, `check-protocol`). What a pass cannot write is E0324, at the statement that asks for it.
+//!
+//! - `pipeline-loops` ([`ring`]): a `for` loop marked `pipelined(stages = S)` gets a ring of S shared-memory
+//!   stages for the tiles its `tma_load`s fill, a `full` and an `empty` mbarrier per stage, and its copies
+//!   issued S - 1 iterations ahead (by one thread, or in a `warp_specialized` kernel by a producer warpgroup
+//!   looping over all of them); wgmma groups stay one deep in flight, each stage released after the group that
+//!   read it.
+//! - `complete-copies` ([`copies`]): every other `tma_load` without a barrier gets one, waited on right after
+//!   the copy, so the tile is complete before its first use.
+//! - `complete-wgmma` ([`waits`]): `gemm` is asynchronous; a read of its accumulator waits for it.
+//! - `specialize-warps` ([`roles`]): a `warp_specialized` kernel runs its producer region on warpgroup 0 with few
+//!   registers and everything else on the consumer warpgroups with the rest.
+//!
+//! The three need, from the rest of the IR: the loop's statements and which values they define (to clone the
+//! copies' coordinates for another iteration), the tiles' allocations (to give them stages), the boxes' bytes
+//! ([`Kernel::tma_box_bytes`](crate::Kernel)), and the block's shape.
+
+mod copies;
+mod emit;
+mod ring;
+mod roles;
+mod waits;
+
+pub use copies::CompleteCopies;
+pub use ring::PipelineLoops;
+pub use roles::SpecializeWarps;
+pub use waits::CompleteWgmma;
+
+use super::{PassError, PassErrorKind, ScheduleError};
+use crate::arena::{Handle, Loc};
+use crate::expr::Expr;
+use crate::module::{Alloc, Kernel};
+use crate::types::{AddrSpace, Scalar};
+
+/// E0324 from `pass` in `k` at `loc`.
+fn refuse(pass: &'static str, k: &Kernel, loc: Loc, problem: String, label: &str, help: &str) -> PassError {
+    PassError {
+        pass,
+        kernel: k.name.clone(),
+        loc: if loc == Loc::NONE { k.loc } else { loc },
+        kind: PassErrorKind::Schedule(Box::new(ScheduleError {
+            problem,
+            label: label.to_string(),
+            help: help.to_string(),
+        })),
+    }
+}
+
+/// The threads of a one-dimensional block, which the passes need to pick the thread that issues copies and to
+/// count warps; `None` for another block.
+fn threads_1d(k: &Kernel) -> Option<u32> {
+    match k.block_size {
+        Some([x, 1, 1]) => Some(x),
+        _ => None,
+    }
+}
+
+/// A new shared-memory array of `len` mbarriers (`i64`) named `name` (or a fresh variant), and its address.
+fn mbarriers(k: &mut Kernel, name: &str, len: u32, loc: Loc) -> Handle<Expr> {
+    let name = emit::fresh_name(|n| k.allocs.iter().any(|(_, a)| a.name == n), name);
+    let a = k.allocs.append(Alloc { name, space: AddrSpace::Shared, elem: Scalar::I64, len, align: 8 }, loc);
+    k.exprs.append(Expr::AllocPtr(a), loc)
+}
+
+/// A new `i32` variable named `name` (or a fresh variant).
+fn new_var(k: &mut Kernel, name: &str, loc: Loc) -> Handle<crate::module::Var> {
+    let name = emit::fresh_name(|n| k.vars.iter().any(|(_, v)| v.name == n), name);
+    k.vars.append(crate::module::Var { name, ty: crate::types::Type::I32 }, loc)
+}

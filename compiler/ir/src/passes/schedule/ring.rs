@@ -1,0 +1,570 @@
+//! `pipeline-loops`: a `for` loop marked `pipelined(stages = S)` becomes a ring of S stages.
+//!
+//! The loop's body starts with (or contains, at its top level) unscheduled copies `tma.load.unscheduled %tile,
+//! %map[coords]` into tiles of shared memory that the rest of the body reads. Each tile's allocation grows to
+//! S stages (each stage aligned as the tile asks, so a swizzled tile keeps its phase), and iteration `i` of the
+//! loop uses stage `g % S` of every tile, where `g = base + i` counts the iterations of every entry of the loop
+//! (a kernel variable `$ring`, so that a loop entered again, inside an outer loop, continues the phases). Per
+//! stage, `full[s]` (1 arrival and the copies' bytes) says the stage has landed and `empty[s]` (one arrival per
+//! consumer warp) that it has been read; iteration `g` waits on `full` for the phase parity `(g / S) & 1`, and
+//! the copy of iteration `g` waits on `empty` for the parity `(g / S + 1) & 1` (on the first pass over the ring
+//! the barrier is fresh and the wait for the phase before it returns at once).
+//!
+//! When the body issues wgmma groups, they stay one deep in flight: after the body, `wgmma.wait_group 1` makes
+//! the previous iteration's group complete, and that iteration's stage is released then; after the loop,
+//! `wgmma.wait_group 0` and the last stage. Otherwise the body's reads are done at its end, and its stage is
+//! released there.
+//!
+//! Who issues the copies: thread 0, S - 1 iterations ahead (a prologue of S - 1 before the loop, one at the end
+//! of each iteration), or, in a `warp_specialized` kernel, a `producer` region placed before the loop that loops
+//! over every iteration ahead of the consumers, bounded only by the ring (`specialize-warps` gives it its
+//! warpgroup and registers). Trip counts of 0, 1 and fewer than S are correct: every copy is guarded by the trip
+//! count.
+
+use super::emit::Gen;
+use super::{Kernel, mbarriers, new_var, refuse, threads_1d};
+use crate::arena::{Handle, Loc};
+use crate::expr::{BinaryOp, CompareOp, Expr};
+use crate::module::{Module, Var};
+use crate::op::Op;
+use crate::passes::{Analyses, Pass, PassError};
+use crate::stmt::{Block, Role, Stmt};
+use std::collections::{HashMap, HashSet};
+
+pub struct PipelineLoops;
+
+const PASS: &str = "pipeline-loops";
+
+impl Pass for PipelineLoops {
+    fn name(&self) -> &'static str {
+        PASS
+    }
+    fn description(&self) -> &'static str {
+        "give the tma_loads of loops marked pipelined(stages = S) a ring of S stages with full and empty mbarriers"
+    }
+    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
+        for k in &mut module.kernels {
+            let body = std::mem::take(&mut k.body);
+            let mut prefix = Block::new();
+            let result = rewrite_block(k, body, &mut prefix, 0, false);
+            let body = result?;
+            let mut whole = prefix;
+            whole.append(body);
+            k.body = whole;
+            crate::passes::compact::compact(k);
+        }
+        Ok(())
+    }
+}
+
+/// Rewrites the pipelined loops of `block` (at nesting `depth`; `in_role` inside a `Warpgroup` region); the
+/// barriers' initialisations go to `prefix`, the kernel's first statements.
+fn rewrite_block(
+    k: &mut Kernel,
+    block: Block,
+    prefix: &mut Block,
+    depth: usize,
+    in_role: bool,
+) -> Result<Block, PassError> {
+    let (stmts, locs) = block.into_parts();
+    let mut out = Block::new();
+    for (mut s, loc) in stmts.into_iter().zip(locs) {
+        if let Stmt::For { stages: Some(stages), .. } = s {
+            if in_role {
+                let problem = "a `pipelined` loop inside a `role`".to_string();
+                let help = "roles are a schedule written by hand: write its mbarriers too, or drop the `role`";
+                return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+            }
+            let Stmt::For { var, start, end, step, unroll, body, .. } = s else { unreachable_for() };
+            let body = rewrite_block(k, body, prefix, depth + 1, in_role)?;
+            let lp = Loop { var, start, end, step, unroll, stages, body, loc, depth };
+            out.append(pipeline(k, lp, prefix)?);
+            continue;
+        }
+        let role = matches!(s, Stmt::Warpgroup { .. });
+        for b in s.blocks_mut() {
+            let inner = std::mem::take(b);
+            *b = rewrite_block(k, inner, prefix, depth + 1, in_role || role)?;
+        }
+        out.push(s, loc);
+    }
+    Ok(out)
+}
+
+/// Never reached: the caller matched a `for`.
+fn unreachable_for() -> ! {
+    unreachable!("matched a `for` above")
+}
+
+/// A loop to pipeline.
+struct Loop {
+    var: Handle<Var>,
+    start: Handle<Expr>,
+    end: Handle<Expr>,
+    step: i64,
+    unroll: crate::stmt::Unroll,
+    stages: u32,
+    body: Block,
+    loc: Loc,
+    depth: usize,
+}
+
+/// One copy of the loop: its tile's allocation, map, coordinates and bytes.
+struct Copy {
+    tile: Handle<crate::module::Alloc>,
+    map: Handle<Expr>,
+    coords: Vec<Handle<Expr>>,
+    loc: Loc,
+}
+
+/// A ring's tiles: each allocation's stage length in elements, its element type and its address.
+struct Stage {
+    alloc: Handle<crate::module::Alloc>,
+    elems: i64,
+    elem: crate::types::Scalar,
+    ptr: Handle<Expr>,
+}
+
+fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassError> {
+    let s = i64::from(lp.stages);
+    let loc = lp.loc;
+    if s < 2 {
+        let problem = format!("a ring of {s} stage cannot overlap a copy with anything");
+        let help = "use `pipelined(stages = 2)` or more (3 or 4 for a GEMM), or drop `pipelined`";
+        return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+    }
+    let Some(threads) = threads_1d(k) else {
+        let problem = "a `pipelined` loop in a kernel whose block is not one-dimensional".to_string();
+        let help = "launch with `block = (N)`: the pass picks thread 0 to issue the copies";
+        return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+    };
+    let ws = k.warp_specialized;
+    if ws && lp.depth != 0 {
+        let problem = "the pipelined loop of a `warp_specialized` kernel must be at the top level of its body".into();
+        return Err(refuse(PASS, k, loc, problem, "pipelined here", "move the loop out of the block around it"));
+    }
+    if ws && (!threads.is_multiple_of(128) || threads < 256) {
+        let problem = format!(
+            "a `warp_specialized` kernel needs a producer warpgroup and consumer warpgroups, but its block has {threads} threads"
+        );
+        let help = "use `block = (384)` for two consumer warpgroups, `(256)` for one";
+        return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+    }
+    // The copies: at the top level of the body, each into its own tile.
+    let (copies, rest) = take_copies(k, lp.body, loc)?;
+    if copies.is_empty() {
+        let problem = "this `pipelined` loop has no `tma_load` to pipeline".to_string();
+        let help = "load the loop's tiles with `tma_load(view, layout)`, or drop `pipelined`";
+        return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+    }
+    let defined = defined_in(&rest, &copies);
+    for c in &copies {
+        for &x in &c.coords {
+            cloneable(k, x, &defined, lp.var).map_err(|why| {
+                let problem = format!("the coordinates of this copy {why}");
+                let help = "compute a pipelined copy's tile from the loop variable and values fixed before the loop";
+                refuse(PASS, k, c.loc, problem, "a copy of the pipelined loop", help)
+            })?;
+        }
+    }
+    // Bytes per stage: what the barrier expects.
+    let mut bytes = 0u64;
+    for c in &copies {
+        let b = match k.exprs.get(c.map) {
+            Some(Expr::Param(p)) => k.tma_box_bytes(*p),
+            _ => None,
+        };
+        let Some(b) = b else {
+            return Err(refuse(PASS, k, c.loc, "a copy whose box is not known".into(), "here", "a compiler bug"));
+        };
+        bytes += b;
+    }
+    // The stages: each tile's allocation S times, every stage aligned as the tile asks.
+    let before = k.shared_bytes();
+    let mut stages = Vec::new();
+    for c in &copies {
+        if stages.iter().any(|st: &Stage| st.alloc == c.tile) {
+            let problem = "two copies of the pipelined loop fill the same tile".to_string();
+            return Err(refuse(PASS, k, c.loc, problem, "the second copy", "give each copy its own tile"));
+        }
+        let Some(a) = k.allocs.get_mut(c.tile) else {
+            return Err(refuse(PASS, k, c.loc, "a copy into no allocation".into(), "here", "a compiler bug"));
+        };
+        let size = i64::from(a.elem.size_bytes());
+        let align = i64::from(a.align.max(128));
+        let stage_bytes = (i64::from(a.len) * size + align - 1) / align * align;
+        let elems = stage_bytes / size;
+        a.len = u32::try_from(elems * s).unwrap_or(u32::MAX);
+        let elem = a.elem;
+        let ptr = k.exprs.append(Expr::AllocPtr(c.tile), loc);
+        stages.push(Stage { alloc: c.tile, elems, elem, ptr });
+    }
+    let full = mbarriers(k, "ring_full", lp.stages, loc);
+    let empty = mbarriers(k, "ring_empty", lp.stages, loc);
+    let shared = k.shared_bytes();
+    if shared > u64::from(cutec_target::MAX_SHARED_BYTES) {
+        let ring = shared.saturating_sub(before);
+        let problem = format!(
+            "a ring of {s} stages of {bytes} bytes ({ring} bytes with its barriers) and the kernel's other {before} \
+             bytes of shared memory make {shared}; a block has at most {}",
+            cutec_target::MAX_SHARED_BYTES
+        );
+        let help = "use fewer stages or smaller tiles (an epilogue through shared memory takes a tile of C)";
+        return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+    }
+    let ring = new_var(k, "ring", loc);
+    // One arrival per consumer warp: every warp runs the loop, but the producer's in a warp-specialized kernel.
+    let consumer_warps = if ws { (threads - 128) / 32 } else { threads / 32 };
+    // The kernel's first statements: the counter, the barriers, and a barrier that publishes them.
+    {
+        let mut g = Gen::new(k, loc);
+        let zero = g.int(0);
+        g.write(ring, zero);
+        let tid = g.thread_x();
+        let first = g.cmp_c(CompareOp::Eq, tid, 0);
+        g.if_(first, |g| {
+            for st in 0..s {
+                let i = g.int(st);
+                let f = g.offset(full, i, crate::types::Scalar::I64);
+                let one = g.int(1);
+                g.op(Op::MbarrierInit { bar: f, count: one });
+                let e = g.offset(empty, i, crate::types::Scalar::I64);
+                let n = g.int(i64::from(consumer_warps));
+                g.op(Op::MbarrierInit { bar: e, count: n });
+            }
+            g.op(Op::FenceMbarrierInit);
+        });
+        g.barrier();
+        prefix.append(g.finish());
+    }
+    let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
+    let ring_ = Ring {
+        s,
+        full,
+        empty,
+        bytes,
+        stages: &stages,
+        copies: &copies,
+        defined: &defined,
+        var: lp.var,
+        start: lp.start,
+        step: lp.step,
+    };
+    let asynchronous = has_wgmma(&rest);
+    let mut g = Gen::new(k, loc);
+    // The trip count n = max(0, ceil((end - start) / step)) and the ring's position at entry.
+    let span = g.bin(BinaryOp::Sub, lp.end, lp.start);
+    let trips = if lp.step == 1 {
+        span
+    } else {
+        let up = g.bin_c(BinaryOp::Add, span, lp.step - 1);
+        g.bin_c(BinaryOp::Div, up, lp.step)
+    };
+    let positive = g.cmp_c(CompareOp::Gt, span, 0);
+    let zero = g.int(0);
+    let n = g.select(positive, trips, zero);
+    let base = g.read(ring);
+    if ws {
+        // The producer: one thread issues every copy, as far ahead as the ring lets it.
+        let j = new_var(g.k, "ring_j", loc);
+        let body = g.block(|g| {
+            let base = g.read(ring);
+            let tid = g.thread_x();
+            let first = g.cmp_c(CompareOp::Eq, tid, 0);
+            g.if_(first, |g| {
+                let zero = g.int(0);
+                let copies = g.block(|g| {
+                    let jv = g.read(j);
+                    ring_.fill(g, base, jv, true);
+                });
+                g.push(Stmt::For {
+                    var: j,
+                    start: zero,
+                    end: n,
+                    step: 1,
+                    unroll: crate::stmt::Unroll::Disable,
+                    stages: None,
+                    body: copies,
+                });
+            });
+            let next = g.bin(BinaryOp::Add, base, n);
+            g.write(ring, next);
+        });
+        g.push(Stmt::Warpgroup { role: Role { name: "producer".into(), first: 0, count: 1 }, regs: None, body });
+    } else {
+        // The prologue: the first S - 1 copies.
+        let tid = g.thread_x();
+        let first = g.cmp_c(CompareOp::Eq, tid, 0);
+        g.if_(first, |g| {
+            for j in 0..s - 1 {
+                let jv = g.int(j);
+                let ok = g.cmp(CompareOp::Lt, jv, n);
+                g.if_(ok, |g| ring_.fill(g, base, jv, true));
+            }
+        });
+    }
+    // The consumers' loop.
+    let body = g.block(|g| {
+        let kv = g.read(lp.var);
+        let from = g.bin(BinaryOp::Sub, kv, lp.start);
+        let i = if lp.step == 1 { from } else { g.bin_c(BinaryOp::Div, from, lp.step) };
+        let at = g.bin(BinaryOp::Add, base, i);
+        let st = g.bin_c(BinaryOp::Rem, at, s);
+        let pass = g.bin_c(BinaryOp::Div, at, s);
+        let parity = g.bin_c(BinaryOp::And, pass, 1);
+        let mut memo = HashMap::new();
+        for x in &stages {
+            let off = g.bin_c(BinaryOp::Mul, st, x.elems);
+            let p = g.offset(x.ptr, off, x.elem);
+            // Every address of the tile in the body now means this stage's.
+            for (h, e) in g.k.exprs.iter() {
+                if *e == Expr::AllocPtr(x.alloc) {
+                    memo.insert(h, p);
+                }
+            }
+        }
+        let f = g.offset(full, st, crate::types::Scalar::I64);
+        g.op(Op::MbarrierWait { bar: f, parity });
+        let rest = substitute(g.k, rest, &mut memo);
+        g.append(rest);
+        let lane = g.lane();
+        let lane0 = g.cmp_c(CompareOp::Eq, lane, 0);
+        if asynchronous {
+            // The previous group is complete: its stage may be filled again.
+            g.op(Op::WgmmaWait { pending: 1 });
+            let later = g.cmp_c(CompareOp::Gt, i, 0);
+            g.if_(later, |g| {
+                g.if_(lane0, |g| {
+                    let prev = g.bin_c(BinaryOp::Sub, at, 1);
+                    let ps = g.bin_c(BinaryOp::Rem, prev, s);
+                    let e = g.offset(empty, ps, crate::types::Scalar::I64);
+                    g.op(Op::MbarrierArrive { bar: e });
+                });
+            });
+        } else {
+            g.if_(lane0, |g| {
+                let e = g.offset(empty, st, crate::types::Scalar::I64);
+                g.op(Op::MbarrierArrive { bar: e });
+            });
+        }
+        if !ws {
+            // The copy S - 1 iterations ahead, into the stage released last.
+            let j = g.bin_c(BinaryOp::Add, i, s - 1);
+            let tid = g.thread_x();
+            let first = g.cmp_c(CompareOp::Eq, tid, 0);
+            g.if_(first, |g| {
+                let ok = g.cmp(CompareOp::Lt, j, n);
+                g.if_(ok, |g| ring_.fill(g, base, j, false));
+            });
+        }
+    });
+    let consumers =
+        Stmt::For { var: lp.var, start: lp.start, end: lp.end, step: lp.step, unroll: lp.unroll, stages: None, body };
+    if asynchronous {
+        // The last group completes inside the branch that ran the loop: where a loop that ran no iteration
+        // joins it, no wgmma is in flight. (Waiting after the join makes ptxas serialize every wgmma of the
+        // loop, C7514: it sees the accumulators read on the path that skipped the loop.)
+        let some = g.cmp_c(CompareOp::Gt, n, 0);
+        g.if_(some, |g| {
+            g.push(consumers);
+            g.op(Op::WgmmaWait { pending: 0 });
+            let lane = g.lane();
+            let lane0 = g.cmp_c(CompareOp::Eq, lane, 0);
+            g.if_(lane0, |g| {
+                let last = g.bin(BinaryOp::Add, base, n);
+                let last = g.bin_c(BinaryOp::Sub, last, 1);
+                let ls = g.bin_c(BinaryOp::Rem, last, s);
+                let e = g.offset(empty, ls, crate::types::Scalar::I64);
+                g.op(Op::MbarrierArrive { bar: e });
+            });
+        });
+    } else {
+        g.push(consumers);
+    }
+    let next = g.bin(BinaryOp::Add, base, n);
+    g.write(ring, next);
+    Ok(g.finish())
+}
+
+/// What a copy into the ring needs.
+struct Ring<'a> {
+    s: i64,
+    full: Handle<Expr>,
+    empty: Handle<Expr>,
+    bytes: i64,
+    stages: &'a [Stage],
+    copies: &'a [Copy],
+    defined: &'a HashSet<Handle<Expr>>,
+    var: Handle<Var>,
+    start: Handle<Expr>,
+    step: i64,
+}
+
+impl Ring<'_> {
+    /// The copies of iteration `j` (from the loop's entry, at ring position `base + j`): wait until its stage is
+    /// empty, expect its bytes, copy.
+    fn fill(&self, g: &mut Gen<'_>, base: Handle<Expr>, j: Handle<Expr>, _first: bool) {
+        let at = g.bin(BinaryOp::Add, base, j);
+        let st = g.bin_c(BinaryOp::Rem, at, self.s);
+        let pass = g.bin_c(BinaryOp::Div, at, self.s);
+        let next = g.bin_c(BinaryOp::Add, pass, 1);
+        let parity = g.bin_c(BinaryOp::And, next, 1);
+        let e = g.offset(self.empty, st, crate::types::Scalar::I64);
+        g.op(Op::MbarrierWait { bar: e, parity });
+        let f = g.offset(self.full, st, crate::types::Scalar::I64);
+        let bytes = g.int(self.bytes);
+        g.op(Op::MbarrierArriveExpectTx { bar: f, bytes });
+        // The loop variable's value at iteration j.
+        let by = g.bin_c(BinaryOp::Mul, j, self.step);
+        let kv = g.bin(BinaryOp::Add, self.start, by);
+        let mut memo = HashMap::new();
+        for (c, x) in self.copies.iter().zip(self.stages) {
+            let coords = c.coords.iter().map(|&h| clone_at(g, h, self.defined, self.var, kv, &mut memo)).collect();
+            let off = g.bin_c(BinaryOp::Mul, st, x.elems);
+            let dst = g.offset(x.ptr, off, x.elem);
+            g.op(Op::TmaLoad { dst, map: c.map, coords, bar: f, multicast: None });
+        }
+    }
+}
+
+/// The unscheduled copies at the top level of `body` (taken out), and the rest of it; E0324 for a copy deeper
+/// in it.
+fn take_copies(k: &Kernel, body: Block, loc: Loc) -> Result<(Vec<Copy>, Block), PassError> {
+    let (stmts, locs) = body.into_parts();
+    let mut copies = Vec::new();
+    let mut rest = Block::new();
+    for (s, at) in stmts.into_iter().zip(locs) {
+        if let Stmt::Op { op: Op::TmaLoadUnscheduled { dst, map, coords }, .. } = &s {
+            let tile = match k.exprs.get(*dst) {
+                Some(Expr::AllocPtr(a)) => *a,
+                _ => {
+                    let problem = "a copy of the pipelined loop into part of a tile".to_string();
+                    let help = "copy into the whole tile `tma_load` makes";
+                    return Err(refuse(PASS, k, at, problem, "this copy", help));
+                }
+            };
+            copies.push(Copy { tile, map: *map, coords: coords.clone(), loc: at });
+            continue;
+        }
+        let mut nested = None;
+        for b in s.blocks() {
+            b.visit(&mut |x| {
+                if nested.is_none() && matches!(x, Stmt::Op { op: Op::TmaLoadUnscheduled { .. }, .. }) {
+                    nested = Some(());
+                }
+            });
+        }
+        if nested.is_some() {
+            let problem = "a `tma_load` under a condition or in an inner loop of a pipelined loop".to_string();
+            let help = "copy at the top level of the pipelined loop's body, or drop `pipelined`";
+            return Err(refuse(PASS, k, if at == Loc::NONE { loc } else { at }, problem, "inside this", help));
+        }
+        rest.push(s, at);
+    }
+    Ok((copies, rest))
+}
+
+/// The values the loop's body defines (its own and its copies' coordinates are among them).
+fn defined_in(rest: &Block, _copies: &[Copy]) -> HashSet<Handle<Expr>> {
+    let mut set = HashSet::new();
+    rest.visit(&mut |s| {
+        if let Some(h) = s.defines() {
+            set.insert(h);
+        }
+    });
+    set
+}
+
+/// Whether `h` can be computed at another iteration: from values fixed before the loop and its variable.
+fn cloneable(k: &Kernel, h: Handle<Expr>, defined: &HashSet<Handle<Expr>>, var: Handle<Var>) -> Result<(), String> {
+    if !defined.contains(&h) {
+        return Ok(());
+    }
+    match k.exprs.get(h) {
+        Some(Expr::ReadVar(v)) if *v == var => Ok(()),
+        Some(Expr::ReadVar(v)) => {
+            let name = k.vars.get(*v).map_or("?", |v| v.name.as_str());
+            Err(format!("read the variable `{name}`, which the loop's iterations may change"))
+        }
+        Some(Expr::OpResult(_)) => Err("depend on a value loaded in the loop".to_string()),
+        Some(e) => {
+            let mut r = Ok(());
+            e.for_each_operand(|o| {
+                if r.is_ok() {
+                    r = cloneable(k, o, defined, var);
+                }
+            });
+            r
+        }
+        None => Err("are not known".to_string()),
+    }
+}
+
+/// `h` computed with `kv` for the loop variable (see [`cloneable`]).
+fn clone_at(
+    g: &mut Gen<'_>,
+    h: Handle<Expr>,
+    defined: &HashSet<Handle<Expr>>,
+    var: Handle<Var>,
+    kv: Handle<Expr>,
+    memo: &mut HashMap<Handle<Expr>, Handle<Expr>>,
+) -> Handle<Expr> {
+    if !defined.contains(&h) {
+        return h;
+    }
+    if let Some(&x) = memo.get(&h) {
+        return x;
+    }
+    let Some(mut e) = g.k.exprs.get(h).cloned() else { return h };
+    let x = match e {
+        Expr::ReadVar(v) if v == var => kv,
+        _ => {
+            e.map_operands(|o| clone_at(g, o, defined, var, kv, memo));
+            g.expr(e)
+        }
+    };
+    memo.insert(h, x);
+    x
+}
+
+/// `block` with every operand in `memo` replaced, and every emitted expression that uses one emitted anew.
+fn substitute(k: &mut Kernel, block: Block, memo: &mut HashMap<Handle<Expr>, Handle<Expr>>) -> Block {
+    let (stmts, locs) = block.into_parts();
+    let mut out = Block::new();
+    for (mut s, loc) in stmts.into_iter().zip(locs) {
+        if let Stmt::Emit(h) = s {
+            if let Some(mut e) = k.exprs.get(h).cloned() {
+                let mut changed = false;
+                e.map_operands(|o| match memo.get(&o) {
+                    Some(&n) => {
+                        changed = true;
+                        n
+                    }
+                    None => o,
+                });
+                if changed {
+                    let n = k.exprs.append(e, loc);
+                    memo.insert(h, n);
+                    out.push(Stmt::Emit(n), loc);
+                    continue;
+                }
+            }
+            out.push(s, loc);
+            continue;
+        }
+        s.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
+        for b in s.blocks_mut() {
+            let inner = std::mem::take(b);
+            *b = substitute(k, inner, memo);
+        }
+        out.push(s, loc);
+    }
+    out
+}
+
+/// Whether `block` issues wgmma groups.
+fn has_wgmma(block: &Block) -> bool {
+    let mut found = false;
+    block.visit(&mut |s| found |= matches!(s, Stmt::Op { op: Op::WgmmaCommit, .. }));
+    found
+}

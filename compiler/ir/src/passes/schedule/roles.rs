@@ -1,0 +1,149 @@
+//! `specialize-warps`: a `warp_specialized` kernel runs on a producer warpgroup and consumer warpgroups.
+//!
+//! `pipeline-loops` has written the producer's region (warpgroup 0: thread 0 issues every copy of the
+//! pipelined loop). This pass splits the rest of the kernel's top level: what comes before the last CTA
+//! barrier ahead of the producer (the barriers' initialisations) runs on every thread as before; the values
+//! computed after it that do not depend on the consumers' work stay at the top level, where both roles see
+//! them; everything else (the accumulators' setup, the consumers' loop, the epilogue) becomes the `consumer`
+//! region on warpgroups 1 to C. The producer keeps 40 registers per thread (`setmaxnreg.dec`), the consumers
+//! share the rest of the SM's 64K (`setmaxnreg.inc`, in steps of 8, at most 256): 232 for two consumer
+//! warpgroups, as CUTLASS's kernels use.
+
+use super::{Kernel, refuse, threads_1d};
+use crate::arena::Handle;
+use crate::expr::Expr;
+use crate::module::{Module, Var};
+use crate::op::Op;
+use crate::passes::{Analyses, Pass, PassError};
+use crate::stmt::{Block, Role, Stmt};
+use std::collections::HashSet;
+
+pub struct SpecializeWarps;
+
+const PASS: &str = "specialize-warps";
+
+/// The producer's registers per thread: it only issues copies.
+const PRODUCER_REGISTERS: u32 = 40;
+
+impl Pass for SpecializeWarps {
+    fn name(&self) -> &'static str {
+        PASS
+    }
+    fn description(&self) -> &'static str {
+        "split warp_specialized kernels into the producer warpgroup and consumer warpgroups, with their registers"
+    }
+    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
+        for k in module.kernels.iter_mut().filter(|k| k.warp_specialized) {
+            specialize(k)?;
+        }
+        Ok(())
+    }
+}
+
+/// The consumers' registers per thread when `consumers` warpgroups share what the producer leaves.
+pub fn consumer_registers(consumers: u32) -> u32 {
+    let left = cutec_target::SM_REGISTERS - 128 * PRODUCER_REGISTERS;
+    let per = left / (128 * consumers.max(1)) / cutec_target::SETMAXNREG_STEP * cutec_target::SETMAXNREG_STEP;
+    per.min(cutec_target::SETMAXNREG_MAX)
+}
+
+fn specialize(k: &mut Kernel) -> Result<(), PassError> {
+    let loc = k.loc;
+    let threads = threads_1d(k).unwrap_or(0);
+    let consumers = threads / 128;
+    if !threads.is_multiple_of(128) || consumers < 2 {
+        let problem = format!(
+            "a `warp_specialized` kernel needs a producer warpgroup and consumer warpgroups, but its block is {:?}",
+            k.block_size.unwrap_or([0, 0, 0])
+        );
+        return Err(refuse(PASS, k, loc, problem, "this kernel", "use `block = (384)` for two consumer warpgroups"));
+    }
+    let consumers = consumers - 1;
+    let body = std::mem::take(&mut k.body);
+    let (stmts, locs) = body.into_parts();
+    let user_role = stmts.iter().any(|s| matches!(s, Stmt::Warpgroup { role, .. } if role.name != "producer"));
+    let Some(first_region) = stmts.iter().position(|s| matches!(s, Stmt::Warpgroup { .. })) else {
+        k.body = Block::from_parts(stmts, locs);
+        let problem =
+            "a `warp_specialized` kernel without a pipelined loop: its producer would have nothing to do".into();
+        let help = "mark the kernel's main loop `pipelined(stages = S)`, or drop `warp_specialized`";
+        return Err(refuse(PASS, k, loc, problem, "this kernel", help));
+    };
+    if user_role {
+        k.body = Block::from_parts(stmts, locs);
+        let problem = "a `warp_specialized` kernel with `role`s written by hand".to_string();
+        let help = "write the roles or let the compiler write them, not both: drop `warp_specialized` or the roles";
+        return Err(refuse(PASS, k, loc, problem, "this kernel", help));
+    }
+    // Everything before the last CTA barrier ahead of the producer runs on every thread.
+    let split = stmts[..first_region]
+        .iter()
+        .rposition(|s| matches!(s, Stmt::Barrier(_) | Stmt::Op { op: Op::ClusterBarrier, .. }))
+        .map_or(0, |i| i + 1);
+    // The variables the consumers write: a value reading one moves with them.
+    let mut written: HashSet<Handle<Var>> = HashSet::new();
+    for s in &stmts[split..] {
+        if matches!(s, Stmt::Warpgroup { .. }) {
+            continue;
+        }
+        written.extend(s.writes_var());
+        for b in s.blocks() {
+            b.visit(&mut |x| written.extend(x.writes_var()));
+        }
+    }
+    let mut shared = Block::new();
+    let mut producers = Block::new();
+    let mut consumer = Block::new();
+    let mut moved: HashSet<Handle<Expr>> = HashSet::new();
+    for (i, (s, at)) in stmts.into_iter().zip(locs).enumerate() {
+        if i < split {
+            shared.push(s, at);
+            continue;
+        }
+        match s {
+            Stmt::Warpgroup { role, body, .. } => {
+                let mut uses_moved = false;
+                body.visit(&mut |x| x.for_each_use(&k.exprs, |o| uses_moved |= moved.contains(&o)));
+                if uses_moved {
+                    k.body = Block::new();
+                    let problem = "the pipelined loop's copies depend on work of the consumers".to_string();
+                    let help = "compute the loop's bounds and tiles from values fixed before the loop";
+                    return Err(refuse(PASS, k, at, problem, "this loop", help));
+                }
+                let regs = Some(PRODUCER_REGISTERS);
+                producers.push(Stmt::Warpgroup { role, regs, body }, at);
+            }
+            Stmt::Barrier(_) | Stmt::Op { op: Op::ClusterBarrier, .. } => {
+                let problem = "a CTA-wide barrier after the warps of a `warp_specialized` kernel are split".into();
+                let help = "the producer never reaches it: use a named barrier of the consumers (`barrier_sync`)";
+                return Err(refuse(PASS, k, at, problem, "here", help));
+            }
+            Stmt::Emit(h) => {
+                let e = k.exprs.get(h);
+                let reads_written = matches!(e, Some(Expr::ReadVar(v)) if written.contains(v));
+                let mut depends = false;
+                if let Some(e) = e {
+                    e.for_each_operand(|o| depends |= moved.contains(&o));
+                }
+                if reads_written || depends || matches!(e, Some(Expr::OpResult(_))) {
+                    moved.insert(h);
+                    consumer.push(Stmt::Emit(h), at);
+                } else {
+                    shared.push(Stmt::Emit(h), at);
+                }
+            }
+            s => {
+                s.defines().into_iter().for_each(|h| {
+                    moved.insert(h);
+                });
+                consumer.push(s, at);
+            }
+        }
+    }
+    let regs = consumer_registers(consumers);
+    let role = Role { name: "consumer".into(), first: 1, count: consumers };
+    shared.append(producers);
+    shared.push(Stmt::Warpgroup { role, regs: Some(regs), body: consumer }, loc);
+    k.body = shared;
+    Ok(())
+}

@@ -1,0 +1,175 @@
+//! `complete-wgmma`: `gemm` is asynchronous, and a plain program reads its accumulator as if it were not. A
+//! statement that touches a register array a wgmma may still be writing (its accumulator) or reading (an A
+//! fragment in registers), or a `tma_load` without a barrier (which may overwrite the shared-memory tiles a
+//! wgmma reads), waits for every group first (`wgmma.wait_group 0`) when a group may be pending there.
+//!
+//! "May be pending" is a forward analysis over the structured control flow: a `wgmma.commit_group` makes groups
+//! pending, `wgmma.wait_group 0` completes them (`wait_group N` with N > 0 leaves some), a branch is pending
+//! after it if either side is, and a loop is entered pending if its body ends pending, except that a loop whose
+//! body needs a wait for its own groups gets it at the end of the body (so none is pending where the loop exits). The wait goes before the
+//! statement of the block being walked that contains the access (before an `if`, not inside it), so it stays
+//! where the whole warpgroup runs when the access is under a condition on the thread. A program that already
+//! waits where it reads (the hand-written kernels) gets nothing.
+
+use super::Kernel;
+use crate::arena::Handle;
+use crate::expr::Expr;
+use crate::module::{Alloc, Module};
+use crate::op::Op;
+use crate::passes::{Analyses, Pass, PassError};
+use crate::stmt::{Block, Stmt};
+use std::collections::HashSet;
+
+pub struct CompleteWgmma;
+
+impl Pass for CompleteWgmma {
+    fn name(&self) -> &'static str {
+        "complete-wgmma"
+    }
+    fn description(&self) -> &'static str {
+        "wait for pending wgmma groups before their registers are touched or a barrier-less tma_load overwrites tiles"
+    }
+    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
+        for k in &mut module.kernels {
+            let arrays = async_arrays(k);
+            if arrays.is_empty() {
+                continue;
+            }
+            let w = Waits { k, arrays };
+            let body = std::mem::take(&mut w.k.body);
+            let (body, _) = w.block(body, false);
+            w.k.body = body;
+        }
+        Ok(())
+    }
+}
+
+/// The register arrays wgmma reads or writes asynchronously: accumulators, and A fragments.
+fn async_arrays(k: &Kernel) -> HashSet<Handle<Alloc>> {
+    let mut set = HashSet::new();
+    k.body.visit(&mut |s| {
+        if let Stmt::Op { op: Op::Wgmma { acc, a, a_desc, .. }, .. } = s {
+            set.extend(alloc_of(k, *acc));
+            if a_desc.is_none() {
+                set.extend(alloc_of(k, *a));
+            }
+        }
+    });
+    set
+}
+
+/// The allocation a pointer is into.
+fn alloc_of(k: &Kernel, mut h: Handle<Expr>) -> Option<Handle<Alloc>> {
+    for _ in 0..64 {
+        match k.exprs.get(h)? {
+            Expr::AllocPtr(a) => return Some(*a),
+            Expr::Offset { base, .. } => h = *base,
+            _ => return None,
+        }
+    }
+    None
+}
+
+struct Waits<'k> {
+    k: &'k mut Kernel,
+    arrays: HashSet<Handle<Alloc>>,
+}
+
+impl Waits<'_> {
+    /// Whether `s` itself (not its blocks) touches what a pending group may use.
+    fn touches(&self, s: &Stmt) -> bool {
+        let array = |p: Handle<Expr>| alloc_of(self.k, p).is_some_and(|a| self.arrays.contains(&a));
+        match s {
+            Stmt::Op { op: Op::Load { ptr, .. }, .. } | Stmt::Store { ptr, .. } => array(*ptr),
+            Stmt::Op { op: Op::TmaLoadUnscheduled { .. }, .. } => true,
+            _ => false,
+        }
+    }
+
+    fn touches_deep(&self, s: &Stmt) -> bool {
+        let mut found = self.touches(s);
+        for b in s.blocks() {
+            b.visit(&mut |x| found |= self.touches(x));
+        }
+        found
+    }
+
+    /// Whether groups may be pending after `b`, entered with `pending` (no change made).
+    fn after(&self, b: &Block, mut pending: bool) -> bool {
+        for s in b.stmts() {
+            pending = self.after_stmt(s, pending);
+        }
+        pending
+    }
+
+    fn after_stmt(&self, s: &Stmt, pending: bool) -> bool {
+        match s {
+            Stmt::Op { op: Op::WgmmaCommit | Op::Wgmma { .. }, .. } => true,
+            Stmt::Op { op: Op::WgmmaWait { pending: 0 }, .. } => false,
+            _ if pending && self.touches_deep(s) => {
+                // A wait goes before it: what follows starts from nothing pending.
+                self.after_blocks(s, false)
+            }
+            _ => self.after_blocks(s, pending),
+        }
+    }
+
+    fn after_blocks(&self, s: &Stmt, pending: bool) -> bool {
+        match s {
+            Stmt::If { accept, reject, .. } => self.after(accept, pending) || self.after(reject, pending),
+            Stmt::For { body, .. } | Stmt::While { body, .. } if self.wait_at_end(body) => pending,
+            Stmt::For { body, .. } | Stmt::While { body, .. } => {
+                let entry = pending || self.after(body, pending);
+                entry || self.after(body, entry)
+            }
+            Stmt::Warpgroup { body, .. } => self.after(body, pending),
+            _ => pending,
+        }
+    }
+
+    /// Whether a loop's body that touches what a group it leaves pending uses waits at its end, not at its
+    /// start: then no group is in flight where the loop joins the path that skipped it (ptxas serializes every
+    /// wgmma of a loop, C7514, when the accumulators are read after such a join without a wait before it).
+    fn wait_at_end(&self, body: &Block) -> bool {
+        self.after(body, true) && body.stmts().iter().any(|s| self.touches_deep(s))
+    }
+
+    /// `b` with the waits it needs, entered with `pending`; and whether groups may be pending after it.
+    fn block(&self, b: Block, mut pending: bool) -> (Block, bool) {
+        let (stmts, locs) = b.into_parts();
+        let mut out = Block::new();
+        for (mut s, loc) in stmts.into_iter().zip(locs) {
+            if pending && !matches!(s, Stmt::Op { op: Op::WgmmaWait { .. }, .. }) && self.touches_deep(&s) {
+                out.push(Stmt::Op { result: None, op: Op::WgmmaWait { pending: 0 } }, loc);
+                pending = false;
+            }
+            let next = self.after_stmt(&s, pending);
+            let looping = s.is_loop();
+            match &mut s {
+                Stmt::If { accept, reject, .. } => {
+                    *accept = self.block(std::mem::take(accept), pending).0;
+                    *reject = self.block(std::mem::take(reject), pending).0;
+                }
+                Stmt::For { body, .. } | Stmt::While { body, .. } if looping && self.wait_at_end(body) => {
+                    let end = body.iter().last().map_or(loc, |(_, l)| l);
+                    let mut b = self.block(std::mem::take(body), pending).0;
+                    b.push(Stmt::Op { result: None, op: Op::WgmmaWait { pending: 0 } }, end);
+                    *body = b;
+                }
+                Stmt::For { body, .. } | Stmt::Warpgroup { body, .. } => {
+                    let entry = if looping { pending || self.after(body, pending) } else { pending };
+                    *body = self.block(std::mem::take(body), entry).0;
+                }
+                Stmt::While { header, body, .. } => {
+                    let entry = pending || self.after(body, pending);
+                    *header = self.block(std::mem::take(header), entry).0;
+                    *body = self.block(std::mem::take(body), entry).0;
+                }
+                _ => {}
+            }
+            out.push(s, loc);
+            pending = next;
+        }
+        (out, pending)
+    }
+}

@@ -1,0 +1,109 @@
+//! The epilogue `store(acc, tile)` picks for a whole accumulator stored to the whole tile of a kernel argument
+//! that TMA can describe: through shared memory, as `gemm_sm90_manual.cute` writes it by hand. Each warpgroup
+//! converts its part of the accumulator into a 128-byte-swizzled staging tile with `stmatrix` (few bank
+//! conflicts), waits for its 128 threads (a named barrier per warpgroup, 1 + its rank in the MMA), makes the
+//! writes visible to the asynchronous proxy, and one thread stores the part with TMA, 64 columns (one swizzle
+//! row of 128 bytes) at a time, then waits until the stores have read the staging tile (so that the tile may be
+//! written again, and the CTA may exit). Elements outside the argument are not written (TMA clips the boxes).
+//!
+//! Compared with one predicated store per pair of values (the other epilogue, which `store(acc,
+//! mma.partition_c(tile))` asks for), it writes 128-byte lines and issues a few instructions; measured on
+//! gemm_sm90_manual it is worth 10 to 30 % of the whole GEMM (docs/perf-notes.md, variant v1). What it needs
+//! at launch: C's rows a multiple of 16 bytes (the runtime refuses other shapes, E0422).
+
+use super::mma::MmaTiling;
+use super::value::{TensorView, Value};
+use super::{LResult, Lower};
+use cutec_grammar::ast;
+use cutec_ir::{AddrSpace, BinaryOp, CompareOp, Op, Stmt};
+use cutec_layout::{ComposedLayout, Int, IntTuple, Layout, Swizzle};
+use cutec_sema::{Method, Scalar};
+
+/// Columns of one TMA store: a 128-byte swizzle row of 16-bit elements.
+const CHUNK: i64 = 64;
+
+impl Lower<'_> {
+    /// Whether `store(acc, d)` of an accumulator of `tiling` can go through shared memory and TMA: `d` is a
+    /// 16-bit tile of a kernel argument whose coordinates are known, in whole 64-column chunks.
+    pub(super) fn tma_epilogue_fits(&self, d: &TensorView, tiling: MmaTiling) -> bool {
+        let cols = i64::from(tiling.shape.n * tiling.wn);
+        d.space == AddrSpace::Global
+            && d.param.is_some()
+            && matches!(d.bounds, super::bounds::Bounds::Tracked(_))
+            && matches!(d.elem, Scalar::BF16 | Scalar::F16)
+            && d.layout.rank() == 2
+            && cols % CHUNK == 0
+            && self.warpgroup_split().is_none()
+    }
+
+    /// `store(acc, d)` through a swizzled staging tile and TMA (see the module documentation).
+    pub(super) fn tma_epilogue(
+        &mut self,
+        acc: &TensorView,
+        d: &TensorView,
+        tiling: MmaTiling,
+        e: &ast::Expr,
+    ) -> LResult<()> {
+        let span = e.span;
+        let n = i64::from(tiling.shape.n);
+        let (rows, cols) = (64 * i64::from(tiling.wm), n * i64::from(tiling.wn));
+        // `tile_to_shape(SW128_K<T>, (rows, cols))`: Sw<3,3,3> o (8,64):(64,1) for 16-bit elements.
+        let int = |v: i64| IntTuple::Int(Int::Static(v));
+        let atom = self.layout_result(
+            Layout::new(IntTuple::Tuple(vec![int(8), int(CHUNK)]), IntTuple::Tuple(vec![int(CHUNK), int(1)])),
+            span,
+        )?;
+        let tiled = self.layout_result(
+            cutec_layout::tile_to_shape(&atom, &IntTuple::Tuple(vec![int(rows), int(cols)]), None),
+            span,
+        )?;
+        let swizzle = self.layout_result(Swizzle::new(3, 3, 3), span)?;
+        self.name_hint = Some("epilogue".to_string());
+        let staging =
+            self.allocate_swizzled(d.elem, cutec_sema::Space::Smem, &ComposedLayout::new(swizzle, tiled), span)?;
+        // This warpgroup's parts of the staging tile and of `d`.
+        let (mine, part) = match self.mma_place(tiling) {
+            Some((mi, ni)) => {
+                let at = || (Value::Scalar(mi, Scalar::Int), Value::Scalar(ni, Scalar::Int));
+                (self.mma_part(staging, (64, n), at(), span)?, self.mma_part(d.clone(), (64, n), at(), span)?)
+            }
+            None => (staging, d.clone()),
+        };
+        // A named barrier per warpgroup: 1 + its rank in the MMA.
+        let tid = self.b.thread_idx_x();
+        let seven = self.b.i32(7);
+        let wg = self.b.binary(BinaryOp::Shr, tid, seven);
+        let count = self.b.i32((tiling.wm * tiling.wn) as i32);
+        let rank = self.b.rem(wg, count);
+        let one = self.b.i32(1);
+        let id = self.b.add(rank, one);
+        let threads = self.b.i32(128);
+        // Every thread of the warpgroup is past the previous epilogue's reads of the staging tile (its storing
+        // thread waited for them) before any writes it.
+        self.b.op(Op::NamedBarrier { id, threads });
+        let view = match self.partition_one(Method::PartitionC, mine.clone(), tiling.shape, e, span)? {
+            Value::Tensor(v) => v,
+            _ => return self.internal(span, "a partition that is not a tensor"),
+        };
+        self.store_call(acc, &view, span)?;
+        // The writes above are read by TMA, another proxy.
+        self.b.op(Op::FenceProxyAsync);
+        self.b.op(Op::NamedBarrier { id, threads });
+        let mask = self.b.i32(127);
+        let lane = self.b.binary(BinaryOp::And, tid, mask);
+        let zero = self.b.i32(0);
+        let first = self.b.compare(CompareOp::Eq, lane, zero);
+        self.b.open_block();
+        for j in 0..n / CHUNK {
+            let at = || (Value::Const(0), Value::Const(j));
+            let s = self.mma_part(mine.clone(), (64, CHUNK), at(), span)?;
+            let g = self.mma_part(part.clone(), (64, CHUNK), at(), span)?;
+            self.tma_store_views(&s, &g, span)?;
+        }
+        // The stores have read the staging tile: it may be written again, and the CTA may exit.
+        self.b.op(Op::BulkWait { pending: 0, read: true });
+        let body = self.b.close_block();
+        self.b.push(Stmt::If { cond: first, accept: body, reject: cutec_ir::Block::new() });
+        Ok(())
+    }
+}

@@ -1,0 +1,28 @@
+"""Type stubs of the native module (python/src/lib.rs). Users call the API of the ``cutec`` package instead."""
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+__version__: str
+TARGET: str
+
+def compile_source(
+    name: str,
+    source: str,
+    defines: Sequence[Tuple[str, Union[int, bool]]],
+    kernel: Optional[str] = None,
+    opt_level: int = 3,
+) -> Dict[str, Any]:
+    """Compiles in-process. ``{"ok": True, "ptx", "manifest", "warnings", "warnings_json"}`` or
+    ``{"ok": False, "rendered", "diagnostics_json"}``."""
+
+def explain(code: str) -> Optional[Tuple[str, str]]: ...
+
+class NativeKernel:
+    def __init__(self, ptx: str, manifest: str, name: str) -> None: ...
+    @property
+    def param_names(self) -> List[str]: ...
+    @property
+    def scalar_names(self) -> List[str]: ...
+    def plan(self, args: Tuple[Any, ...], device: Optional[int] = None) -> Dict[str, Any]: ...
+    def launch(self, args: Tuple[Any, ...]) -> None: ...
+    def load(self, device: int) -> None: ...

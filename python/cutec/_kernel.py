@@ -1,0 +1,351 @@
+"""``cutec.compile`` and the kernel object it returns."""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+
+from . import _cache, _cutec
+from ._errors import CompileError, CompileWarning, Diagnostic, LaunchError
+
+# The torch dtype of each manifest element type (by attribute name of the torch module).
+TORCH_DTYPES = {
+    "f32": "float32",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "e4m3": "float8_e4m3fn",
+    "e5m2": "float8_e5m2",
+    "f64": "float64",
+    "i8": "int8",
+    "u8": "uint8",
+    "i32": "int32",
+    "i64": "int64",
+    "u32": "uint32",
+    "bool": "bool",
+}
+
+
+def _layout_text(t: Any) -> str:
+    if isinstance(t, list):
+        return "(" + ",".join(_layout_text(x) for x in t) + ")"
+    return str(t)
+
+
+def _leaves(t: Any) -> List[Any]:
+    if isinstance(t, list):
+        return [leaf for x in t for leaf in _leaves(x)]
+    return [t]
+
+
+class Param:
+    """One parameter of a kernel, from its manifest entry."""
+
+    __slots__ = ("name", "kind", "dtype", "access", "shape", "stride")
+
+    def __init__(self, entry: Dict[str, Any]):
+        self.name: str = entry["name"]
+        self.kind: str = entry["kind"]
+        self.dtype: str = entry["dtype"]
+        self.access: Optional[str] = entry.get("access", "read_write") if self.kind == "tensor" else None
+        layout = entry.get("layout", {})
+        self.shape: List[Any] = layout.get("shape", [])
+        self.stride: List[Any] = layout.get("stride", [])
+
+    @property
+    def is_output(self) -> bool:
+        """A tensor the kernel only writes: what ``empty_outputs`` allocates and a torch op returns."""
+        return self.kind == "tensor" and self.access == "write"
+
+    def __str__(self) -> str:
+        if self.kind == "scalar":
+            return f"{self.name}: {self.dtype}"
+        layout = f"{_layout_text(self.shape)}:{_layout_text(self.stride)}"
+        return f"{self.name}: {self.dtype}[{layout}] {self.access}"
+
+    def __repr__(self) -> str:
+        return f"Param({self})"
+
+
+class Kernel:
+    """A compiled kernel: call it on tensors to launch it.
+
+    ``kernel(*args, **kwargs)`` takes the kernel's parameters by position or by name: tensors (torch tensors on
+    a CUDA device, or any object with ``__cuda_array_interface__`` or ``__dlpack__``) and scalars (Python
+    numbers). Every argument is checked against the manifest first (element type, rank, shapes, strides,
+    alignment, the dynamic dimensions' agreement, the tensor maps' rules); a mismatch raises
+    :class:`cutec.LaunchError` naming the parameter, and nothing runs. The kernel then runs on torch's current
+    stream of the tensors' device, on the tensors' own memory, without copies, asynchronously like any CUDA
+    launch.
+    """
+
+    def __init__(self, ptx: str, manifest: Dict[str, Any], name: str, warnings_: List[Diagnostic], key: str, cache_hit: bool):
+        self.ptx: str = ptx
+        """The module's PTX text."""
+        self.module_manifest: Dict[str, Any] = manifest
+        self.manifest: Dict[str, Any] = next(k for k in manifest["kernels"] if k["name"] == name)
+        """This kernel's entry of the manifest (parameters, dynamic dimensions, launch, const params)."""
+        self.name: str = name
+        self.warnings: List[Diagnostic] = warnings_
+        self.key: str = key
+        """The compile cache's key of this build."""
+        self.cache_hit: bool = cache_hit
+        """Whether this build came from the cache on disk."""
+        self.params: List[Param] = [Param(p) for p in self.manifest["params"]]
+        self._index = {p.name: i for i, p in enumerate(self.params)}
+        self._native = _cutec.NativeKernel(ptx, json.dumps(manifest), name)
+        self._launch = self._native.launch
+        self._nparams = len(self.params)
+        self._torch_op: Any = None
+
+    @property
+    def signature(self) -> str:
+        """``softmax(x: f32[(M,4096):(4096,1)] read, y: f32[(M,4096):(4096,1)] write)``."""
+        return f"{self.name}({', '.join(str(p) for p in self.params)})"
+
+    @property
+    def dims(self) -> List[str]:
+        """The dynamic dimensions, bound from the tensors at each call."""
+        return [d["name"] for d in self.manifest.get("dims", [])]
+
+    def __repr__(self) -> str:
+        return f"<cutec.Kernel {self.signature}>"
+
+    def _bind(self, args: Tuple[Any, ...], kwargs: Mapping[str, Any]) -> Tuple[Any, ...]:
+        if len(args) > self._nparams:
+            raise LaunchError(
+                f"kernel `{self.name}` takes {self._nparams} arguments ({self.signature}), got {len(args)}",
+                kernel=self.name,
+            )
+        bound: List[Any] = list(args) + [_MISSING] * (self._nparams - len(args))
+        for k, v in kwargs.items():
+            i = self._index.get(k)
+            if i is None:
+                raise LaunchError(f"kernel `{self.name}` has no parameter `{k}` ({self.signature})", kernel=self.name, param=k)
+            if bound[i] is not _MISSING:
+                raise LaunchError(f"kernel `{self.name}`: argument `{k}` given twice", kernel=self.name, param=k)
+            bound[i] = v
+        missing = [p.name for p, v in zip(self.params, bound) if v is _MISSING]
+        if missing:
+            raise LaunchError(
+                f"kernel `{self.name}`: missing argument{'s' if len(missing) > 1 else ''} "
+                + ", ".join(f"`{m}`" for m in missing),
+                kernel=self.name,
+                param=missing[0],
+            )
+        return tuple(bound)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        if not kwargs and len(args) == self._nparams:
+            self._launch(args)
+        else:
+            self._launch(self._bind(args, kwargs))
+
+    def plan(self, *args: Any, device: Optional[int] = None, **kwargs: Any) -> Dict[str, Any]:
+        """Checks the arguments as a call would, without a GPU and without launching; returns the launch
+        (``grid``, ``block``, ``cluster``, ``smem_bytes``, the bound ``dims``, the ``tensor_maps``)."""
+        return self._native.plan(self._bind(args, kwargs), device)
+
+    def load(self, device: int = 0) -> None:
+        """Loads the module on ``device`` now (the first call there does it otherwise)."""
+        self._native.load(device)
+
+    # -- outputs -------------------------------------------------------------------------------------------
+
+    def bind_dims(self, *args: Any, dims: Optional[Mapping[str, int]] = None, **kwargs: Any) -> Dict[str, Any]:
+        """The dynamic dimensions' values from the given tensors (inputs by position, any parameter by name)
+        and ``dims``, as the manifest binds them (``dims[].from``)."""
+        given = self._bind_inputs(args, kwargs)
+        values: Dict[str, Any] = dict(dims or {})
+        for d in self.manifest.get("dims", []):
+            if d["name"] in values:
+                continue
+            src = d["from"]
+            t = given.get(src["param"])
+            if t is None:
+                continue
+            shape, strides = _shape_strides(t)
+            seq = shape if src.get("of", "shape") == "shape" else strides
+            values[d["name"]] = seq[src["mode"]]
+        return values
+
+    def _bind_inputs(self, args: Tuple[Any, ...], kwargs: Mapping[str, Any]) -> Dict[str, Any]:
+        inputs = [p for p in self.params if not p.is_output]
+        if len(args) > len(inputs):
+            raise LaunchError(f"kernel `{self.name}` takes {len(inputs)} inputs, got {len(args)}", kernel=self.name)
+        given = {p.name: a for p, a in zip(inputs, args)}
+        for k, v in kwargs.items():
+            if k not in self._index:
+                raise LaunchError(f"kernel `{self.name}` has no parameter `{k}` ({self.signature})", kernel=self.name, param=k)
+            given[k] = v
+        return given
+
+    def output_shapes(self, *args: Any, dims: Optional[Mapping[str, int]] = None, **kwargs: Any) -> Dict[str, Tuple[Tuple[Any, ...], Tuple[Any, ...]]]:
+        """``{name: (shape, strides)}`` of each output (a tensor the kernel only writes), from the manifest's
+        layouts and the dimensions bound from the given inputs (see ``bind_dims``)."""
+        values = self.bind_dims(*args, dims=dims, **kwargs)
+
+        def value(leaf: Any, p: Param) -> Any:
+            if isinstance(leaf, str):
+                if leaf not in values:
+                    raise LaunchError(
+                        f"kernel `{self.name}`: the shape of output `{p.name}` needs dimension `{leaf}`; "
+                        f"pass the tensor it is bound from, or dims={{'{leaf}': ...}}",
+                        kernel=self.name,
+                        param=p.name,
+                    )
+                return values[leaf]
+            return leaf
+
+        out = {}
+        for p in self.params:
+            if not p.is_output:
+                continue
+            shape, strides = [], []
+            for s_mode, d_mode in zip(p.shape, p.stride):
+                extent = 1
+                for leaf in _leaves(s_mode):
+                    extent = extent * value(leaf, p)
+                shape.append(extent)
+                # A nested mode's flat stride is that of its first leaf of extent > 1 (the runtime's rule).
+                pairs = list(zip(_leaves(s_mode), _leaves(d_mode)))
+                stride = next((value(d, p) for s, d in pairs if value(s, p) != 1), value(pairs[0][1], p) if pairs else 1)
+                strides.append(stride)
+            out[p.name] = (tuple(shape), tuple(strides))
+        return out
+
+    def empty_outputs(self, *args: Any, dims: Optional[Mapping[str, int]] = None, device: Any = None, **kwargs: Any) -> Dict[str, Any]:
+        """Allocates (uninitialized, with ``torch.empty_strided``) each output of the kernel, with the manifest's
+        element type, shape and strides, on the device of the first tensor given (else ``device``, else torch's
+        current device). Inputs are given by position, any parameter by name; ``dims`` sets dimensions no given
+        tensor binds. Returns ``{name: tensor}``, to pass on: ``kernel(x, **kernel.empty_outputs(x))``."""
+        import torch
+
+        if device is None:
+            given = self._bind_inputs(args, kwargs)
+            device = next((t.device for t in given.values() if isinstance(t, torch.Tensor)), None)
+        if device is None:
+            device = torch.device("cuda", torch.cuda.current_device())
+        by_name = {p.name: p for p in self.params}
+        return {
+            name: torch.empty_strided(shape, strides, dtype=getattr(torch, TORCH_DTYPES[by_name[name].dtype]), device=device)
+            for name, (shape, strides) in self.output_shapes(*args, dims=dims, **kwargs).items()
+        }
+
+    # -- torch.library ----------------------------------------------------------------------------------------
+
+    def torch_op(self, name: Optional[str] = None) -> Any:
+        """This kernel as a torch custom operator (``torch.library.custom_op``): it takes the kernel's inputs
+        (tensors it reads, tensors it reads and writes, which the op declares mutated, and scalars) and returns
+        its outputs (tensors it only writes), allocated from the manifest's shapes. Its fake implementation
+        derives the outputs' shapes from the manifest too, so it traces under ``torch.compile(fullgraph=True)``.
+        ``name`` is ``"namespace::op"`` (default ``cutec::<kernel>_<key>``)."""
+        if self._torch_op is None:
+            from ._torch_op import make_op
+
+            self._torch_op = make_op(self, name or f"cutec::{self.name}_{self.key[:12]}")
+        return self._torch_op
+
+
+def _shape_strides(t: Any) -> Tuple[Tuple[Any, ...], Tuple[Any, ...]]:
+    """Shape and strides (in elements) of a torch tensor, an object with ``__cuda_array_interface__`` or an
+    array with ``shape``, ``strides`` (in bytes) and ``itemsize`` (numpy's)."""
+    stride = getattr(t, "stride", None)
+    if callable(stride):
+        return tuple(t.shape), tuple(stride())
+    cai = getattr(t, "__cuda_array_interface__", None)
+    if cai is not None:
+        shape = tuple(cai["shape"])
+        size = int(cai["typestr"][2:])
+        if cai.get("strides") is None:
+            strides, acc = [], 1
+            for e in reversed(shape):
+                strides.append(acc)
+                acc *= max(e, 1)
+            return shape, tuple(reversed(strides))
+        return shape, tuple(b // size for b in cai["strides"])
+    return tuple(t.shape), tuple(b // t.itemsize for b in t.strides)
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING = _Missing()
+
+# Kernels compiled in this process, by cache key and kernel name: compiling the same program again returns the
+# same object, with its module already loaded.
+_MEMO: Dict[Tuple[str, str], Kernel] = {}
+
+
+def _is_path(src: Union[str, os.PathLike]) -> bool:
+    if isinstance(src, os.PathLike):
+        return True
+    return "\n" not in src and (src.endswith(".cute") or os.path.isfile(src))
+
+
+def _defines(defines: Optional[Mapping[str, Union[int, bool]]]) -> List[Tuple[str, Union[int, bool]]]:
+    out = []
+    for k, v in sorted((defines or {}).items()):
+        if not isinstance(v, (bool, int)):
+            raise TypeError(f"define `{k}`: expected an int or a bool, got {type(v).__name__}")
+        out.append((k, v))
+    return out
+
+
+def compile(
+    source: Union[str, "os.PathLike[str]"],
+    defines: Optional[Mapping[str, Union[int, bool]]] = None,
+    kernel: Optional[str] = None,
+    *,
+    opt_level: int = 3,
+    cache: bool = True,
+    name: Optional[str] = None,
+) -> Kernel:
+    """Compiles a ``.cute`` program and returns its kernel.
+
+    ``source`` is a path (a ``pathlib.Path``, or a string ending in ``.cute`` or naming a file) or the program's
+    text. ``defines`` sets const generic parameters (``-D N=4096``: ``{"N": 4096}``). ``kernel`` picks one kernel
+    of a file with several. ``name`` is the file name diagnostics show for a text (default ``<source>``).
+    Compile errors raise :class:`cutec.CompileError`; warnings are issued as :class:`cutec.CompileWarning`.
+    Builds are cached on disk (see ``cutec.cache_dir()``); ``cache=False`` compiles anyway.
+    """
+    if _is_path(source):
+        path = Path(source)
+        text = path.read_text(encoding="utf-8")
+        shown = name or str(source)
+    else:
+        text = str(source)
+        shown = name or "<source>"
+    defs = _defines(defines)
+    key = _cache.key(shown, text, defs, kernel, opt_level)
+    use_cache = cache and _cache.enabled()
+    entry = _cache.load(key) if use_cache else None
+    hit = entry is not None
+    if entry is None:
+        out = _cutec.compile_source(shown, text, defs, kernel, opt_level)
+        if not out["ok"]:
+            raise CompileError(out["rendered"], Diagnostic.from_json_lines(out["diagnostics_json"]))
+        entry = {k: out[k] for k in ("ptx", "manifest", "warnings", "warnings_json")}
+        if use_cache:
+            _cache.store(key, entry)
+    if hit:
+        _cache.Stats.hits += 1
+    else:
+        _cache.Stats.misses += 1
+    manifest = json.loads(entry["manifest"])
+    names = [k["name"] for k in manifest["kernels"]]
+    chosen = kernel if kernel is not None else names[0]
+    if kernel is None and len(names) > 1:
+        raise ValueError(f"{shown} has {len(names)} kernels ({', '.join(names)}): choose one with kernel=")
+    memo = _MEMO.get((key, chosen))
+    if memo is not None:
+        return memo
+    if entry["warnings"]:
+        warnings.warn(CompileWarning(entry["warnings"]), stacklevel=2)
+    k = Kernel(entry["ptx"], manifest, chosen, Diagnostic.from_json_lines(entry["warnings_json"]), key, hit)
+    _MEMO[(key, chosen)] = k
+    return k
