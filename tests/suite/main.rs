@@ -7,4 +7,5 @@ mod fill_ptx;
 mod mutation;
 mod mutation_collectives;
 mod mutation_run;
+mod schedule;
 mod ui;

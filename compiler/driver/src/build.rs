@@ -98,7 +98,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     let pipeline = cutec_ir::PipelineOptions { verify_each: cfg!(debug_assertions), after_pass: Some(&mut hook) };
     let mut check_warnings = match cutec_ir::run_pipeline(&mut module, pipeline) {
         Ok(info) => info.warnings,
-        // A pass that cannot do what the program asks (E0306, at the loop or kernel).
+        // A pass that cannot do what the program asks (E0324 and others, at the loop or kernel).
         Err(cutec_ir::passes::PipelineError::Pass(e)) if e.code() != cutec_ir::codes::INTERNAL => {
             return Err(fail(checked, vec![e.to_diagnostic()]));
         }

@@ -139,12 +139,10 @@ generic parameter, or arithmetic on them.",
     },
     CodeInfo {
         code: NOT_IMPLEMENTED,
-        title: "scheduling attribute not implemented yet",
-        explanation: "The program asks for a schedule that the pass pipeline cannot produce yet: \
-`pipelined(stages = S)` on a loop (software pipelining: copies issued S - 1 iterations ahead into a ring of \
-shared-memory stages) or `#[warp_specialized]` on a kernel (producer and consumer warpgroups). The compiler \
-reports it instead of ignoring the attribute, since the kernel would not have the performance it asks for. \
-Remove the attribute for now; the loop or kernel then runs unscheduled.",
+        title: "transformation not implemented yet",
+        explanation: "The program asks for a transformation that no pass of the pipeline implements yet; the \
+compiler reports it instead of ignoring the request. No pass of this version reports it: the scheduling passes \
+implement `pipelined(stages = S)` and `warp_specialized`, and report what they cannot schedule as E0324.",
     },
     CodeInfo {
         code: TOO_MUCH_SHARED,

@@ -103,9 +103,10 @@
 //!
 //! The pipeline today: `unroll` (loops marked `unroll(full)`, or `unroll(N)` with at most N literal trips, then
 //! renumbering), `forward-vars` (variable reads replaced by known writes), `fold-constants`, `cse`, `dce`
-//! (definitions nobody uses, when their effects allow), `pipeline-loops` and `specialize-warps` (not implemented
-//! yet: they reject `pipelined` loops and `warp_specialized` kernels with E0306 rather than ignore them),
-//! `compact` (program-order numbering), then the checks that change nothing: `check-collectives`,
+//! (definitions nobody uses, when their effects allow), the scheduling passes (`pipeline-loops`, `complete-wgmma`,
+//! `complete-copies`, `specialize-warps`: the mbarrier rings, waits and roles of a Hopper kernel written from its
+//! plain loop, E0324 for what they cannot schedule; [`passes`]), `fold-constants` and `dce` again, `compact`
+//! (program-order numbering), then the checks that change nothing: `check-collectives`,
 //! `check-operands`, `check-protocol` (the mbarrier protocol run for small trip counts, [`analysis::protocol`]),
 //! `check-fragment-bounds`.
 

@@ -10,7 +10,7 @@ fn run(mut module: Module) -> String {
 }
 
 /// The passes, in the order they run.
-const PIPELINE: [&str; 15] = [
+const PIPELINE: [&str; 16] = [
     "unroll",
     "forward-vars",
     "fold-constants",
@@ -20,6 +20,7 @@ const PIPELINE: [&str; 15] = [
     "complete-wgmma",
     "complete-copies",
     "specialize-warps",
+    "fold-constants",
     "dce",
     "compact",
     "check-collectives",

@@ -177,6 +177,12 @@ impl Lower<'_> {
         let wg = self.b.binary(cutec_ir::BinaryOp::Shr, tid, seven);
         let count = self.b.i32(w as i32);
         let w = self.b.rem(wg, count);
+        if t.wn == 1 {
+            return Some((w, self.b.i32(0)));
+        }
+        if t.wm == 1 {
+            return Some((self.b.i32(0), w));
+        }
         let wm = self.b.i32(t.wm as i32);
         Some((self.b.rem(w, wm), self.b.div(w, wm)))
     }

@@ -37,6 +37,10 @@ const SASS: &[Expect] = &[
     Expect { example: "gemm_sm90_manual", defines: &["TMA_STORE=false", "STAGES=4"], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "F2FP.BF16.F32.PACK_AB", "STG.E"], lacks: &["LDL", "STL", "UTMASTG", "STSM"] },
     Expect { example: "gemm_fp8_manual", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STSM.16.M88.4", "FMUL"], lacks: &["LDL", "STL", "STS", "HGMMA"] },
     Expect { example: "gemm_fp8_manual", defines: &["TMA_STORE=false", "STAGES=4"], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D", "F2FP.BF16.F32.PACK_AB", "STG.E"], lacks: &["LDL", "STL", "UTMASTG", "STSM", "HGMMA"] },
+    // The schedules the passes write: HGMMAs not serialized (no C7514), the ring's TMA loads and mbarrier waits,
+    // the warp-specialized roles' register budgets, and the stmatrix + TMA-store epilogue `store` picks.
+    Expect { example: "gemm_sm90", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },
+    Expect { example: "gemm_pipelined", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG", "USETMAXREG"] },
     Expect { example: "gemm_sm90_kn", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT"], lacks: &["LDL", "STL"] },
     Expect { example: "wgmma_rs", defines: &[], has: &["HGMMA.64x128x16.F32.BF16", "UTMALDG.2D", "UTMACCTL.PF", "LDG.E"], lacks: &["LDL", "STL"] },
     Expect { example: "gemm_simt", defines: &[], has: &["FFMA", "LDS", "STS", "BAR.SYNC"], lacks: &["LDL", "STL"] },

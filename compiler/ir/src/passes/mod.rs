@@ -269,6 +269,7 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
         &schedule::CompleteWgmma,
         &schedule::CompleteCopies,
         &schedule::SpecializeWarps,
+        &fold::FoldConstants,
         &dce::DeadCode,
         &compact::Compact,
         &collectives::CheckCollectives,
