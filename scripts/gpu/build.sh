@@ -7,8 +7,10 @@ cd "$(dirname "$0")/../.."
 . scripts/env.sh
 GPU_DIR=${GPU_DIR:-.gpu}
 mkdir -p "$GPU_DIR"
+# Where cargo writes (a worktree's build may set CARGO_TARGET_DIR).
+out=${CARGO_TARGET_DIR:-target}/release
 cargo build --release --locked -q -p cutec
-cp target/release/cutec "$GPU_DIR/cutec"
+cp "$out/cutec" "$GPU_DIR/cutec"
 c="$GPU_DIR/cutec"
 "$c" build examples/copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/grid_copy.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
@@ -67,6 +69,10 @@ defined gemm_sm90_manual_rows gemm_sm90_manual -D GROUP_M=1
 defined gemm_sm90_manual_c1 gemm_sm90_manual -D CLUSTER_M=1
 # Narrower tiles: twice as many for the small-M shapes, which leave most SMs idle with 128 x 256 tiles.
 defined gemm_sm90_manual_bn128 gemm_sm90_manual -D BN=128 -D STAGES=4
+# fp8 (scripts/gpu/fp8_check.py): the e4m3 GEMM, its epilogue from registers (any N), and the conversions.
+"$c" build examples/gemm_fp8_manual.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+defined gemm_fp8_manual_regs gemm_fp8_manual -D TMA_STORE=false -D STAGES=4
+"$c" build scripts/gpu/fp8_convert.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # The same transpose with a plain row-major shared-memory tile: the swizzle's effect, measured in the same run.
 sed 's/composition(Swizzle<5, 0, 5>, (TILE, TILE):(TILE, 1))/(TILE, TILE):(TILE, 1)/' examples/transpose.cute \
     > "$GPU_DIR/transpose_noswizzle.cute"
@@ -86,7 +92,7 @@ ls -l "$GPU_DIR"
 # first_light.sh).
 cargo build --release --locked -q -p cutec-runtime --example launch_check --example fill_check --example tensor_map_check \
     --example tensor_map_param
-cp target/release/examples/launch_check "$GPU_DIR/launch_check"
-cp target/release/examples/fill_check "$GPU_DIR/fill_check"
-cp target/release/examples/tensor_map_check "$GPU_DIR/tensor_map_check"
-cp target/release/examples/tensor_map_param "$GPU_DIR/tensor_map_param"
+cp "$out/examples/launch_check" "$GPU_DIR/launch_check"
+cp "$out/examples/fill_check" "$GPU_DIR/fill_check"
+cp "$out/examples/tensor_map_check" "$GPU_DIR/tensor_map_check"
+cp "$out/examples/tensor_map_param" "$GPU_DIR/tensor_map_param"

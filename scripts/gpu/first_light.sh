@@ -34,6 +34,8 @@ echo "== TMA tensor maps as kernel parameters: the bytes a kernel receives again
 "$GPU_DIR/tensor_map_param" || status=$?
 echo "== Hopper by hand: tma_copy and gemm_sm90_manual against torch, cuBLAS and Triton"
 GPU_DIR="$GPU_DIR" python3 scripts/gpu/hopper_check.py --sanitize || status=$?
+echo "== fp8: conversions against torch, gemm_fp8_manual against a float32 reference and torch._scaled_mm"
+GPU_DIR="$GPU_DIR" python3 scripts/gpu/fp8_check.py || status=$?
 echo "== bounds: ragged gemm_simt against float64, predication cost on full tiles, required divisibility refused"
 GPU_DIR="$GPU_DIR" python3 scripts/gpu/bounds_check.py || status=$?
 echo "== transpose (swizzled shared-memory tile) against torch, ragged shapes, and without the swizzle"

@@ -40,7 +40,7 @@ pub fn wgmma_fence<'ctx>(context: &'ctx Context) -> (FunctionType<'ctx>, Pointer
     (ty, asm(context, ty, "wgmma.fence.sync.aligned;", "~{memory}", true))
 }
 
-/// `steps` x `wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input}` on one accumulator (PTX ISA
+/// `steps` x `wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{inputs}` on one accumulator (PTX ISA
 /// §9.7.15.5.2): `d = a * b + (scale_d ? d : 0)` over the warpgroup, once per step, with B in shared memory and A
 /// in shared memory too ("SS", `a` is `Some(a_mn)`) or in registers ("RS", `a` is `None`). The callee takes the
 /// `n / 2` accumulator values (tied to its `n / 2` results, so the accumulator stays in the same registers across
@@ -48,13 +48,14 @@ pub fn wgmma_fence<'ctx>(context: &'ctx Context) -> (FunctionType<'ctx>, Pointer
 /// packed 16-bit values), B's 64-bit descriptor and `scale_d` as an `i32`, and gives the accumulator back as a
 /// struct of `n / 2` floats. The operand lists differ: SS ends `p, 1, 1, tA, tB` and RS `p, 1, 1, tB`, since
 /// A in registers has no transpose immediate (`a_mn`/`b_mn` are those immediates: 1 when the operand is
-/// MN-major). One statement for the k-steps of a `gemm` keeps LLVM's work proportional to the accumulator, not
-/// to the accumulator times the steps.
+/// MN-major). `inputs` is A's and B's types (`bf16.bf16`, `e4m3.e5m2`); the fp8 forms (`k` 32) have no
+/// transpose immediates at all (both operands are K-major), so their lists end `p, 1, 1`. One statement for the
+/// k-steps of a `gemm` keeps LLVM's work proportional to the accumulator, not to the accumulator times the steps.
 pub fn wgmma<'ctx>(
     context: &'ctx Context,
     n: u32,
     k: u32,
-    input: &str,
+    inputs: &str,
     a: Option<bool>,
     b_mn: bool,
     steps: u32,
@@ -87,16 +88,17 @@ pub fn wgmma<'ctx>(
     for s in 0..steps {
         let first = 2 * regs + per_step * s;
         let (a_text, transpose) = match a {
-            Some(a_mn) => (format!("${first}"), format!("{}, {}", u8::from(a_mn), u8::from(b_mn))),
+            Some(a_mn) => (format!("${first}"), format!(", {}, {}", u8::from(a_mn), u8::from(b_mn))),
             None => {
                 let r: Vec<String> = (first..first + 4).map(|i| format!("${i}")).collect();
-                (format!("{{{}}}", r.join(", ")), u8::from(b_mn).to_string())
+                (format!("{{{}}}", r.join(", ")), format!(", {}", u8::from(b_mn)))
             }
         };
+        let transpose = if k == 16 { transpose } else { String::new() };
         let (desc_b, scale) = (first + per_step - 2, first + per_step - 1);
         template.push_str(&format!(
-            "setp.ne.b32 p, ${scale}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input} {{{outputs}}}, \
-             {a_text}, ${desc_b}, p, 1, 1, {transpose};\n"
+            "setp.ne.b32 p, ${scale}, 0;\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{inputs} {{{outputs}}}, \
+             {a_text}, ${desc_b}, p, 1, 1{transpose};\n"
         ));
     }
     template.push('}');

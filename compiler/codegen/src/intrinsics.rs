@@ -3,7 +3,7 @@
 //! `llvm.nvvm.barrier.cta.sync.aligned.all`).
 
 use crate::CodegenError;
-use cutec_ir::{Dim, ShuffleMode, SpecialReg};
+use cutec_ir::{Dim, Scalar, ShuffleMode, SpecialReg};
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
 use inkwell::types::BasicTypeEnum;
@@ -26,6 +26,21 @@ pub(crate) const MINNUM: &str = "llvm.minnum";
 pub(crate) const SMAX: &str = "llvm.smax";
 pub(crate) const SMIN: &str = "llvm.smin";
 pub(crate) const FMA: &str = "llvm.fma";
+
+/// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b` (PTX ISA §9.7.9.21, sm_89): two `f32` to two fp8 in an `i16`,
+/// `a` in the upper byte and `b` in the lower one, rounded to nearest even and saturated to the largest finite
+/// value (NaN stays NaN).
+pub(crate) fn f32x2_to_fp8x2(scalar: Scalar) -> &'static str {
+    if scalar == Scalar::E5M2 { "llvm.nvvm.ff.to.e5m2x2.rn" } else { "llvm.nvvm.ff.to.e4m3x2.rn" }
+}
+/// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f16x2 d, a`: two `f16` to two fp8 (lane 0 in the lower byte).
+pub(crate) fn f16x2_to_fp8x2(scalar: Scalar) -> &'static str {
+    if scalar == Scalar::E5M2 { "llvm.nvvm.f16x2.to.e5m2x2.rn" } else { "llvm.nvvm.f16x2.to.e4m3x2.rn" }
+}
+/// `cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a`: two fp8 in an `i16` to two `f16` (exact; the lower byte to lane 0).
+pub(crate) fn fp8x2_to_f16x2(scalar: Scalar) -> &'static str {
+    if scalar == Scalar::E5M2 { "llvm.nvvm.e5m2x2.to.f16x2.rn" } else { "llvm.nvvm.e4m3x2.to.f16x2.rn" }
+}
 
 /// `mbarrier.init.shared.b64 [bar], count`.
 pub(crate) const MBARRIER_INIT: &str = "llvm.nvvm.mbarrier.init.shared";

@@ -126,6 +126,30 @@ fn hopper_operations_compile() {
     assert_eq!(out.ptx.matches("st.global.b32").count() + out.ptx.matches("st.global.f32").count(), 1, "{}", out.ptx);
 }
 
+/// fp8: the wgmma has both types and no transpose immediates, and conversions to and from `e4m3`/`e5m2` are the
+/// packed `cvt`s, two lanes each (16 lanes: 8 of each way), with the pair's lane 1 as the upper operand; ptxas
+/// assembles it without spilling.
+#[test]
+fn fp8_mma_and_conversions_compile_to_packed_cvt() {
+    let module = cutec_ir::parse(include_str!("../../ir/tests/ir/wgmma_fp8.ir")).expect("parses");
+    let out = compile_ok(&module, &[]);
+    let ptx = &out.ptx;
+    let wgmmas: Vec<&str> = ptx.lines().filter(|l| l.contains("wgmma.mma_async")).collect();
+    assert_eq!(wgmmas.len(), 2, "{ptx}");
+    for line in wgmmas {
+        assert!(line.contains("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e5m2 {"), "{line}");
+        assert!(line.trim_end().ends_with("p, 1, 1;"), "no transpose immediates in fp8: {line}");
+    }
+    // Widening 16 e4m3: 8 packed cvt to f16x2; narrowing 16 f32 to e5m2: 8 packed cvt; one more for the scalar.
+    assert_eq!(ptx.matches("cvt.rn.f16x2.e4m3x2").count(), 8, "{ptx}");
+    assert_eq!(ptx.matches("cvt.rn.satfinite.e5m2x2.f32").count(), 8, "{ptx}");
+    assert_eq!(ptx.matches("cvt.rn.satfinite.e4m3x2.f32").count(), 1, "{ptx}");
+    assert!(has_line(ptx, &["st.global", ".v4.b32"]), "16 e5m2 stored as one 16-byte vector\n{ptx}");
+    if let Some(report) = assemble(ptx) {
+        assert_no_spills(&report);
+    }
+}
+
 /// A warpgroup region is a test of the thread's warpgroup, then the region's `setmaxnreg` (`.dec` under the
 /// registers at entry, `.inc` over them), then its body; the kernel then says how many threads it has at most
 /// and that it wants one CTA per SM, without which ptxas ignores `setmaxnreg`.

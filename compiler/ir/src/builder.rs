@@ -154,7 +154,14 @@ impl KernelBuilder {
         self.kernel.exprs.append(e, self.loc)
     }
 
+    /// A literal; an fp8 one (which the IR does not have) is the `f32` literal converted where it is asked for.
     pub fn lit(&mut self, l: Literal) -> Handle<Expr> {
+        if let Literal::Float { value, ty } = l
+            && ty.is_fp8()
+        {
+            let f = self.expr(Expr::Literal(Literal::Float { value, ty: Scalar::F32 }));
+            return self.convert(f, ty);
+        }
         self.expr(Expr::Literal(l))
     }
     pub fn i32(&mut self, v: i32) -> Handle<Expr> {

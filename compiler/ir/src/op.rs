@@ -25,14 +25,24 @@ use crate::arena::Handle;
 use crate::expr::{Expr, ShuffleMode};
 use crate::types::{Scalar, Type};
 
-/// The shape and input type of a `wgmma.mma_async`: `m64nNkK` with `K` 16 for `f16`/`bf16`.
+/// The shape and input types of a `wgmma.mma_async`: `m64nNkK` with `K` 16 for `f16`/`bf16` (A and B alike) and
+/// 32 for fp8 (`e4m3`/`e5m2`, A and B in any mix).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct WgmmaShape {
     pub m: u32,
     pub n: u32,
     pub k: u32,
-    /// The element type of A and B (the accumulator is `f32`).
+    /// The element type of A (the accumulator is `f32`).
     pub input: Scalar,
+    /// The element type of B: `input` but for an fp8 MMA mixing `e4m3` and `e5m2`.
+    pub input_b: Scalar,
+}
+
+impl WgmmaShape {
+    /// The instruction's type suffix after `.f32`: `bf16.bf16`, `e4m3.e5m2`.
+    pub fn input_suffix(&self) -> String {
+        format!("{}.{}", self.input, self.input_b)
+    }
 }
 
 /// The swizzle of a wgmma operand in shared memory (the descriptor's layout type): the layout algebra's, which

@@ -309,7 +309,8 @@ impl Printer<'_> {
                 shape.m,
                 shape.n,
                 shape.k,
-                shape.input,
+                // One type when A and B agree (`m64n128k16.bf16`), else both (`m64n256k32.e4m3.e5m2`).
+                if shape.input == shape.input_b { shape.input.to_string() } else { shape.input_suffix() },
                 o(acc),
                 o(a),
                 a_desc.as_ref().map_or_else(|| "regs".to_string(), desc),

@@ -18,20 +18,35 @@ pub enum Scalar {
     BF16,
     F32,
     F64,
+    /// OCP FP8 E4M3 (the *FN* variant: bias 7, no infinities, max 448, NaN `0x7f`/`0xff`) and E5M2 (IEEE-style:
+    /// infinities, max 57344): one-byte **storage formats**. They are loaded, stored, converted
+    /// ([`Expr::Convert`](crate::Expr::Convert): to and from every other scalar), compared (as `f32`) and fed to
+    /// `wgmma`, but take no arithmetic and have no literals (the validator refuses both): code computes in `f32`.
+    E4M3,
+    E5M2,
 }
 
 impl Scalar {
     /// Size in bytes as stored in memory (`i1` is stored as a byte).
     pub fn size_bytes(self) -> u32 {
         match self {
-            Scalar::I1 => 1,
+            Scalar::I1 | Scalar::E4M3 | Scalar::E5M2 => 1,
             Scalar::F16 | Scalar::BF16 => 2,
             Scalar::I32 | Scalar::F32 => 4,
             Scalar::I64 | Scalar::F64 => 8,
         }
     }
+    /// A floating-point type, the 8-bit storage formats included (see [`Scalar::is_fp8`]).
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F16 | Scalar::BF16 | Scalar::F32 | Scalar::F64)
+        matches!(self, Scalar::F16 | Scalar::BF16 | Scalar::F32 | Scalar::F64 | Scalar::E4M3 | Scalar::E5M2)
+    }
+    /// `e4m3` and `e5m2`: floats without arithmetic.
+    pub fn is_fp8(self) -> bool {
+        matches!(self, Scalar::E4M3 | Scalar::E5M2)
+    }
+    /// A type arithmetic, negation and the math functions take: integers and the floats other than fp8.
+    pub fn is_arithmetic(self) -> bool {
+        self != Scalar::I1 && !self.is_fp8()
     }
     /// `i32` and `i64` (not `i1`).
     pub fn is_int(self) -> bool {
@@ -46,6 +61,8 @@ impl Scalar {
             Scalar::BF16 => "bf16",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
+            Scalar::E4M3 => "e4m3",
+            Scalar::E5M2 => "e5m2",
         }
     }
 }
@@ -112,6 +129,8 @@ impl Type {
     pub const BF16: Type = Type::Scalar(Scalar::BF16);
     pub const F32: Type = Type::Scalar(Scalar::F32);
     pub const F64: Type = Type::Scalar(Scalar::F64);
+    pub const E4M3: Type = Type::Scalar(Scalar::E4M3);
+    pub const E5M2: Type = Type::Scalar(Scalar::E5M2);
 
     pub fn vector(scalar: Scalar, lanes: u8) -> Type {
         if lanes == 1 { Type::Scalar(scalar) } else { Type::Vector { scalar, lanes } }

@@ -135,3 +135,74 @@ fn shared_memory_is_static_and_storable() {
     b.store(s, v, 4);
     assert!(validate(&Module { kernels: vec![b.finish()] }).is_ok());
 }
+
+/// fp8 is a storage format: loads, stores, conversions and comparisons, 16 lanes to a 16-byte vector, but no
+/// arithmetic, math function or literal (the builder turns an fp8 literal into a converted `f32` one).
+#[test]
+fn fp8_values_are_stored_and_converted_but_not_computed_on() {
+    let arithmetic = |f: fn(&mut KernelBuilder, cutec_ir::Handle<Expr>)| {
+        let mut b = KernelBuilder::new("k");
+        let x = b.ptr_param("x", 16);
+        let v = b.load(x, Type::E4M3, 1);
+        f(&mut b, v);
+        error_of(b)
+    };
+    let add = arithmetic(|b, v| {
+        b.add(v, v);
+    });
+    let neg = arithmetic(|b, v| {
+        b.unary(cutec_ir::UnaryOp::Neg, v);
+    });
+    let max = arithmetic(|b, v| {
+        b.math(cutec_ir::MathFn::Max, &[v, v]);
+    });
+    for e in [add, neg, max] {
+        assert!(matches!(e, ValidationError::OperandType { .. }), "{e:?}");
+    }
+    let mut b = KernelBuilder::new("k");
+    b.expr(Expr::Literal(cutec_ir::Literal::Float { value: 1.0, ty: Scalar::E5M2 }));
+    assert!(matches!(error_of(b), ValidationError::BadLiteral(_)));
+
+    let mut b = KernelBuilder::new("k");
+    let x = b.ptr_param("x", 16);
+    let v = b.load(x, Type::vector(Scalar::E4M3, 16), 16);
+    let wide = b.convert(v, Scalar::F32);
+    let back = b.convert(wide, Scalar::E5M2);
+    b.store(x, back, 16);
+    let one = b.lit(cutec_ir::Literal::Float { value: 1.0, ty: Scalar::E4M3 });
+    let s = b.load(x, Type::E4M3, 1);
+    let same = b.compare(CompareOp::Eq, s, one);
+    b.if_then(same, |b| b.store(x, one, 1));
+    let module = Module { kernels: vec![b.finish()] };
+    let info = validate(&module).unwrap_or_else(|e| panic!("{e}\n{}", cutec_ir::print(&module)));
+    assert_eq!(info.kernels[0].expr_types[wide.index()], Type::vector(Scalar::F32, 16));
+    assert!(cutec_ir::print(&module).contains("convert 1.0 to e4m3"), "{}", cutec_ir::print(&module));
+}
+
+/// An fp8 wgmma is m64nNk32 with A and B both fp8 (any mix) and A in shared memory; a 16-bit type does not mix
+/// with fp8.
+#[test]
+fn fp8_wgmma_is_k32_from_shared_memory() {
+    let desc = cutec_ir::GmmaDesc { lbo: 16, sbo: 1024, swizzle: cutec_ir::GmmaSwizzle::B128, mn_major: false };
+    let wgmma = |input, input_b, k, a_space| {
+        let mut b = KernelBuilder::new("k");
+        let acc = b.alloc("acc", AddrSpace::Local, Scalar::F32, 64, 16);
+        let a = b.alloc("a", a_space, input, 4096, 1024);
+        let sb = b.alloc("b", AddrSpace::Shared, input_b, 4096, 1024);
+        let t = b.bool(true);
+        let shape = cutec_ir::WgmmaShape { m: 64, n: 128, k, input, input_b };
+        let a_desc = (a_space == AddrSpace::Shared).then_some(desc);
+        b.op(cutec_ir::Op::Wgmma { shape, acc, a, a_desc, b: sb, b_desc: desc, scale_d: t });
+        validate(&Module { kernels: vec![b.finish()] }).map(|_| ()).map_err(|e| e.error)
+    };
+    assert_eq!(wgmma(Scalar::E4M3, Scalar::E5M2, 32, AddrSpace::Shared), Ok(()));
+    assert_eq!(wgmma(Scalar::E5M2, Scalar::E5M2, 32, AddrSpace::Shared), Ok(()));
+    for (a, b, k, space) in [
+        (Scalar::E4M3, Scalar::E4M3, 16, AddrSpace::Shared),
+        (Scalar::E4M3, Scalar::BF16, 32, AddrSpace::Shared),
+        (Scalar::BF16, Scalar::F16, 16, AddrSpace::Shared),
+        (Scalar::E4M3, Scalar::E4M3, 32, AddrSpace::Local),
+    ] {
+        assert!(matches!(wgmma(a, b, k, space), Err(ValidationError::BadOp { .. })), "{a} {b} k{k} {space:?}");
+    }
+}

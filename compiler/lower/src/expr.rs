@@ -18,6 +18,8 @@ pub(crate) fn ir_scalar(s: Scalar) -> Option<cutec_ir::Scalar> {
         Scalar::F32 => cutec_ir::Scalar::F32,
         Scalar::F64 => cutec_ir::Scalar::F64,
         Scalar::Bool => cutec_ir::Scalar::I1,
+        Scalar::E4M3 => cutec_ir::Scalar::E4M3,
+        Scalar::E5M2 => cutec_ir::Scalar::E5M2,
         _ => return None,
     })
 }
@@ -72,7 +74,7 @@ impl Lower<'_> {
             },
             ExprKind::Float(f) => {
                 let s = self.scalar_type(e).unwrap_or(Scalar::F32);
-                let s = if s.is_float() { s } else { Scalar::F32 };
+                let s = if s.is_float() && !s.is_fp8() { s } else { Scalar::F32 };
                 let t = self.ir_scalar(s, e.span)?;
                 Ok(Value::Scalar(self.b.lit(Literal::Float { value: *f, ty: t }), s))
             }

@@ -39,9 +39,28 @@ pub(crate) struct MmaTiling {
     pub wn: u32,
 }
 
-/// The checker's scalar of a wgmma's A and B.
+/// The checker's scalar of a wgmma's A.
 fn input_scalar(shape: WgmmaShape) -> Scalar {
-    if shape.input == cutec_ir::Scalar::BF16 { Scalar::BF16 } else { Scalar::F16 }
+    lang_scalar(shape.input)
+}
+
+/// The checker's scalar of a wgmma input type (`f16`, `bf16`, `e4m3`, `e5m2`).
+fn lang_scalar(s: cutec_ir::Scalar) -> Scalar {
+    match s {
+        cutec_ir::Scalar::BF16 => Scalar::BF16,
+        cutec_ir::Scalar::E4M3 => Scalar::E4M3,
+        cutec_ir::Scalar::E5M2 => Scalar::E5M2,
+        _ => Scalar::F16,
+    }
+}
+
+/// The bytes of an element of a shared-memory operand (its `K` step is 32 bytes of them).
+fn operand_bytes(elem: Scalar) -> i64 {
+    match elem {
+        Scalar::F32 => 4,
+        Scalar::E4M3 | Scalar::E5M2 => 1,
+        _ => 2,
+    }
 }
 
 impl Lower<'_> {
@@ -105,15 +124,22 @@ impl Lower<'_> {
     }
 
     /// The wgmma shape and the warpgroups of a tiled MMA the lowering supports: an m64nNk16 atom of `bf16` or
-    /// `f16` with `f32` accumulators, tiled `(wm, wn, 1)` over `wm * wn` warpgroups (at most 4).
+    /// `f16`, or m64nNk32 of fp8 (`e4m3`/`e5m2` in any mix), with `f32` accumulators, tiled `(wm, wn, 1)` over
+    /// `wm * wn` warpgroups (at most 4).
     fn mma_shape(&mut self, id: ast::NodeId, span: Span) -> LResult<MmaTiling> {
         let Type::TiledMma(t) = self.type_of(id).clone() else {
             return self.internal(span, "a tiled MMA expected");
         };
         let atom = t.atom;
-        let input = match (atom.a, atom.b) {
-            (Scalar::BF16, Scalar::BF16) => cutec_ir::Scalar::BF16,
-            (Scalar::F16, Scalar::F16) => cutec_ir::Scalar::F16,
+        let fp8 = |s: Scalar| match s {
+            Scalar::E4M3 => Some(cutec_ir::Scalar::E4M3),
+            Scalar::E5M2 => Some(cutec_ir::Scalar::E5M2),
+            _ => None,
+        };
+        let (input, input_b, k) = match (atom.a, atom.b, fp8(atom.a), fp8(atom.b)) {
+            (Scalar::BF16, Scalar::BF16, ..) => (cutec_ir::Scalar::BF16, cutec_ir::Scalar::BF16, 16),
+            (Scalar::F16, Scalar::F16, ..) => (cutec_ir::Scalar::F16, cutec_ir::Scalar::F16, 16),
+            (_, _, Some(a), Some(b)) => (a, b, 32),
             _ => return self.unsupported(span, format!("a wgmma of `{}` x `{}`", atom.a, atom.b)),
         };
         if atom.c != Scalar::F32 {
@@ -127,10 +153,13 @@ impl Lower<'_> {
             _ => return self.unsupported(span, "a tiled MMA tiled along K, or of a tiling not known at compile time"),
         };
         match (atom.m, atom.n, atom.k) {
-            (Some(64), Some(n), Some(16)) if n % 8 == 0 && (8..=256).contains(&n) => {
-                Ok(MmaTiling { shape: WgmmaShape { m: 64, n: n as u32, k: 16, input }, wm, wn })
+            (Some(64), Some(n), Some(kk)) if kk == k && n % 8 == 0 && (8..=256).contains(&n) => {
+                Ok(MmaTiling { shape: WgmmaShape { m: 64, n: n as u32, k: k as u32, input, input_b }, wm, wn })
             }
-            _ => self.unsupported(span, "a wgmma shape other than m64nNk16 with N a multiple of 8 up to 256"),
+            _ => self.unsupported(
+                span,
+                format!("a wgmma shape other than m64nNk{k} with N a multiple of 8 up to 256 for these inputs"),
+            ),
         }
     }
 
@@ -426,11 +455,14 @@ impl Lower<'_> {
         let elem = input_scalar(shape);
         // A in registers ("RS") or in shared memory like B ("SS").
         let a_regs = ta.space == AddrSpace::Local;
-        let mut operands = vec![(&tb, b.span, "B")];
-        if !a_regs {
-            operands.insert(0, (&ta, a.span, "A"));
+        if a_regs && elem.is_fp8() {
+            return self.unsupported(a.span, "an fp8 A operand in registers (wgmma RS of e4m3/e5m2)");
         }
-        for (t, span, what) in operands {
+        let mut operands = vec![(&tb, b.span, "B", lang_scalar(shape.input_b))];
+        if !a_regs {
+            operands.insert(0, (&ta, a.span, "A", elem));
+        }
+        for (t, span, what, elem) in operands {
             if t.space != AddrSpace::Shared || t.elem != elem {
                 let msg = format!("the {what} operand of this wgmma must be a `{elem}` tensor in shared memory");
                 return self.fail(span, LowerError::WgmmaOperand { problem: msg });
@@ -457,7 +489,7 @@ impl Lower<'_> {
         } else {
             let (desc_a, starts) = self.operand_descriptor(&ta, 64, a.span)?;
             if starts.len() != steps_b.len() {
-                let msg = format!("A has {} k-steps of 16 and B {}", starts.len(), steps_b.len());
+                let msg = format!("A has {} k-steps of {} and B {}", starts.len(), shape.k, steps_b.len());
                 return self.fail(e.span, LowerError::WgmmaOperand { problem: msg });
             }
             for sa in starts {
@@ -479,7 +511,7 @@ impl Lower<'_> {
     /// The address of k-step `step` (bytes from the tile's first element, before any swizzle) of an operand
     /// whose offset is a multiple of its swizzle's period.
     fn operand_ptr(&mut self, t: &TensorView, step: i64, span: Span) -> LResult<Handle<Expr>> {
-        let bytes = i64::from(if t.elem == Scalar::F32 { 4u32 } else { 2 });
+        let bytes = operand_bytes(t.elem);
         let idx = SymInt::op(cutec_sema::SymOp::Add, t.offset.clone(), SymInt::Const(step / bytes));
         let i = self.materialize(&idx, span)?;
         let elem = self.ir_scalar(t.elem, span)?;
@@ -489,12 +521,12 @@ impl Lower<'_> {
     /// The descriptor of an (mn, K) operand tile and the start of each k-step in bytes from the tile's first
     /// element, derived from its layout; the tile's buffer is aligned to the swizzle's period.
     fn operand_descriptor(&mut self, t: &TensorView, mn: i64, span: Span) -> LResult<(GmmaDesc, Vec<i64>)> {
-        let bytes = 2i64;
+        let bytes = operand_bytes(t.elem);
         let tile = match &t.swizzle {
             Some(sw) => cutec_layout::ComposedLayout::new(*sw, t.layout.clone()),
             None => cutec_layout::gmma::unswizzled(t.layout.clone()),
         };
-        let d = match cutec_layout::gmma::operand_descriptor(&tile, bytes, mn, 16) {
+        let d = match cutec_layout::gmma::operand_descriptor(&tile, bytes, mn, 32 / bytes) {
             Ok(d) => d,
             Err(why) => {
                 return self.fail(

@@ -4,7 +4,7 @@
 //! Accepted on input: C-order arrays of a plain numpy type, either endianness. A parameter of `dtype` takes the
 //! numpy type of the same name (`<f4` for `f32`, `<f2` for `f16`, `|b1` for `bool`, ...); `f16`, `bf16`, `e4m3`
 //! and `e5m2` also take `<f4` (rounded to nearest even); `bf16` also `<u2` or `|V2` raw bits, `e4m3`/`e5m2` `|u1`
-//! or `|V1` raw bits. Written: the dtype where numpy has it (`f32 f64 f16 i8 u8 i32 i64 u32 bool`); **`bf16`,
+//! or `|V1`/`<V1` raw bits (torch's `t.view(torch.uint8).numpy()`, and `numpy.save` of an `ml_dtypes` fp8 array). Written: the dtype where numpy has it (`f32 f64 f16 i8 u8 i32 i64 u32 bool`); **`bf16`,
 //! `e4m3` and `e5m2` as `float32`** (exact: every value of these formats is an `f32`), so numpy and torch read
 //! them without extensions.
 //!

@@ -73,6 +73,19 @@ fn dtype_mismatch_and_conversions() {
     assert!(npy_to_elements(DType::I32, f32s()).unwrap_err().to_string().contains("expected <i4"));
 }
 
+/// The raw-bit forms of fp8 arrays: `|u1` (torch's `t.view(torch.uint8).numpy()`) and the void type that
+/// `numpy.save` writes for an `ml_dtypes.float8_e4m3fn` array, `<V1` (measured with ml_dtypes 0.6 on the H200
+/// machine), or `|V1`; each is taken byte for byte.
+#[test]
+fn fp8_raw_bits_are_read_as_torch_and_ml_dtypes_write_them() {
+    let bits = [0x38u8, 0xb0, 0x7e, 0x01];
+    for descr in ["|u1", "<V1", "|V1"] {
+        let a = read(npy_bytes(descr, false, "(2, 2)", &bits)).unwrap();
+        assert_eq!(a.shape, [2, 2]);
+        assert_eq!(npy_to_elements(DType::E4m3, a).unwrap(), bits, "{descr}");
+    }
+}
+
 #[test]
 fn progress_counts_every_byte() {
     let bytes = random_elements(DType::Bf16, 1000, 1, 0);

@@ -252,6 +252,14 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         r: BasicValueEnum<'ctx>,
     ) -> Result<BasicValueEnum<'ctx>, CodegenError> {
         let b = &self.builder;
+        if let Type::Scalar(s) = operand
+            && s.is_fp8()
+        {
+            // fp8 values compare as the `f32`s they are (exactly).
+            let (l, r) =
+                (self.convert(l, operand, Scalar::F32, Type::F32)?, self.convert(r, operand, Scalar::F32, Type::F32)?);
+            return self.compare(op, Type::F32, l, r);
+        }
         if operand.is_float() {
             // Ordered predicates, except `ne` which is unordered: C's semantics with NaNs.
             let p = match op {
@@ -281,8 +289,8 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         Ok(ll(b.build_int_compare(p, l.into_int_value(), r.into_int_value(), ""))?.into())
     }
 
-    /// Lane-wise numeric conversion (see `Expr::Convert` for the rules).
-    fn convert(
+    /// Lane-wise numeric conversion (see `Expr::Convert` for the rules; fp8 in `fp8.rs`).
+    pub(super) fn convert(
         &self,
         v: BasicValueEnum<'ctx>,
         from: Type,
@@ -290,6 +298,9 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         result: Type,
     ) -> Result<BasicValueEnum<'ctx>, CodegenError> {
         let Some(src) = from.scalar() else { return Err(CodegenError::llvm("convert", "from a pointer")) };
+        if src != to && (src.is_fp8() || to.is_fp8()) {
+            return self.convert_fp8(v, src, to, result);
+        }
         let (fs, ts) = (src.size_bytes(), to.size_bytes());
         let op = match (src.is_float(), to.is_float()) {
             _ if src == to => return Ok(v),

@@ -14,6 +14,7 @@
 //!   the same IR block are emitted into a fresh unreachable block that LLVM deletes.
 
 mod expr;
+mod fp8;
 mod op;
 mod stmt;
 
@@ -237,6 +238,8 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
             Scalar::BF16 => c.bf16_type().into(),
             Scalar::F32 => c.f32_type().into(),
             Scalar::F64 => c.f64_type().into(),
+            // Bits only: conversions go through `cvt` (`fp8.rs`).
+            Scalar::E4M3 | Scalar::E5M2 => c.i8_type().into(),
         }
     }
 

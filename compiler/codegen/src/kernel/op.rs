@@ -219,11 +219,11 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             let scale = ll(self.builder.build_int_z_extend(self.value(scale_d)?.into_int_value(), i32t, "scale_d"))?;
             args.push(scale.into());
         }
-        let input = shape.input.name();
+        let input = shape.input_suffix();
         let steps = run.len() as u32;
         let a_mn = a_desc.map(|d| d.mn_major);
         let (ty, callee) =
-            crate::inline_ptx::wgmma(self.context, shape.n, shape.k, input, a_mn, b_desc.mn_major, steps);
+            crate::inline_ptx::wgmma(self.context, shape.n, shape.k, &input, a_mn, b_desc.mn_major, steps);
         let out = ll(self.builder.build_indirect_call(ty, callee, &args, "wgmma"))?;
         self.store_results(out, slots, "wgmma")
     }

@@ -35,6 +35,8 @@ const SASS: &[Expect] = &[
     Expect { example: "dsmem_exchange", defines: &[], has: &["ST.E", "UCGABAR_ARV", "UCGABAR_WAIT", "LDS"], lacks: &["LDL", "STL"] },
     Expect { example: "gemm_sm90_manual", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64.RED", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STS"] },
     Expect { example: "gemm_sm90_manual", defines: &["TMA_STORE=false", "STAGES=4"], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "F2FP.BF16.F32.PACK_AB", "STG.E"], lacks: &["LDL", "STL", "UTMASTG", "STSM"] },
+    Expect { example: "gemm_fp8_manual", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STSM.16.M88.4", "FMUL"], lacks: &["LDL", "STL", "STS", "HGMMA"] },
+    Expect { example: "gemm_fp8_manual", defines: &["TMA_STORE=false", "STAGES=4"], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D", "F2FP.BF16.F32.PACK_AB", "STG.E"], lacks: &["LDL", "STL", "UTMASTG", "STSM", "HGMMA"] },
     // The schedules the passes write: HGMMAs not serialized (no C7514), the ring's TMA loads and mbarrier waits,
     // the warp-specialized roles' register budgets, and the stmatrix + TMA-store epilogue `store` picks.
     Expect { example: "gemm_sm90", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },
@@ -206,6 +208,27 @@ fn wgmma_rs_reads_a_from_registers() {
         let b = operands.get(2).copied().unwrap_or_default();
         let register = a.strip_prefix('R').is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
         assert!(register && b.starts_with("gdesc["), "A from a register, B from a descriptor: `{}`", line.trim());
+    }
+}
+
+/// The fp8 GEMM's mainloop is QGMMA (the fp8 tensor-core instruction), one per k32 step of BK = 128, both operands
+/// read through shared-memory descriptors: `QGMMA.64x256x32.F32.E4M3.E4M3 R24, gdesc[UR16], R24` (A's and B's
+/// descriptors as one uniform register pair).
+#[test]
+fn gemm_fp8_manual_runs_one_qgmma_per_k_step() {
+    let (ptxas, cuobjdump) = (ptxas(), cuobjdump());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let row = SASS.iter().find(|e| e.example == "gemm_fp8_manual").expect("a row for gemm_fp8_manual");
+    let (_, sass) = assemble(row, dir.path(), &ptxas, &cuobjdump);
+    let qgmma: Vec<&str> = sass.lines().filter(|l| l.contains("QGMMA.")).collect();
+    assert_eq!(qgmma.len(), 4, "one QGMMA per k-step of BK = 128:\n{sass}");
+    for line in qgmma {
+        let operands: Vec<&str> = line.split_once("QGMMA.").map_or("", |(_, r)| r).split(',').map(str::trim).collect();
+        assert!(
+            operands.get(1).is_some_and(|a| a.starts_with("gdesc[")),
+            "A and B from descriptors: `{}`",
+            line.trim()
+        );
     }
 }
 

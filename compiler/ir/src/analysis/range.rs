@@ -60,7 +60,7 @@ impl Interval {
             Scalar::I1 => Interval::new(0, 1),
             Scalar::I32 => Interval::new(i32::MIN.into(), i32::MAX.into()),
             Scalar::I64 => Interval::new(i64::MIN.into(), i64::MAX.into()),
-            Scalar::F16 | Scalar::BF16 | Scalar::F32 | Scalar::F64 => Interval::EMPTY,
+            Scalar::F16 | Scalar::BF16 | Scalar::F32 | Scalar::F64 | Scalar::E4M3 | Scalar::E5M2 => Interval::EMPTY,
         }
     }
     pub fn is_empty(self) -> bool {

@@ -56,6 +56,8 @@ fn scalar(name: &str) -> Option<Scalar> {
         "bf16" => Scalar::BF16,
         "f32" => Scalar::F32,
         "f64" => Scalar::F64,
+        "e4m3" => Scalar::E4M3,
+        "e5m2" => Scalar::E5M2,
         _ => return None,
     })
 }

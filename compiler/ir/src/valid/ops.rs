@@ -105,15 +105,22 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
         }
         Op::Setmaxnreg { .. } => Ok(None),
         Op::Wgmma { shape, acc, a, a_desc, b, scale_d, .. } => {
-            let k = match shape.input {
-                Scalar::F16 | Scalar::BF16 => 16,
-                _ => return Err(E::BadOp { op: "wgmma.mma_async", why: "inputs are f16 or bf16" }),
+            // A and B are both 16-bit (one type) or both fp8 (any mix); K is 32 bytes of them.
+            let k = match (shape.input, shape.input_b) {
+                (a @ (Scalar::F16 | Scalar::BF16), b) if a == b => 16,
+                (a, b) if a.is_fp8() && b.is_fp8() => 32,
+                _ => {
+                    return Err(E::BadOp { op: "wgmma.mma_async", why: "inputs are f16 or bf16 (alike), or fp8" });
+                }
             };
             if shape.m != 64 || shape.k != k || shape.n == 0 || shape.n > 256 || shape.n % 8 != 0 {
                 return Err(E::BadOp {
                     op: "wgmma.mma_async",
-                    why: "the shape is m64nNk16 with N a multiple of 8 to 256",
+                    why: "the shape is m64nNk16 (k32 for fp8) with N a multiple of 8 to 256",
                 });
+            }
+            if k == 32 && a_desc.is_none() {
+                return Err(E::BadOp { op: "wgmma.mma_async", why: "fp8 A from registers is not supported yet" });
             }
             expect(acc, &|t| t == Type::Ptr(AddrSpace::Local), "a register array (ptr<local>)")?;
             match a_desc {

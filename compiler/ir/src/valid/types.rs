@@ -15,13 +15,15 @@ pub fn resolve(kernel: &Kernel, me: Handle<Expr>, expr: &Expr, types: &[Type]) -
         }
         Ok(types[h.index()])
     };
-    let numeric = |t: Type| t.scalar().is_some_and(|s| s != Scalar::I1);
+    // Arithmetic takes integers and floats other than fp8 (storage formats: converted to compute).
+    let numeric = |t: Type| t.scalar().is_some_and(Scalar::is_arithmetic);
     Ok(match *expr {
         Expr::Literal(l) => {
             if let crate::expr::Literal::Int { ty, .. } | crate::expr::Literal::Float { ty, .. } = l {
                 let ok = match l {
                     crate::expr::Literal::Int { .. } => ty.is_int(),
-                    _ => ty.is_float(),
+                    // An fp8 constant is a converted `f32` one: codegen has no fp8 constants to fold.
+                    _ => ty.is_float() && !ty.is_fp8(),
                 };
                 if !ok {
                     return Err(E::BadLiteral(me));
@@ -108,7 +110,7 @@ pub fn resolve(kernel: &Kernel, me: Handle<Expr>, expr: &Expr, types: &[Type]) -
                 // The approximations exist for f32 only in v0 (PTX has f16/bf16 forms of some: later).
                 MathFn::Exp | MathFn::Exp2 | MathFn::Rsqrt | MathFn::Tanh => t == Type::F32,
                 MathFn::Sqrt | MathFn::Fma => t == Type::F32 || t == Type::F64,
-                MathFn::Abs | MathFn::Max | MathFn::Min => matches!(t, Type::Scalar(s) if s != Scalar::I1),
+                MathFn::Abs | MathFn::Max | MathFn::Min => matches!(t, Type::Scalar(s) if s.is_arithmetic()),
             };
             if !ok {
                 return Err(E::OperandType { expr: me, found: t, expected: "a type this math function accepts" });
@@ -165,14 +167,14 @@ pub fn resolve(kernel: &Kernel, me: Handle<Expr>, expr: &Expr, types: &[Type]) -
     })
 }
 
-/// A vector type back ends can hold in registers: 2, 4 or 8 lanes of a non-`i1` scalar, at most 16 bytes
-/// (the widest PTX memory access), except for 8-byte scalars which go to 2 lanes.
+/// A vector type back ends can hold in registers: 2, 4 or 8 lanes of a non-`i1` scalar (16 of a one-byte one),
+/// at most 16 bytes (the widest PTX memory access), except for 8-byte scalars which go to 2 lanes.
 pub fn check_vector(scalar: Scalar, lanes: u8) -> Result<(), &'static str> {
     if scalar == Scalar::I1 {
         return Err("vectors of i1 are not supported");
     }
-    if !matches!(lanes, 2 | 4 | 8) {
-        return Err("vectors have 2, 4 or 8 lanes");
+    if !matches!(lanes, 2 | 4 | 8 | 16) {
+        return Err("vectors have 2, 4, 8 or 16 lanes");
     }
     if scalar.size_bytes() * lanes as u32 > 16 {
         return Err("vectors are at most 16 bytes");

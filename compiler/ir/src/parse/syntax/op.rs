@@ -161,11 +161,15 @@ impl Parser {
     }
 }
 
-/// `m64n128k16.bf16`.
+/// `m64n128k16.bf16`, or `m64n256k32.e4m3.e5m2` when B's type is not A's.
 fn wgmma_shape(text: &str) -> Option<WgmmaShape> {
-    let (dims, input) = text.split_once('.')?;
+    let (dims, inputs) = text.split_once('.')?;
+    let (input, input_b) = match inputs.split_once('.') {
+        Some((a, b)) => (scalar(a)?, scalar(b)?),
+        None => (scalar(inputs)?, scalar(inputs)?),
+    };
     let rest = dims.strip_prefix('m')?;
     let (m, rest) = rest.split_once('n')?;
     let (n, k) = rest.split_once('k')?;
-    Some(WgmmaShape { m: m.parse().ok()?, n: n.parse().ok()?, k: k.parse().ok()?, input: scalar(input)? })
+    Some(WgmmaShape { m: m.parse().ok()?, n: n.parse().ok()?, k: k.parse().ok()?, input, input_b })
 }
