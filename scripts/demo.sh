@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: build cutec, check every example, compile the flagship (gemm_sm90_manual) to PTX, a cubin and its
-# manifest, and show what came out.
+# manifest, and the same GEMM from its plain loop (gemm_sm90: the schedule written by the compiler), and show what
+# came out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh >/dev/null
@@ -26,6 +27,12 @@ grep -oE "wgmma\.[a-z_]+(\.sync\.aligned\.m64n[0-9]+k16\.f32\.bf16\.bf16)?|cp\.a
 echo
 echo "== the tensor maps the runtime encodes at launch (from $out/gemm_sm90_manual.json)"
 grep -A0 -E '"(name|tensor|swizzle)": "[a-z0-9_]+(_tma[0-9]+)?"|"[0-9]+B"' "$out/gemm_sm90_manual.json" | grep -E "tma|tensor\"|swizzle" | tr -s ' '
+echo
+echo "== the same GEMM from its plain loop: cutec build examples/gemm_sm90.cute --emit ptx,cubin,manifest,ir-scheduled"
+"$bin" build examples/gemm_sm90.cute --emit ptx,cubin,manifest,ir-scheduled -o "$out"
+echo "   the schedule the passes wrote ($out/gemm_sm90.sched.ir): allocations, roles, barrier operations"
+grep -E "^  shared @|warpgroup (producer|consumer)" "$out/gemm_sm90.sched.ir"
+grep -oE "mbarrier\.[a-z_.]+|tma\.load|wgmma\.wait_group [0-9]|bar\.sync|barrier\.(cta|cluster)" "$out/gemm_sm90.sched.ir" | sort | uniq -c
 echo
 echo "Run it on a GPU: $bin run $out/gemm_sm90_manual.ptx --kernel gemm_sm90_manual --dim M=8192 --dim N=8192 --dim K=8192 --bench"
 [ "$bad" = 0 ]

@@ -168,6 +168,75 @@ def batched(work, quick):
     return ok_all
 
 
+def clusters(work, quick):
+    """Clusters of 2 sharing B by multicast, scheduled: gemm_sm90_mc (gemm_sm90.cute with `cluster = (2, 1)` and
+    `multicast = 2` on B's copy) and examples/gemm_fp8.cute (e4m3), against float32 references of the same inputs;
+    then timed in the same run as cuBLAS / torch._scaled_mm and the hand-written kernels."""
+    import fp8_check as f8
+    ok_all = True
+    print("== clusters of 2 CTAs sharing B by TMA multicast, scheduled")
+    shapes = [(1000, 776, 336), (256, 512, 128), (129, 264, 96), (2048, 2048, 2048)]
+    print("   gemm_sm90_mc (bf16)")
+    for m, n, k in shapes:
+        ok_all &= gemm_case(work, "gemm_sm90_mc.ptx", "gemm", m, n, k)
+    # A grid of an odd number of CTAs along M is not whole clusters: refused at launch.
+    rc, out, _ = run("gemm_sm90_mc.ptx", "gemm", {"M": 300, "N": 256, "K": 64})
+    refused_ok = rc != 0 and "E04" in out and "cluster" in out
+    print(f"{'300x256x64':>18} {'REFUSED' if refused_ok else 'FAIL'} {out.strip().splitlines()[0] if out.strip() else ''}")
+    ok_all &= refused_ok
+    print("   gemm_fp8 (e4m3, scales in the epilogue)")
+    scale_a, scale_b = 0.5, 1.25
+    for seed, (m, n, k) in enumerate(shapes):
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        a = torch.randn(m, k, device="cuda", generator=g).to(f8.E4M3)
+        b = torch.randn(n, k, device="cuda", generator=g).to(f8.E4M3)
+        pa, pb, pc = (os.path.join(work, x) for x in ("a.npy", "b.npy", "c.npy"))
+        f8.save_raw(pa, a, ml=False)
+        f8.save_raw(pb, b, ml=False)
+        rc, out, _ = f8.run("gemm_fp8.ptx", "gemm_fp8", inputs=[("a", pa), ("b", pb)], outputs=[("c", pc)],
+                            scalars=[("scale_a", scale_a), ("scale_b", scale_b)])
+        label = f"{f'{m}x{n}x{k}':>18}"
+        if rc != 0:
+            print(f"{label} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        c = f8.load(pc).float()
+        ref = (a.float() @ b.float().T) * (scale_a * scale_b)
+        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
+        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
+        ok_all &= ok
+        print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+    if quick:
+        return ok_all
+    print(f"{'M x N x K':>18} {'sm90_mc':>15} {'sm90':>15} {'manual':>15} {'cuBLAS':>8} | {'fp8':>16} {'fp8_manual':>16} "
+          f"{'_scaled_mm':>10}")
+    for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]:
+        flop = 2.0 * m * n * k
+        t = {}
+        for module, kernel in [("gemm_sm90_mc", "gemm"), ("gemm_sm90", "gemm"), ("gemm_sm90_manual", "gemm_sm90_manual")]:
+            rc, out, b = run(module + ".ptx", kernel, {"M": m, "N": n, "K": k}, bench=True, iters=20)
+            t[module] = float(b["median_ms"]) if rc == 0 else float("nan")
+            ok_all &= rc == 0
+        for module, kernel in [("gemm_fp8", "gemm_fp8"), ("gemm_fp8_manual", "gemm_fp8_manual")]:
+            rc, out, b = f8.run(module + ".ptx", kernel, {"M": m, "N": n, "K": k}, bench=True,
+                                scalars=[("scale_a", 1.0), ("scale_b", 1.0)])
+            t[module] = float(b["median_ms"]) if rc == 0 else float("nan")
+            ok_all &= rc == 0
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        bb = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        cms = median_ms(lambda: torch.matmul(a, bb.T))
+        a8, b8 = a.to(f8.E4M3), bb.to(f8.E4M3)
+        one = torch.tensor(1.0, device="cuda")
+        sms = median_ms(lambda: f8.scaled_mm(a8, b8, one, one))
+        cell = lambda ms, ref: f"{flop / ms / 1e9:.1f} ({ref / ms:.3f})"
+        print(f"{f'{m}x{n}x{k}':>18} {cell(t['gemm_sm90_mc'], cms):>15} {cell(t['gemm_sm90'], cms):>15} "
+              f"{cell(t['gemm_sm90_manual'], cms):>15} {flop / cms / 1e9:>8.1f} | {cell(t['gemm_fp8'], sms):>16} "
+              f"{cell(t['gemm_fp8_manual'], sms):>16} {flop / sms / 1e9:>10.1f}")
+        del a, bb, a8, b8
+    print("(TFLOP/s and the ratio to cuBLAS (bf16) or torch._scaled_mm with fast accumulation (fp8), same run)")
+    return ok_all
+
+
 def timing():
     ok_all = True
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -227,6 +296,7 @@ def main():
     ok &= epilogue(work, args.quick)
     ok &= reduction(work, args.quick)
     ok &= batched(work, args.quick)
+    ok &= clusters(work, args.quick)
     if not args.quick:
         ok &= timing()
     if args.sanitize:

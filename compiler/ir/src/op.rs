@@ -100,8 +100,15 @@ pub enum Op {
     /// yet. `pipeline-loops` gives the ones of a `pipelined` loop a ring of stages and barriers, and
     /// `complete-copies` the others one barrier each, waited on where the copy is (so the tile is complete before
     /// its first use). No pass after those and no back end sees one (code generation reports one as an internal
-    /// error).
-    TmaLoadUnscheduled { dst: Handle<Expr>, map: Handle<Expr>, coords: Vec<Handle<Expr>> },
+    /// error). With `multicast` (an `i32` mask of CTA ranks), every CTA of the mask loads the same tile, and this
+    /// copy is this CTA's slice of it (`dst` and `coords` the slice's), which lands in each CTA of the mask: the
+    /// tile's barrier then expects the mask's CTAs' slices.
+    TmaLoadUnscheduled {
+        dst: Handle<Expr>,
+        map: Handle<Expr>,
+        coords: Vec<Handle<Expr>>,
+        multicast: Option<Handle<Expr>>,
+    },
     /// `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes`: copies the box at
     /// `coords` (innermost first, in elements) of the tensor described by `map` to `dst`, then signals `bar`.
     /// With `multicast` (an `i32` mask of CTA ranks in the cluster), the box lands at the same offset in every CTA
@@ -271,7 +278,13 @@ impl Op {
                 f(bar);
                 multicast.into_iter().for_each(&mut f);
             }
-            Op::TmaLoadUnscheduled { dst: src, map, ref coords } | Op::TmaStore { src, map, ref coords } => {
+            Op::TmaLoadUnscheduled { dst: src, map, ref coords, multicast } => {
+                f(src);
+                f(map);
+                coords.iter().copied().for_each(&mut f);
+                multicast.into_iter().for_each(&mut f);
+            }
+            Op::TmaStore { src, map, ref coords } => {
                 f(src);
                 f(map);
                 coords.iter().copied().for_each(&mut f);
@@ -329,7 +342,15 @@ impl Op {
                     *m = f(*m);
                 }
             }
-            Op::TmaLoadUnscheduled { dst: src, map, coords } | Op::TmaStore { src, map, coords } => {
+            Op::TmaLoadUnscheduled { dst: src, map, coords, multicast } => {
+                *src = f(*src);
+                *map = f(*map);
+                coords.iter_mut().for_each(|c| *c = f(*c));
+                if let Some(m) = multicast {
+                    *m = f(*m);
+                }
+            }
+            Op::TmaStore { src, map, coords } => {
                 *src = f(*src);
                 *map = f(*map);
                 coords.iter_mut().for_each(|c| *c = f(*c));

@@ -288,9 +288,10 @@ impl Printer<'_> {
                 let mask = multicast.map(|m| format!(" multicast {}", o(m))).unwrap_or_default();
                 format!("{name} {}, {}[{}], {}{mask}", o(dst), o(map), coords.join(", "), o(bar))
             }
-            Op::TmaLoadUnscheduled { dst, map, ref coords } => {
+            Op::TmaLoadUnscheduled { dst, map, ref coords, multicast } => {
                 let coords: Vec<String> = coords.iter().map(|&c| o(c)).collect();
-                format!("{name} {}, {}[{}]", o(dst), o(map), coords.join(", "))
+                let mask = multicast.map(|m| format!(" multicast {}", o(m))).unwrap_or_default();
+                format!("{name} {}, {}[{}]{mask}", o(dst), o(map), coords.join(", "))
             }
             Op::MbarrierArriveRemote { bar, cta } => format!("{name} {}, cta {}", o(bar), o(cta)),
             Op::TmaStore { src, map, ref coords } => {

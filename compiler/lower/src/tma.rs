@@ -291,8 +291,12 @@ impl Lower<'_> {
     /// the box `src` into it ([`Op::TmaLoadUnscheduled`]); the scheduling passes give it its barrier, and in a
     /// `pipelined` loop its ring of stages. The value is the tile.
     fn tma_load_plain(&mut self, e: &ast::Expr, args: &[ast::Arg]) -> LResult<Value> {
-        if let Some(a) = args.iter().find(|a| a.name.is_some()) {
-            return self.unsupported(a.span, "a named argument of `tma_load` without `bar`");
+        let mut multicast = None;
+        for a in args.iter().filter(|a| a.name.is_some()) {
+            match a.name.as_ref().map(|n| n.name.as_str()) {
+                Some("multicast") if multicast.is_none() => multicast = Some(a),
+                _ => return self.unsupported(a.span, "this named argument of `tma_load` without `bar`"),
+            }
         }
         let (Some(src), Some(layout)) = (args.first(), args.get(1)) else {
             return self.internal(e.span, "`tma_load` without its operands");
@@ -310,10 +314,52 @@ impl Lower<'_> {
                 self.allocate(g.elem, cutec_sema::Space::Smem, layout, e.span)?
             }
         };
+        if let Some(m) = multicast {
+            return self.tma_load_multicast(e, m, g, s);
+        }
         let plan = self.tma_plan(&g, &s, e.span)?;
         let (map, coords) = self.tensor_map(plan, &g, Some(false), e.span)?;
         let dst = self.tile_start(&s, e.span)?;
-        self.b.op(Op::TmaLoadUnscheduled { dst, map, coords });
+        self.b.op(Op::TmaLoadUnscheduled { dst, map, coords, multicast: None });
+        Ok(Value::Tensor(s))
+    }
+
+    /// `tma_load(g, layout, multicast = n)`: the n CTAs of the kernel's cluster load the same tile; each copies
+    /// the slice of rows of its rank (`block_rank_in_cluster`) into every CTA of the cluster. The IR copy is the
+    /// slice's, with the mask of all n CTAs; that the tile is the same in every CTA of the cluster is proved by
+    /// `pipeline-loops`, which schedules it.
+    fn tma_load_multicast(&mut self, e: &ast::Expr, m: &ast::Arg, g: TensorView, s: TensorView) -> LResult<Value> {
+        let n = match self.expr(&m.value)? {
+            Value::Const(n) => n,
+            _ => return self.unsupported(m.span, "a multicast count not known at compile time"),
+        };
+        let cluster = self.b.kernel().cluster.map(|[x, y, z]| i64::from(x) * i64::from(y) * i64::from(z));
+        if cluster != Some(n) || n < 2 {
+            let what = match cluster {
+                Some(c) => format!("a multicast to {n} CTAs in a cluster of {c} (the tile goes to every CTA of it)"),
+                None => format!("a multicast to {n} CTAs in a kernel without `cluster = (..)`"),
+            };
+            return self.unsupported(m.span, what);
+        }
+        let dim = |t: &TensorView, i| t.layout.mode(i).ok().and_then(|x| x.size().ok()).and_then(|x| x.static_value());
+        let (rows, cols) = match (s.layout.rank(), dim(&s, 0), dim(&s, 1)) {
+            (2, Some(r), Some(c)) if r % n == 0 => (r, c),
+            _ => {
+                let what = format!("a multicast tile that is not 2-D with rows a multiple of {n}");
+                return self.unsupported(m.span, what);
+            }
+        };
+        let rank = self.b.special(cutec_ir::SpecialReg::ClusterCtaRank);
+        let tiler = self.tiler_of(&Value::Tuple(vec![Value::Const(rows / n), Value::Const(cols)]), e.span)?;
+        let coord = self.coord_of(&Value::Tuple(vec![Value::Scalar(rank, Scalar::Int), Value::Const(0)]), e.span)?;
+        let slice_s = self.local_tile(&s, &tiler, coord.clone(), e.span)?;
+        let slice_g = self.local_tile(&g, &tiler, coord, e.span)?;
+        let plan = self.tma_plan(&slice_g, &slice_s, e.span)?;
+        let (map, coords) = self.tensor_map(plan, &slice_g, Some(false), e.span)?;
+        let dst = self.tile_start(&slice_s, e.span)?;
+        let mask = self.b.i32(((1i64 << n) - 1) as i32);
+        self.at(e.span);
+        self.b.op(Op::TmaLoadUnscheduled { dst, map, coords, multicast: Some(mask) });
         Ok(Value::Tensor(s))
     }
 

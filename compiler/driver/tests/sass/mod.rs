@@ -41,6 +41,8 @@ const SASS: &[Expect] = &[
     // the warp-specialized roles' register budgets, and the stmatrix + TMA-store epilogue `store` picks.
     Expect { example: "gemm_sm90", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },
     Expect { example: "gemm_pipelined", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG", "USETMAXREG"] },
+    Expect { example: "gemm_fp8", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D.MULTICAST", "UCGABAR_ARV", "UCGABAR_WAIT", "UTMASTG.2D", "USETMAXREG"], lacks: &["LDL", "STL", "HGMMA"] },
+    Expect { example: "gemm_batched", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.3D", "UTMASTG.3D", "USETMAXREG"], lacks: &["LDL", "STL"] },
     Expect { example: "gemm_epilogue", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "MUFU.TANH", "UTMASTG.2D", "STSM.16.M88.4", "USETMAXREG"], lacks: &["LDL", "STL"] },
     Expect { example: "row_sum", defines: &[], has: &["UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "LDS", "SHFL.BFLY"], lacks: &["LDL", "STL", "LDG"] },
     Expect { example: "gemm_sm90_kn", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT"], lacks: &["LDL", "STL"] },

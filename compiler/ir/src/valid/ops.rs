@@ -64,7 +64,10 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             expect(bar, &shared, "a shared-memory mbarrier pointer")?;
             Ok(None)
         }
-        Op::TmaLoadUnscheduled { dst: src, map, ref coords } | Op::TmaStore { src, map, ref coords } => {
+        Op::TmaLoadUnscheduled { dst: src, map, ref coords, .. } | Op::TmaStore { src, map, ref coords } => {
+            if let Op::TmaLoadUnscheduled { multicast: Some(m), .. } = *op {
+                expect(m, &i32_, "an i32 CTA mask")?;
+            }
             expect(src, &shared, "a shared-memory tile")?;
             expect(map, &|t| t == Type::Ptr(AddrSpace::Param), "a tensor map (ptr<param>)")?;
             if coords.is_empty() || coords.len() > 5 {

@@ -56,7 +56,9 @@ impl Parser {
                 let dst = self.operand()?;
                 self.punct(',')?;
                 let map = self.operand()?;
-                Op::TmaLoadUnscheduled { dst, map, coords: self.coords()? }
+                let coords = self.coords()?;
+                let multicast = if self.eat_word("multicast") { Some(self.operand()?) } else { None };
+                Op::TmaLoadUnscheduled { dst, map, coords, multicast }
             }
             "mbarrier.arrive.cluster" => {
                 let bar = self.operand()?;

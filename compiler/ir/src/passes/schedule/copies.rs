@@ -89,7 +89,12 @@ fn complete(
         let mut j = i;
         while j < stmts.len() {
             match &stmts[j] {
-                Stmt::Op { op: Op::TmaLoadUnscheduled { dst, map, coords }, .. } => {
+                Stmt::Op { op: Op::TmaLoadUnscheduled { multicast: Some(_), .. }, .. } => {
+                    let problem = "a multicast `tma_load` outside a pipelined loop".to_string();
+                    let help = "multicast the copies of a `pipelined` loop, or write the barriers by hand (`bar = ..`)";
+                    return Err(refuse(PASS, k, locs[j], problem, "this copy", help));
+                }
+                Stmt::Op { op: Op::TmaLoadUnscheduled { dst, map, coords, multicast: None }, .. } => {
                     copies.push((*dst, *map, coords.clone(), locs[j]))
                 }
                 Stmt::Emit(_) => values.push((stmts[j].clone(), locs[j])),

@@ -65,6 +65,18 @@ fn mbarriers(k: &mut Kernel, name: &str, len: u32, loc: Loc) -> Handle<Expr> {
     k.exprs.append(Expr::AllocPtr(a), loc)
 }
 
+/// The allocation a pointer is into.
+fn alloc_of(k: &Kernel, mut h: Handle<Expr>) -> Option<Handle<Alloc>> {
+    for _ in 0..64 {
+        match k.exprs.get(h)? {
+            Expr::AllocPtr(a) => return Some(*a),
+            Expr::Offset { base, .. } => h = *base,
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// A new `i32` variable named `name` (or a fresh variant).
 fn new_var(k: &mut Kernel, name: &str, loc: Loc) -> Handle<crate::module::Var> {
     let name = emit::fresh_name(|n| k.vars.iter().any(|(_, v)| v.name == n), name);

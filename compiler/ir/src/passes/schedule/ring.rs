@@ -48,8 +48,14 @@ impl Pass for PipelineLoops {
             let mut prefix = Block::new();
             let result = rewrite_block(k, body, &mut prefix, 0, false);
             let body = result?;
+            // A ring the cluster's CTAs share: no CTA exits while another may still copy into it or release
+            // its stages.
+            let shared = prefix.stmts().iter().any(|s| matches!(s, Stmt::Op { op: Op::ClusterBarrier, .. }));
             let mut whole = prefix;
             whole.append(body);
+            if shared {
+                whole.push(Stmt::Op { result: None, op: Op::ClusterBarrier }, k.loc);
+            }
             k.body = whole;
             crate::passes::compact::compact(k);
         }
@@ -109,11 +115,14 @@ struct Loop {
     depth: usize,
 }
 
-/// One copy of the loop: its tile's allocation, map, coordinates and bytes.
+/// One copy of the loop: its tile's allocation, where it lands in the tile, its map and coordinates, and with
+/// multicast its mask and the number of CTAs it lands in (each of which copies a slice of the tile).
 struct Copy {
     tile: Handle<crate::module::Alloc>,
+    dst: Handle<Expr>,
     map: Handle<Expr>,
     coords: Vec<Handle<Expr>>,
+    multicast: Option<(Handle<Expr>, u32)>,
     loc: Loc,
 }
 
@@ -159,14 +168,32 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
     }
     let defined = defined_in(&rest, &copies);
     for c in &copies {
-        for &x in &c.coords {
+        for &x in c.coords.iter().chain([&c.dst]) {
             cloneable(k, x, &defined, lp.var).map_err(|why| {
                 let problem = format!("the coordinates of this copy {why}");
                 let help = "compute a pipelined copy's tile from the loop variable and values fixed before the loop";
                 refuse(PASS, k, c.loc, problem, "a copy of the pipelined loop", help)
             })?;
+            if c.multicast.is_some() {
+                cluster_uniform(k, x, &mut HashSet::new()).map_err(|why| {
+                    let problem = format!("the CTAs of the cluster may not load the same tile: its coordinates {why}");
+                    let help = "multicast a tile that depends only on the loop variable and on block_idx along the \
+                                dimensions the cluster does not span";
+                    refuse(PASS, k, c.loc, problem, "a multicast copy", help)
+                })?;
+            }
         }
     }
+    let cluster = k.cluster.map_or(1, |[x, y, z]| x * y * z);
+    let multicast = copies.iter().filter_map(|c| c.multicast).map(|(_, n)| n).max();
+    if let Some(n) = multicast
+        && n != cluster
+    {
+        let problem = format!("a multicast to {n} CTAs in a cluster of {cluster}");
+        return Err(refuse(PASS, k, loc, problem, "pipelined here", "multicast to every CTA of the cluster"));
+    }
+    // Remote releases: every CTA's consumers release each CTA's stage, since each CTA's copies land in all.
+    let peers = if multicast.is_some() { cluster } else { 1 };
     // Bytes per stage: what the barrier expects.
     let mut bytes = 0u64;
     for c in &copies {
@@ -177,10 +204,10 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
         let Some(b) = b else {
             return Err(refuse(PASS, k, c.loc, "a copy whose box is not known".into(), "here", "a compiler bug"));
         };
-        bytes += b;
+        bytes += b * u64::from(c.multicast.map_or(1, |(_, n)| n));
     }
     // The stages: each tile's allocation S times, every stage aligned as the tile asks.
-    let before = k.shared_bytes();
+    let mut before = k.shared_bytes();
     let mut stages = Vec::new();
     for c in &copies {
         if stages.iter().any(|st: &Stage| st.alloc == c.tile) {
@@ -191,6 +218,8 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
             return Err(refuse(PASS, k, c.loc, "a copy into no allocation".into(), "here", "a compiler bug"));
         };
         let size = i64::from(a.elem.size_bytes());
+        // The tile's one stage was counted with the kernel's other shared memory.
+        before = before.saturating_sub(a.size_bytes());
         let align = i64::from(a.align.max(128));
         let stage_bytes = (i64::from(a.len) * size + align - 1) / align * align;
         let elems = stage_bytes / size;
@@ -214,7 +243,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
     }
     let ring = new_var(k, "ring", loc);
     // One arrival per consumer warp: every warp runs the loop, but the producer's in a warp-specialized kernel.
-    let consumer_warps = if ws { (threads - 128) / 32 } else { threads / 32 };
+    let consumer_warps = if ws { (threads - 128) / 32 } else { threads / 32 } * peers;
     // The kernel's first statements: the counter, the barriers, and a barrier that publishes them.
     {
         let mut g = Gen::new(k, loc);
@@ -234,10 +263,26 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
             }
             g.op(Op::FenceMbarrierInit);
         });
-        g.barrier();
+        if peers > 1 {
+            // Every CTA's barriers are initialised before any CTA of the cluster arrives on them or copies into
+            // its stages.
+            g.op(Op::ClusterBarrier);
+        } else {
+            g.barrier();
+        }
         prefix.append(g.finish());
     }
     let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
+    let release = |g: &mut Gen<'_>, e: Handle<Expr>| {
+        if peers > 1 {
+            for r in 0..i64::from(peers) {
+                let cta = g.int(r);
+                g.op(Op::MbarrierArriveRemote { bar: e, cta });
+            }
+        } else {
+            g.op(Op::MbarrierArrive { bar: e });
+        }
+    };
     let ring_ = Ring {
         s,
         full,
@@ -338,13 +383,13 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
                     let prev = g.bin_c(BinaryOp::Sub, at, 1);
                     let ps = g.bin_c(BinaryOp::Rem, prev, s);
                     let e = g.offset(empty, ps, crate::types::Scalar::I64);
-                    g.op(Op::MbarrierArrive { bar: e });
+                    release(g, e);
                 });
             });
         } else {
             g.if_(lane0, |g| {
                 let e = g.offset(empty, st, crate::types::Scalar::I64);
-                g.op(Op::MbarrierArrive { bar: e });
+                release(g, e);
             });
         }
         if !ws {
@@ -375,7 +420,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
                 let last = g.bin_c(BinaryOp::Sub, last, 1);
                 let ls = g.bin_c(BinaryOp::Rem, last, s);
                 let e = g.offset(empty, ls, crate::types::Scalar::I64);
-                g.op(Op::MbarrierArrive { bar: e });
+                release(g, e);
             });
         });
     } else {
@@ -421,8 +466,16 @@ impl Ring<'_> {
         for (c, x) in self.copies.iter().zip(self.stages) {
             let coords = c.coords.iter().map(|&h| clone_at(g, h, self.defined, self.var, kv, &mut memo)).collect();
             let off = g.bin_c(BinaryOp::Mul, st, x.elems);
-            let dst = g.offset(x.ptr, off, x.elem);
-            g.op(Op::TmaLoad { dst, map: c.map, coords, bar: f, multicast: None });
+            let stage = g.offset(x.ptr, off, x.elem);
+            // A multicast copy lands at its slice of the stage (`take_copies` saw `offset @tile, i`).
+            let dst = match g.k.exprs.get(c.dst).cloned() {
+                Some(Expr::Offset { index, elem, .. }) => {
+                    let index = clone_at(g, index, self.defined, self.var, kv, &mut memo);
+                    g.expr(Expr::Offset { base: stage, index, elem })
+                }
+                _ => stage,
+            };
+            g.op(Op::TmaLoad { dst, map: c.map, coords, bar: f, multicast: c.multicast.map(|(m, _)| m) });
         }
     }
 }
@@ -434,16 +487,31 @@ fn take_copies(k: &Kernel, body: Block, loc: Loc) -> Result<(Vec<Copy>, Block), 
     let mut copies = Vec::new();
     let mut rest = Block::new();
     for (s, at) in stmts.into_iter().zip(locs) {
-        if let Stmt::Op { op: Op::TmaLoadUnscheduled { dst, map, coords }, .. } = &s {
-            let tile = match k.exprs.get(*dst) {
-                Some(Expr::AllocPtr(a)) => *a,
+        if let Stmt::Op { op: Op::TmaLoadUnscheduled { dst, map, coords, multicast }, .. } = &s {
+            let whole = matches!(k.exprs.get(*dst), Some(Expr::AllocPtr(_)));
+            let slice = matches!(k.exprs.get(*dst), Some(Expr::Offset { base, .. })
+                if matches!(k.exprs.get(*base), Some(Expr::AllocPtr(_))));
+            let tile = match super::alloc_of(k, *dst) {
+                Some(a) if whole || (slice && multicast.is_some()) => a,
                 _ => {
                     let problem = "a copy of the pipelined loop into part of a tile".to_string();
                     let help = "copy into the whole tile `tma_load` makes";
                     return Err(refuse(PASS, k, at, problem, "this copy", help));
                 }
             };
-            copies.push(Copy { tile, map: *map, coords: coords.clone(), loc: at });
+            let multicast = match multicast {
+                None => None,
+                Some(m) => match k.exprs.get(*m) {
+                    Some(Expr::Literal(crate::expr::Literal::Int { value, .. })) if *value > 0 => {
+                        Some((*m, (*value as u64).count_ones()))
+                    }
+                    _ => {
+                        let problem = "a multicast copy whose mask is not known at compile time".to_string();
+                        return Err(refuse(PASS, k, at, problem, "this copy", "a compiler bug"));
+                    }
+                },
+            };
+            copies.push(Copy { tile, dst: *dst, map: *map, coords: coords.clone(), multicast, loc: at });
             continue;
         }
         let mut nested = None;
@@ -473,6 +541,34 @@ fn defined_in(rest: &Block, _copies: &[Copy]) -> HashSet<Handle<Expr>> {
         }
     });
     set
+}
+
+/// Whether `h` is the same in every CTA of a cluster but for its rank: it reads no thread or lane index, no
+/// block index (a cluster spans one dimension's consecutive blocks: along the others they are equal, but which
+/// one it spans is not told here, so none is allowed but through the rank), and no loaded value.
+fn cluster_uniform(k: &Kernel, h: Handle<Expr>, seen: &mut HashSet<Handle<Expr>>) -> Result<(), String> {
+    use crate::expr::SpecialReg as S;
+    if !seen.insert(h) {
+        return Ok(());
+    }
+    let span = k.cluster.unwrap_or([1, 1, 1]);
+    match k.exprs.get(h) {
+        Some(Expr::Special(S::ThreadIdx(_) | S::LaneId)) => Err("depend on the thread".to_string()),
+        Some(Expr::Special(S::BlockIdx(d))) if span[d.index()] > 1 => {
+            Err(format!("depend on block_idx.{}, which differs between the CTAs of the cluster", d.name()))
+        }
+        Some(Expr::OpResult(_)) => Err("depend on a loaded value".to_string()),
+        Some(e) => {
+            let mut r = Ok(());
+            e.for_each_operand(|o| {
+                if r.is_ok() {
+                    r = cluster_uniform(k, o, seen);
+                }
+            });
+            r
+        }
+        None => Err("are not known".to_string()),
+    }
 }
 
 /// Whether `h` can be computed at another iteration: from values fixed before the loop and its variable.

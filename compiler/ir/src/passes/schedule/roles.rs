@@ -95,6 +95,8 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     let mut producers = Block::new();
     let mut consumer = Block::new();
     let mut moved: HashSet<Handle<Expr>> = HashSet::new();
+    let mut trailer = Block::new();
+    let total = stmts.len();
     for (i, (s, at)) in stmts.into_iter().zip(locs).enumerate() {
         if i < split {
             shared.push(s, at);
@@ -113,6 +115,8 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
                 let regs = Some(PRODUCER_REGISTERS);
                 producers.push(Stmt::Warpgroup { role, regs, body }, at);
             }
+            // The cluster barrier a shared ring ends the kernel with: every thread of both roles reaches it.
+            Stmt::Op { op: Op::ClusterBarrier, .. } if i + 1 == total => trailer.push(s, at),
             Stmt::Barrier(_) | Stmt::Op { op: Op::ClusterBarrier, .. } => {
                 let problem = "a CTA-wide barrier after the warps of a `warp_specialized` kernel are split".into();
                 let help = "the producer never reaches it: use a named barrier of the consumers (`barrier_sync`)";
@@ -144,6 +148,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     let role = Role { name: "consumer".into(), first: 1, count: consumers };
     shared.append(producers);
     shared.push(Stmt::Warpgroup { role, regs: Some(regs), body: consumer }, loc);
+    shared.append(trailer);
     k.body = shared;
     Ok(())
 }

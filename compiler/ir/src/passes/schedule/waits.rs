@@ -49,25 +49,13 @@ fn async_arrays(k: &Kernel) -> HashSet<Handle<Alloc>> {
     let mut set = HashSet::new();
     k.body.visit(&mut |s| {
         if let Stmt::Op { op: Op::Wgmma { acc, a, a_desc, .. }, .. } = s {
-            set.extend(alloc_of(k, *acc));
+            set.extend(super::alloc_of(k, *acc));
             if a_desc.is_none() {
-                set.extend(alloc_of(k, *a));
+                set.extend(super::alloc_of(k, *a));
             }
         }
     });
     set
-}
-
-/// The allocation a pointer is into.
-fn alloc_of(k: &Kernel, mut h: Handle<Expr>) -> Option<Handle<Alloc>> {
-    for _ in 0..64 {
-        match k.exprs.get(h)? {
-            Expr::AllocPtr(a) => return Some(*a),
-            Expr::Offset { base, .. } => h = *base,
-            _ => return None,
-        }
-    }
-    None
 }
 
 struct Waits<'k> {
@@ -78,7 +66,7 @@ struct Waits<'k> {
 impl Waits<'_> {
     /// Whether `s` itself (not its blocks) touches what a pending group may use.
     fn touches(&self, s: &Stmt) -> bool {
-        let array = |p: Handle<Expr>| alloc_of(self.k, p).is_some_and(|a| self.arrays.contains(&a));
+        let array = |p: Handle<Expr>| super::alloc_of(self.k, p).is_some_and(|a| self.arrays.contains(&a));
         match s {
             Stmt::Op { op: Op::Load { ptr, .. }, .. } | Stmt::Store { ptr, .. } => array(*ptr),
             Stmt::Op { op: Op::TmaLoadUnscheduled { .. }, .. } => true,
