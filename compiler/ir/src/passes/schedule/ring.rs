@@ -46,7 +46,20 @@ impl Pass for PipelineLoops {
         for k in &mut module.kernels {
             let body = std::mem::take(&mut k.body);
             let mut prefix = Block::new();
-            let result = rewrite_block(k, body, &mut prefix, 0, false);
+            // Which values every thread of the CTA agrees on, before any change (the handles stay valid: the
+            // pass only appends expressions, and renumbers at the end).
+            let uniform = {
+                let u = crate::analysis::uniformity::Uniformity::of(k);
+                let mut set = HashSet::new();
+                for h in k.exprs.handles() {
+                    if u.expr(h).granule.is_none() {
+                        set.insert(h);
+                    }
+                }
+                set
+            };
+            let result =
+                rewrite_block(k, body, &mut prefix, &Where { depth: 0, in_role: false, split: false }, &uniform);
             let body = result?;
             // A ring the cluster's CTAs share: no CTA exits while another may still copy into it or release
             // its stages.
@@ -65,32 +78,62 @@ impl Pass for PipelineLoops {
 
 /// Rewrites the pipelined loops of `block` (at nesting `depth`; `in_role` inside a `Warpgroup` region); the
 /// barriers' initialisations go to `prefix`, the kernel's first statements.
+/// Where a block is: its nesting, inside a `Warpgroup` region or not, and whether the threads of the CTA may
+/// disagree on reaching it (a condition or loop bounds not proved the same in every thread).
+#[derive(Clone, Copy)]
+struct Where {
+    depth: usize,
+    in_role: bool,
+    split: bool,
+}
+
+/// Rewrites the pipelined loops of `block`; the barriers' initialisations go to `prefix`, the kernel's first
+/// statements. `uniform` holds the values every thread of the CTA agrees on.
 fn rewrite_block(
     k: &mut Kernel,
     block: Block,
     prefix: &mut Block,
-    depth: usize,
-    in_role: bool,
+    at: &Where,
+    uniform: &HashSet<Handle<Expr>>,
 ) -> Result<Block, PassError> {
     let (stmts, locs) = block.into_parts();
     let mut out = Block::new();
     for (mut s, loc) in stmts.into_iter().zip(locs) {
-        if let Stmt::For { stages: Some(stages), .. } = s {
-            if in_role {
+        if let Stmt::For { stages: Some(stages), start, end, .. } = s {
+            if at.in_role {
                 let problem = "a `pipelined` loop inside a `role`".to_string();
                 let help = "roles are a schedule written by hand: write its mbarriers too, or drop the `role`";
                 return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
             }
+            // Thread 0 issues every copy and all threads wait for them: all must run the same iterations.
+            if at.split || !uniform.contains(&start) || !uniform.contains(&end) {
+                let problem = if at.split {
+                    "a `pipelined` loop that some threads of the block may not reach".to_string()
+                } else {
+                    "a `pipelined` loop whose bounds may differ between the threads of the block".to_string()
+                };
+                let help = "the threads of the block share the ring: pipeline a loop every thread runs the same \
+                            number of times (bounds from dimensions, constants and block indices)";
+                return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+            }
             let Stmt::For { var, start, end, step, unroll, body, .. } = s else { unreachable_for() };
-            let body = rewrite_block(k, body, prefix, depth + 1, in_role)?;
-            let lp = Loop { var, start, end, step, unroll, stages, body, loc, depth };
+            let inner = Where { depth: at.depth + 1, ..*at };
+            let body = rewrite_block(k, body, prefix, &inner, uniform)?;
+            let lp = Loop { var, start, end, step, unroll, stages, body, loc, depth: at.depth };
             out.append(pipeline(k, lp, prefix)?);
             continue;
         }
         let role = matches!(s, Stmt::Warpgroup { .. });
+        let split = at.split
+            || match &s {
+                Stmt::If { cond, .. } | Stmt::While { cond, .. } => !uniform.contains(cond),
+                Stmt::For { start, end, .. } => !uniform.contains(start) || !uniform.contains(end),
+                _ => false,
+            };
+        let inner = Where { depth: at.depth + 1, in_role: at.in_role || role, split };
         for b in s.blocks_mut() {
-            let inner = std::mem::take(b);
-            *b = rewrite_block(k, inner, prefix, depth + 1, in_role || role)?;
+            let b_inner = std::mem::take(b);
+            *b = rewrite_block(k, b_inner, prefix, &inner, uniform)?;
         }
         out.push(s, loc);
     }
