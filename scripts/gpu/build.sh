@@ -45,6 +45,7 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
 # The scheduled GEMMs (scripts/gpu/schedule_check.py): the plain loops, and the same loop without `pipelined`.
 "$c" build examples/gemm_sm90.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_pipelined.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_sm90_persistent.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_epilogue.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/row_sum.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_batched.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
@@ -75,6 +76,7 @@ defined gemm_sm90_manual_regs gemm_sm90_manual -D TMA_STORE=false -D STAGES=4
 defined gemm_sm90_manual_rows gemm_sm90_manual -D GROUP_M=1
 # Without clusters: every CTA loads its whole tile of B.
 defined gemm_sm90_manual_c1 gemm_sm90_manual -D CLUSTER_M=1
+defined gemm_sm90_persistent_c1 gemm_sm90_persistent -D CLUSTER_M=1
 # Narrower tiles: twice as many for the small-M shapes, which leave most SMs idle with 128 x 256 tiles.
 defined gemm_sm90_manual_bn128 gemm_sm90_manual -D BN=128 -D STAGES=4
 # fp8 (scripts/gpu/fp8_check.py): the e4m3 GEMM, its epilogue from registers (any N), and the conversions.

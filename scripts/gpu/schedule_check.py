@@ -23,6 +23,9 @@ from hopper_check import CUTEC, GPU, gemm_case, refused, run, run_read
 SCHEDULED = [
     ("gemm_sm90", "gemm", "gemm_sm90.cute: pipelined(stages = 3) + warp_specialized", True),
     ("gemm_sm90_regs", "gemm", "the same, epilogue from registers (store(acc, mma.partition_c(..))), 4 stages", False),
+    ("gemm_sm90_persistent", "gemm_persistent", "gemm_sm90_persistent.cute: the same loop in a loop over tiles, "
+     "one CTA per SM, clusters of 2 sharing B by multicast", True),
+    ("gemm_sm90_persistent_c1", "gemm_persistent", "the same, -D CLUSTER_M=1", True),
     ("gemm_pipelined", "gemm_pipelined", "gemm_pipelined.cute: pipelined(stages = 3), thread 0 issues the copies",
      True),
     ("gemm_plain", "gemm_pipelined", "the same loop without pipelined: one stage, each copy completed before use",

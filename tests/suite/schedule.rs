@@ -101,3 +101,49 @@ fn the_warp_specialized_schedule_has_the_hand_written_protocol() {
     assert!(text.contains("mbarrier.arrive.expect_tx") && text.contains(", 49152"), "the bytes of A's and B's boxes");
     assert!(text.contains("warpgroup producer 0..1 regs(40)") && text.contains("warpgroup consumer 1..3 regs(232)"));
 }
+
+#[test]
+fn a_loop_over_tiles_runs_in_both_roles_with_a_shared_ring() {
+    let m = scheduled("gemm_sm90_persistent", &[("BN", 64)]);
+    let kernel = &m.kernels[0];
+    let regions: Vec<(&str, &Block)> = kernel
+        .body
+        .stmts()
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Warpgroup { role, body, .. } => Some((role.name.as_str(), body)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(regions.iter().map(|(n, _)| *n).collect::<Vec<_>>(), vec!["producer", "consumer"]);
+    // Each role loops over the tiles: its region's top level is that loop (after the values it computes).
+    for (name, body) in &regions {
+        let loops = body.stmts().iter().filter(|s| matches!(s, Stmt::For { .. })).count();
+        assert_eq!(loops, 1, "{name}: one loop over tiles at the region's top level");
+    }
+    let ops = |b: &Block| {
+        let mut names = Vec::new();
+        b.visit(&mut |s| {
+            if let Stmt::Op { op, .. } = s {
+                names.push(op.name());
+            }
+        });
+        names
+    };
+    let (producer, consumer) = (ops(regions[0].1), ops(regions[1].1));
+    assert!(producer.contains(&"tma.load") && !producer.contains(&"wgmma.mma_async"));
+    assert!(consumer.contains(&"wgmma.mma_async") && !consumer.contains(&"tma.load"));
+    // B is shared by the cluster's two CTAs: stages are released in both, and cluster barriers open and close
+    // the kernel.
+    assert_eq!(consumer.iter().filter(|n| **n == "mbarrier.arrive.cluster").count(), 4, "{consumer:?}");
+    let top: Vec<&str> = kernel
+        .body
+        .stmts()
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Op { op, .. } => Some(op.name()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(top.iter().filter(|n| **n == "barrier.cluster").count(), 2, "{top:?}");
+}

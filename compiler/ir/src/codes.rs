@@ -345,8 +345,11 @@ issued S - 1 iterations ahead; a `warp_specialized` kernel gets a producer warpg
 consumer warpgroups that run everything else. This error says which of their conditions the program does not \
 meet, for example:\n\n    for k in 0..n pipelined(stages = 1) { .. }    // error: a ring needs 2 stages or more\n\n\
 The conditions: a pipelined loop has `tma_load`s at the top level of its body (not under a condition), whose \
-coordinates are computed from the loop's variable and values fixed before the loop, and at least 2 stages; the \
-ring must fit in shared memory; a block is one-dimensional where a pass picks a thread to issue copies; a \
+coordinates are computed from the loop's variable and values fixed before the loop, and at least 2 stages; every \
+thread of the block reaches it and runs the same iterations (its bounds are proved uniform); the ring must fit \
+in shared memory; a `multicast = n` copy goes to every CTA of the cluster, and its tile is proved the same in \
+each (it depends on no thread index, loaded value or `block_idx` along a dimension the cluster spans), inside a \
+pipelined loop; a block is one-dimensional where a pass picks a thread to issue copies; a \
 `warp_specialized` kernel has one pipelined loop at the top level of its body, a block of 128 threads per \
 consumer warpgroup plus 128 for the producer, and no `sync_threads` after its loop begins; a `tma_load` without \
 `bar` cannot stand inside a `role`, which schedules by hand. Write the schedule by hand (`tma_load(.., bar = b)`, \

@@ -334,6 +334,15 @@ impl Lower<'_> {
             _ => return self.unsupported(m.span, "a multicast count not known at compile time"),
         };
         let cluster = self.b.kernel().cluster.map(|[x, y, z]| i64::from(x) * i64::from(y) * i64::from(z));
+        // A multicast to one CTA is a plain copy (a kernel written for clusters of CLUSTER_M = 1).
+        if n == 1 && cluster.unwrap_or(1) == 1 {
+            let plan = self.tma_plan(&g, &s, e.span)?;
+            let (map, coords) = self.tensor_map(plan, &g, Some(false), e.span)?;
+            let dst = self.tile_start(&s, e.span)?;
+            self.at(e.span);
+            self.b.op(Op::TmaLoadUnscheduled { dst, map, coords, multicast: None });
+            return Ok(Value::Tensor(s));
+        }
         if cluster != Some(n) || n < 2 {
             let what = match cluster {
                 Some(c) => format!("a multicast to {n} CTAs in a cluster of {c} (the tile goes to every CTA of it)"),

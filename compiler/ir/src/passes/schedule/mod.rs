@@ -12,7 +12,11 @@
 //!   the copy, so the tile is complete before its first use.
 //! - `complete-wgmma` ([`waits`]): `gemm` is asynchronous; a read of its accumulator waits for it.
 //! - `specialize-warps` ([`roles`]): a `warp_specialized` kernel runs its producer region on warpgroup 0 with few
-//!   registers and everything else on the consumer warpgroups with the rest.
+//!   registers and everything else on the consumer warpgroups with the rest; a top-level loop around the producer
+//!   region (a loop over tiles) runs in both roles, each with its part of the body.
+//!
+//! With `multicast` copies (clusters sharing a tile), the ring's barriers count every CTA of the cluster, stages
+//! are released in every CTA, and cluster barriers publish the barriers and end the kernel.
 //!
 //! The three need, from the rest of the IR: the loop's statements and which values they define (to clone the
 //! copies' coordinates for another iteration), the tiles' allocations (to give them stages), the boxes' bytes
@@ -81,4 +85,43 @@ fn alloc_of(k: &Kernel, mut h: Handle<Expr>) -> Option<Handle<Alloc>> {
 fn new_var(k: &mut Kernel, name: &str, loc: Loc) -> Handle<crate::module::Var> {
     let name = emit::fresh_name(|n| k.vars.iter().any(|(_, v)| v.name == n), name);
     k.vars.append(crate::module::Var { name, ty: crate::types::Type::I32 }, loc)
+}
+
+/// `block` with every operand in `memo` replaced, and every emitted expression that uses one emitted anew.
+pub(super) fn substitute(
+    k: &mut Kernel,
+    block: crate::stmt::Block,
+    memo: &mut std::collections::HashMap<Handle<Expr>, Handle<Expr>>,
+) -> crate::stmt::Block {
+    let (stmts, locs) = block.into_parts();
+    let mut out = crate::stmt::Block::new();
+    for (mut s, loc) in stmts.into_iter().zip(locs) {
+        if let crate::stmt::Stmt::Emit(h) = s {
+            if let Some(mut e) = k.exprs.get(h).cloned() {
+                let mut changed = false;
+                e.map_operands(|o| match memo.get(&o) {
+                    Some(&n) => {
+                        changed = true;
+                        n
+                    }
+                    None => o,
+                });
+                if changed {
+                    let n = k.exprs.append(e, loc);
+                    memo.insert(h, n);
+                    out.push(crate::stmt::Stmt::Emit(n), loc);
+                    continue;
+                }
+            }
+            out.push(s, loc);
+            continue;
+        }
+        s.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
+        for b in s.blocks_mut() {
+            let inner = std::mem::take(b);
+            *b = substitute(k, inner, memo);
+        }
+        out.push(s, loc);
+    }
+    out
 }

@@ -58,8 +58,13 @@ impl Pass for PipelineLoops {
                 }
                 set
             };
-            let result =
-                rewrite_block(k, body, &mut prefix, &Where { depth: 0, in_role: false, split: false }, &uniform);
+            let result = rewrite_block(
+                k,
+                body,
+                &mut prefix,
+                &Where { depth: 0, in_role: false, split: false, top_loop: false },
+                &uniform,
+            );
             let body = result?;
             // A ring the cluster's CTAs share: no CTA exits while another may still copy into it or release
             // its stages.
@@ -85,6 +90,8 @@ struct Where {
     depth: usize,
     in_role: bool,
     split: bool,
+    /// The block is the body of a `for` at the kernel's top level (a loop over tiles, say).
+    top_loop: bool,
 }
 
 /// Rewrites the pipelined loops of `block`; the barriers' initialisations go to `prefix`, the kernel's first
@@ -117,9 +124,9 @@ fn rewrite_block(
                 return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
             }
             let Stmt::For { var, start, end, step, unroll, body, .. } = s else { unreachable_for() };
-            let inner = Where { depth: at.depth + 1, ..*at };
+            let inner = Where { depth: at.depth + 1, top_loop: false, ..*at };
             let body = rewrite_block(k, body, prefix, &inner, uniform)?;
-            let lp = Loop { var, start, end, step, unroll, stages, body, loc, depth: at.depth };
+            let lp = Loop { var, start, end, step, unroll, stages, body, loc, depth: at.depth, top_loop: at.top_loop };
             out.append(pipeline(k, lp, prefix)?);
             continue;
         }
@@ -130,7 +137,8 @@ fn rewrite_block(
                 Stmt::For { start, end, .. } => !uniform.contains(start) || !uniform.contains(end),
                 _ => false,
             };
-        let inner = Where { depth: at.depth + 1, in_role: at.in_role || role, split };
+        let top_loop = at.depth == 0 && matches!(s, Stmt::For { .. });
+        let inner = Where { depth: at.depth + 1, in_role: at.in_role || role, split, top_loop };
         for b in s.blocks_mut() {
             let b_inner = std::mem::take(b);
             *b = rewrite_block(k, b_inner, prefix, &inner, uniform)?;
@@ -156,6 +164,8 @@ struct Loop {
     body: Block,
     loc: Loc,
     depth: usize,
+    /// In the body of a `for` at the kernel's top level.
+    top_loop: bool,
 }
 
 /// One copy of the loop: its tile's allocation, where it lands in the tile, its map and coordinates, and with
@@ -191,8 +201,12 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
         return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
     };
     let ws = k.warp_specialized;
-    if ws && lp.depth != 0 {
-        let problem = "the pipelined loop of a `warp_specialized` kernel must be at the top level of its body".into();
+    // The producer's region goes where the loop is: at the top level, or in a top-level loop (over tiles, say),
+    // which `specialize-warps` then runs in both roles.
+    if ws && !(lp.depth == 0 || lp.top_loop) {
+        let problem = "the pipelined loop of a `warp_specialized` kernel must be at the top level of its body, or \
+                       in a loop there"
+            .into();
         return Err(refuse(PASS, k, loc, problem, "pipelined here", "move the loop out of the block around it"));
     }
     if ws && (!threads.is_multiple_of(128) || threads < 256) {
@@ -413,7 +427,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
         }
         let f = g.offset(full, st, crate::types::Scalar::I64);
         g.op(Op::MbarrierWait { bar: f, parity });
-        let rest = substitute(g.k, rest, &mut memo);
+        let rest = super::substitute(g.k, rest, &mut memo);
         g.append(rest);
         let lane = g.lane();
         let lane0 = g.cmp_c(CompareOp::Eq, lane, 0);
@@ -587,15 +601,26 @@ fn defined_in(rest: &Block, _copies: &[Copy]) -> HashSet<Handle<Expr>> {
 }
 
 /// Whether `h` is the same in every CTA of a cluster but for its rank: it reads no thread or lane index, no
-/// block index (a cluster spans one dimension's consecutive blocks: along the others they are equal, but which
-/// one it spans is not told here, so none is allowed but through the rank), and no loaded value.
+/// loaded value, and `block_idx` along a dimension the cluster spans only divided by a multiple of the cluster's
+/// extent there (a cluster is an aligned group of consecutive blocks, so `block_idx.x / 2` is the same in both
+/// CTAs of a cluster of 2 along x).
 fn cluster_uniform(k: &Kernel, h: Handle<Expr>, seen: &mut HashSet<Handle<Expr>>) -> Result<(), String> {
     use crate::expr::SpecialReg as S;
     if !seen.insert(h) {
         return Ok(());
     }
     let span = k.cluster.unwrap_or([1, 1, 1]);
+    let literal = |x: Handle<Expr>| match k.exprs.get(x) {
+        Some(Expr::Literal(crate::expr::Literal::Int { value, .. })) => Some(*value),
+        _ => None,
+    };
     match k.exprs.get(h) {
+        Some(Expr::Binary { op: BinaryOp::Div, lhs, rhs })
+            if matches!(k.exprs.get(*lhs), Some(Expr::Special(S::BlockIdx(d)))
+                if literal(*rhs).is_some_and(|c| c > 0 && c % i64::from(span[d.index()]) == 0)) =>
+        {
+            Ok(())
+        }
         Some(Expr::Special(S::ThreadIdx(_) | S::LaneId)) => Err("depend on the thread".to_string()),
         Some(Expr::Special(S::BlockIdx(d))) if span[d.index()] > 1 => {
             Err(format!("depend on block_idx.{}, which differs between the CTAs of the cluster", d.name()))
@@ -664,41 +689,6 @@ fn clone_at(
     };
     memo.insert(h, x);
     x
-}
-
-/// `block` with every operand in `memo` replaced, and every emitted expression that uses one emitted anew.
-fn substitute(k: &mut Kernel, block: Block, memo: &mut HashMap<Handle<Expr>, Handle<Expr>>) -> Block {
-    let (stmts, locs) = block.into_parts();
-    let mut out = Block::new();
-    for (mut s, loc) in stmts.into_iter().zip(locs) {
-        if let Stmt::Emit(h) = s {
-            if let Some(mut e) = k.exprs.get(h).cloned() {
-                let mut changed = false;
-                e.map_operands(|o| match memo.get(&o) {
-                    Some(&n) => {
-                        changed = true;
-                        n
-                    }
-                    None => o,
-                });
-                if changed {
-                    let n = k.exprs.append(e, loc);
-                    memo.insert(h, n);
-                    out.push(Stmt::Emit(n), loc);
-                    continue;
-                }
-            }
-            out.push(s, loc);
-            continue;
-        }
-        s.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
-        for b in s.blocks_mut() {
-            let inner = std::mem::take(b);
-            *b = substitute(k, inner, memo);
-        }
-        out.push(s, loc);
-    }
-    out
 }
 
 /// Whether `block` issues wgmma groups.

@@ -5,7 +5,9 @@
 //! barrier ahead of the producer (the barriers' initialisations) runs on every thread as before; the values
 //! computed after it that do not depend on the consumers' work stay at the top level, where both roles see
 //! them; everything else (the accumulators' setup, the consumers' loop, the epilogue) becomes the `consumer`
-//! region on warpgroups 1 to C. The producer keeps 40 registers per thread (`setmaxnreg.dec`), the consumers
+//! region on warpgroups 1 to C. A top-level `for` whose body holds the producer region (a loop over tiles around
+//! the pipelined loop) is distributed: the producer runs the same loop over its region, with the values it needs
+//! computed again under new names, and the consumers run it over the rest of the body. The producer keeps 40 registers per thread (`setmaxnreg.dec`), the consumers
 //! share the rest of the SM's 64K (`setmaxnreg.inc`, in steps of 8, at most 256): 232 for two consumer
 //! warpgroups, as CUTLASS's kernels use.
 
@@ -40,6 +42,82 @@ impl Pass for SpecializeWarps {
     }
 }
 
+/// Whether `s` is a loop whose body holds the producer region `pipeline-loops` wrote (a loop over tiles around
+/// the pipelined loop).
+fn producer_loop(s: &Stmt) -> bool {
+    matches!(s, Stmt::For { body, .. } if producer_loop_body(body))
+}
+
+fn producer_loop_body(body: &Block) -> bool {
+    body.stmts().iter().any(|s| matches!(s, Stmt::Warpgroup { role, .. } if role.name == "producer"))
+}
+
+/// Splits the body of a loop around a producer region into the producer's body (the values it needs, computed
+/// again under new names, then the region's statements) and the consumers' (everything but the region). `Err`
+/// when the producer needs a value only the consumers compute.
+fn distribute(k: &mut Kernel, body: Block, var: Handle<Var>) -> Result<(Block, Block), ()> {
+    let (stmts, locs) = body.into_parts();
+    // Variables the consumers' statements write in the body (not the loop's own).
+    let mut written: HashSet<Handle<Var>> = HashSet::new();
+    for s in &stmts {
+        if matches!(s, Stmt::Warpgroup { .. }) {
+            continue;
+        }
+        written.extend(s.writes_var());
+        for b in s.blocks() {
+            b.visit(&mut |x| written.extend(x.writes_var()));
+        }
+    }
+    written.remove(&var);
+    let mut memo: std::collections::HashMap<Handle<Expr>, Handle<Expr>> = std::collections::HashMap::new();
+    let mut consumer_only: HashSet<Handle<Expr>> = HashSet::new();
+    let mut producer = Block::new();
+    let mut consumer = Block::new();
+    for (s, at) in stmts.into_iter().zip(locs) {
+        match s {
+            Stmt::Warpgroup { role, body, .. } if role.name == "producer" => {
+                let mut bad = false;
+                body.visit(&mut |x| x.for_each_use(&k.exprs, |o| bad |= consumer_only.contains(&o)));
+                if bad {
+                    return Err(());
+                }
+                let body = super::substitute(k, body, &mut memo);
+                producer.append(body);
+            }
+            Stmt::Emit(h) => {
+                let e = k.exprs.get(h).cloned();
+                let reads_written = matches!(e, Some(Expr::ReadVar(v)) if written.contains(&v));
+                let mut depends = false;
+                if let Some(e) = &e {
+                    e.for_each_operand(|o| depends |= consumer_only.contains(&o));
+                }
+                if reads_written || depends || matches!(e, Some(Expr::OpResult(_))) {
+                    consumer_only.insert(h);
+                } else if let Some(mut e) = e {
+                    // The producer computes it too, under its own name.
+                    e.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
+                    let copy = k.exprs.append(e, at);
+                    memo.insert(h, copy);
+                    producer.push(Stmt::Emit(copy), at);
+                }
+                consumer.push(Stmt::Emit(h), at);
+            }
+            s => {
+                s.defines().into_iter().for_each(|h| {
+                    consumer_only.insert(h);
+                });
+                let mut inner = Vec::new();
+                for b in s.blocks() {
+                    b.visit(&mut |x| inner.extend(x.defines()));
+                }
+                consumer_only.extend(inner);
+                consumer.push(s, at);
+            }
+        }
+    }
+    Ok((producer, consumer))
+}
+
 /// The consumers' registers per thread when `consumers` warpgroups share what the producer leaves.
 pub fn consumer_registers(consumers: u32) -> u32 {
     let left = cutec_target::SM_REGISTERS - 128 * PRODUCER_REGISTERS;
@@ -62,7 +140,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     let body = std::mem::take(&mut k.body);
     let (stmts, locs) = body.into_parts();
     let user_role = stmts.iter().any(|s| matches!(s, Stmt::Warpgroup { role, .. } if role.name != "producer"));
-    let Some(first_region) = stmts.iter().position(|s| matches!(s, Stmt::Warpgroup { .. })) else {
+    let Some(first_region) = stmts.iter().position(|s| matches!(s, Stmt::Warpgroup { .. }) || producer_loop(s)) else {
         k.body = Block::from_parts(stmts, locs);
         let problem =
             "a `warp_specialized` kernel without a pipelined loop: its producer would have nothing to do".into();
@@ -103,6 +181,24 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
             continue;
         }
         match s {
+            Stmt::For { var, start, end, step, unroll, stages, body } if producer_loop_body(&body) => {
+                let mut uses_moved = moved.contains(&start) || moved.contains(&end);
+                body.visit(&mut |x| x.for_each_use(&k.exprs, |o| uses_moved |= moved.contains(&o)));
+                let (producer_body, consumer_body) = match distribute(k, body, var) {
+                    Ok(parts) if !uses_moved => parts,
+                    _ => {
+                        k.body = Block::new();
+                        let problem = "the pipelined loop's copies depend on work of the consumers".to_string();
+                        let help = "compute the loop's bounds and tiles from values fixed before the loop";
+                        return Err(refuse(PASS, k, at, problem, "in this loop", help));
+                    }
+                };
+                let producer_loop = Stmt::For { var, start, end, step, unroll, stages, body: producer_body };
+                let role = Role { name: "producer".into(), first: 0, count: 1 };
+                let region = Block::from_parts(vec![producer_loop], vec![at]);
+                producers.push(Stmt::Warpgroup { role, regs: Some(PRODUCER_REGISTERS), body: region }, at);
+                consumer.push(Stmt::For { var, start, end, step, unroll, stages, body: consumer_body }, at);
+            }
             Stmt::Warpgroup { role, body, .. } => {
                 let mut uses_moved = false;
                 body.visit(&mut |x| x.for_each_use(&k.exprs, |o| uses_moved |= moved.contains(&o)));
