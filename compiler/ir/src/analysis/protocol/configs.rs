@@ -76,12 +76,17 @@ fn trips(
     bounds: &[bool],
 ) -> Vec<Option<i64>> {
     let mut out = Vec::new();
+    // Only the expressions the bounds are computed from are evaluated, in order; the others read as unknown.
+    // (A kernel's arena holds tens of thousands of expressions, and the search calls this thousands of times.)
+    let needed: Vec<(Handle<Expr>, &Expr)> = kernel
+        .exprs
+        .iter()
+        .filter(|(h, _)| relevant.expr(*h) && bounds.get(h.index()).copied().unwrap_or(false))
+        .collect();
     for cta in 0..shape.ctas() as usize {
-        let mut vals: Vec<Val> = Vec::with_capacity(kernel.exprs.len());
-        for (h, e) in kernel.exprs.iter() {
-            let v = if !relevant.expr(h) || !bounds.get(h.index()).copied().unwrap_or(false) {
-                Val::Unknown
-            } else if let Some(g) = global(e, shape) {
+        let mut vals: std::collections::HashMap<usize, Val> = std::collections::HashMap::with_capacity(needed.len());
+        for &(h, e) in &needed {
+            let v = if let Some(g) = global(e, shape) {
                 g
             } else {
                 match *e {
@@ -90,15 +95,15 @@ fn trips(
                     Expr::ReadVar(_) | Expr::OpResult(_) => Val::Unknown,
                     _ => {
                         let mut a = Vec::with_capacity(3);
-                        e.for_each_operand(|o| a.push(vals.get(o.index()).copied().unwrap_or(Val::Unknown)));
+                        e.for_each_operand(|o| a.push(vals.get(&o.index()).copied().unwrap_or(Val::Unknown)));
                         apply(e, info.ty(h), &a)
                     }
                 }
             };
-            vals.push(v);
+            vals.insert(h.index(), v);
         }
         for l in ls {
-            let at = |h: Handle<Expr>| vals.get(h.index()).copied();
+            let at = |h: Handle<Expr>| Some(vals.get(&h.index()).copied().unwrap_or(Val::Unknown));
             out.push(match (at(l.start), at(l.end)) {
                 (Some(Val::Int(s)), Some(Val::Int(e))) => Some((e.saturating_sub(s).max(0) + l.step - 1) / l.step),
                 _ => None,

@@ -343,16 +343,8 @@ impl<'p, 'k> Machine<'p, 'k> {
                         Stmt::Emit(h) => !relevant.expr(*h),
                         Stmt::WriteVar { var, .. } => !relevant.var(*var),
                         Stmt::Store { .. } => true,
-                        Stmt::Op { op, .. } => matches!(
-                            op,
-                            Op::Load { .. }
-                                | Op::TmaStore { .. }
-                                | Op::BulkCommit
-                                | Op::BulkWait { .. }
-                                | Op::PrefetchTensorMap { .. }
-                                | Op::FenceMbarrierInit
-                                | Op::FenceProxyAsync
-                        ),
+                        Stmt::Op { op, .. } => super::value::inert_op(op),
+                        Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } => relevant.inert(s),
                         _ => false,
                     })
                     .count();

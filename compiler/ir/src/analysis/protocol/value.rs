@@ -106,17 +106,70 @@ impl Shape {
 pub(super) struct Relevant {
     pub exprs: Vec<bool>,
     pub vars: Vec<bool>,
+    /// The branches and loops (by address) whose blocks touch neither the protocol nor control: only data
+    /// (emitted values, loads, stores, inert operations). The machine steps over them without evaluating their
+    /// conditions or bounds (a predicated epilogue of 128 stores would otherwise split the threads 128 times).
+    inert: std::collections::HashSet<usize>,
+}
+
+/// Whether `s` only computes and moves data (see [`Relevant::inert`]); control statements that are, go to
+/// `out`.
+fn inert_stmt(s: &Stmt, out: &mut std::collections::HashSet<usize>) -> bool {
+    let inert = match s {
+        Stmt::Emit(_) | Stmt::Store { .. } => true,
+        Stmt::Op { op, .. } => inert_op(op),
+        Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } => {
+            let mut all = true;
+            for b in s.blocks() {
+                for x in b.stmts() {
+                    all &= inert_stmt(x, out);
+                }
+            }
+            all
+        }
+        Stmt::WriteVar { .. }
+        | Stmt::Break
+        | Stmt::Continue
+        | Stmt::Return
+        | Stmt::Barrier(_)
+        | Stmt::Warpgroup { .. } => false,
+    };
+    if inert && matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. }) {
+        out.insert(s as *const Stmt as usize);
+    }
+    inert
+}
+
+/// Operations the protocol never looks at (the machine steps over them).
+pub(super) fn inert_op(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Load { .. }
+            | Op::TmaStore { .. }
+            | Op::BulkCommit
+            | Op::BulkWait { .. }
+            | Op::PrefetchTensorMap { .. }
+            | Op::FenceMbarrierInit
+            | Op::FenceProxyAsync
+    )
 }
 
 impl Relevant {
     pub fn of(kernel: &Kernel) -> Relevant {
-        let mut r = Relevant { exprs: vec![false; kernel.exprs.len()], vars: vec![false; kernel.vars.len()] };
+        let mut inert = std::collections::HashSet::new();
+        for s in kernel.body.stmts() {
+            inert_stmt(s, &mut inert);
+        }
+        let mut r = Relevant { exprs: vec![false; kernel.exprs.len()], vars: vec![false; kernel.vars.len()], inert };
         let mark = |h: Handle<Expr>, r: &mut Relevant| {
             if let Some(x) = r.exprs.get_mut(h.index()) {
                 *x = true;
             }
         };
+        let inert = r.inert.clone();
+        let skipped = |s: &Stmt| inert.contains(&(s as *const Stmt as usize));
         kernel.body.visit(&mut |s| match s {
+            _ if skipped(s) => {}
             Stmt::If { cond, .. } | Stmt::While { cond, .. } => mark(*cond, &mut r),
             Stmt::For { start, end, .. } => {
                 mark(*start, &mut r);
@@ -157,6 +210,10 @@ impl Relevant {
     }
     pub fn var(&self, v: Handle<Var>) -> bool {
         self.vars.get(v.index()).copied().unwrap_or(false)
+    }
+    /// Whether `s` is a branch or loop of data only (see the field).
+    pub fn inert(&self, s: &Stmt) -> bool {
+        self.inert.contains(&(s as *const Stmt as usize))
     }
 }
 
