@@ -44,10 +44,13 @@ impl Pass for PipelineLoops {
     }
     fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
-            let body = std::mem::take(&mut k.body);
-            let mut prefix = Block::new();
-            // Which values every thread of the CTA agrees on, before any change (the handles stay valid: the
-            // pass only appends expressions, and renumbers at the end).
+            let mut pipelined = false;
+            k.body.visit(&mut |s| pipelined |= matches!(s, Stmt::For { stages: Some(_), .. }));
+            if !pipelined {
+                continue;
+            }
+            // Which values every thread of the CTA agrees on, over the whole body before any change (the handles
+            // stay valid: the pass only appends expressions, and renumbers at the end).
             let uniform = {
                 let u = crate::analysis::uniformity::Uniformity::of(k);
                 let mut set = HashSet::new();
@@ -58,6 +61,8 @@ impl Pass for PipelineLoops {
                 }
                 set
             };
+            let body = std::mem::take(&mut k.body);
+            let mut prefix = Block::new();
             let result = rewrite_block(
                 k,
                 body,
@@ -377,7 +382,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
                 let zero = g.int(0);
                 let copies = g.block(|g| {
                     let jv = g.read(j);
-                    ring_.fill(g, base, jv, true);
+                    ring_.fill(g, base, jv);
                 });
                 g.push(Stmt::For {
                     var: j,
@@ -401,7 +406,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
             for j in 0..s - 1 {
                 let jv = g.int(j);
                 let ok = g.cmp(CompareOp::Lt, jv, n);
-                g.if_(ok, |g| ring_.fill(g, base, jv, true));
+                g.if_(ok, |g| ring_.fill(g, base, jv));
             }
         });
     }
@@ -456,7 +461,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
             let first = g.cmp_c(CompareOp::Eq, tid, 0);
             g.if_(first, |g| {
                 let ok = g.cmp(CompareOp::Lt, j, n);
-                g.if_(ok, |g| ring_.fill(g, base, j, false));
+                g.if_(ok, |g| ring_.fill(g, base, j));
             });
         }
     });
@@ -505,7 +510,7 @@ struct Ring<'a> {
 impl Ring<'_> {
     /// The copies of iteration `j` (from the loop's entry, at ring position `base + j`): wait until its stage is
     /// empty, expect its bytes, copy.
-    fn fill(&self, g: &mut Gen<'_>, base: Handle<Expr>, j: Handle<Expr>, _first: bool) {
+    fn fill(&self, g: &mut Gen<'_>, base: Handle<Expr>, j: Handle<Expr>) {
         let at = g.bin(BinaryOp::Add, base, j);
         let st = g.bin_c(BinaryOp::Rem, at, self.s);
         let pass = g.bin_c(BinaryOp::Div, at, self.s);
