@@ -319,18 +319,10 @@ def rs_part(work):
     return ok_all
 
 
-def sanitize():
-    """compute-sanitizer's memcheck, racecheck and synccheck on a small GEMM and a ragged TMA copy."""
+def sanitizer_runs(cases, width=28):
+    """compute-sanitizer's memcheck, racecheck and synccheck on `cutec run` of each (module, kernel, dims) case;
+    prints a line per run, gives whether all were clean."""
     ok_all = True
-    print("== compute-sanitizer on gemm_sm90_manual 256x512x136 (3 k-tiles over 3 stages, a ragged last one), "
-          "the other Hopper examples on ragged shapes, and tma_copy 1000x1004")
-    cases = [("gemm_sm90_manual.ptx", "gemm_sm90_manual", {"M": 256, "N": 512, "K": 136}),
-             ("gemm_sm90_manual_regs.ptx", "gemm_sm90_manual", {"M": 200, "N": 300, "K": 136}),
-             ("tma_copy.ptx", "tma_copy", {"M": 1000, "N": 1004}),
-             ("tma_copy_batched.ptx", "tma_copy_batched", {"B": 3, "M": 33, "N": 260}),
-             ("gemm_sm90_kn.ptx", "gemm_sm90_kn", {"M": 200, "N": 304, "K": 136}),
-             ("wgmma_rs.ptx", "wgmma_rs", {"M": 200, "N": 300, "K": 136}),
-             ("dsmem_exchange.ptx", "dsmem_exchange", {"M": 6, "N": 1000})]
     for module, kernel, dims in cases:
         for tool in ("memcheck", "racecheck", "synccheck"):
             cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "9", CUTEC, "run", os.path.join(GPU, module),
@@ -342,8 +334,22 @@ def sanitize():
             except subprocess.TimeoutExpired:
                 ok, tail = False, ["timed out"]
             ok_all &= ok
-            print(f"   {module:<28} {tool:<10} {'PASS' if ok else 'FAIL'} {tail[0] if tail else ''}")
+            print(f"   {module:<{width}} {tool:<10} {'PASS' if ok else 'FAIL'} {tail[0] if tail else ''}")
     return ok_all
+
+
+def sanitize():
+    """compute-sanitizer's memcheck, racecheck and synccheck on a small GEMM and a ragged TMA copy."""
+    print("== compute-sanitizer on gemm_sm90_manual 256x512x136 (3 k-tiles over 3 stages, a ragged last one), "
+          "the other Hopper examples on ragged shapes, and tma_copy 1000x1004")
+    cases = [("gemm_sm90_manual.ptx", "gemm_sm90_manual", {"M": 256, "N": 512, "K": 136}),
+             ("gemm_sm90_manual_regs.ptx", "gemm_sm90_manual", {"M": 200, "N": 300, "K": 136}),
+             ("tma_copy.ptx", "tma_copy", {"M": 1000, "N": 1004}),
+             ("tma_copy_batched.ptx", "tma_copy_batched", {"B": 3, "M": 33, "N": 260}),
+             ("gemm_sm90_kn.ptx", "gemm_sm90_kn", {"M": 200, "N": 304, "K": 136}),
+             ("wgmma_rs.ptx", "wgmma_rs", {"M": 200, "N": 300, "K": 136}),
+             ("dsmem_exchange.ptx", "dsmem_exchange", {"M": 6, "N": 1000})]
+    return sanitizer_runs(cases)
 
 
 def main():

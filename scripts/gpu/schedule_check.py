@@ -10,14 +10,13 @@ Exit status: 0 when every case is correct (or refused as it must be), 1 otherwis
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
 import torch
 
 from cuda_timing import median_ms
-from hopper_check import CUTEC, GPU, gemm_case, refused, run, run_read
+from hopper_check import GPU, gemm_case, refused, run, run_read, sanitizer_runs
 
 # (module, kernel, what, epilogue through TMA: C's rows must be a multiple of 16 bytes)
 SCHEDULED = [
@@ -269,24 +268,11 @@ def timing():
 
 
 def sanitize():
-    ok_all = True
     print("== compute-sanitizer on the scheduled GEMMs, 300x512x136 (3 k-tiles: fewer than the 4 stages)")
-    cases = [(m, k, "--dim=M=300 --dim=N=512 --dim=K=136".split()) for m, k, _, _ in SCHEDULED]
-    cases += [("gemm_epilogue", "gemm_bias_gelu", "--dim=M=300 --dim=N=512 --dim=K=136".split()),
-              ("row_sum", "row_sum", "--dim=M=77 --dim=N=2000".split())]
-    for module, kernel, dims in cases:
-        for tool in ("memcheck", "racecheck", "synccheck"):
-            cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "9", CUTEC, "run",
-                   os.path.join(GPU, module + ".ptx"), "--kernel", kernel] + dims
-            try:
-                p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-                tail = (p.stdout + p.stderr).strip().splitlines()[-1:]
-                ok = p.returncode == 0
-            except subprocess.TimeoutExpired:
-                ok, tail = False, ["timed out"]
-            ok_all &= ok
-            print(f"   {module:<18} {tool:<10} {'PASS' if ok else 'FAIL'} {tail[0] if tail else ''}")
-    return ok_all
+    gemm = {"M": 300, "N": 512, "K": 136}
+    cases = [(m + ".ptx", k, gemm) for m, k, _, _ in SCHEDULED]
+    cases += [("gemm_epilogue.ptx", "gemm_bias_gelu", gemm), ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000})]
+    return sanitizer_runs(cases, width=22)
 
 
 def main():

@@ -31,6 +31,15 @@ use cutec_ir::{AddrSpace, Expr, GmmaDesc, Handle, Op, WgmmaShape};
 use cutec_layout::{Int, IntTuple, Layout};
 use cutec_sema::{Method, Scalar, SymInt, Type};
 
+/// The static extents of a 2-D tensor's modes, `None` for another tensor.
+pub(crate) fn static_dims2(t: &TensorView) -> Option<(i64, i64)> {
+    let d = |i| t.layout.mode(i).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
+    match (t.layout.rank(), d(0), d(1)) {
+        (2, Some(r), Some(c)) => Some((r, c)),
+        _ => None,
+    }
+}
+
 /// A tiled MMA: its atom's shape and its warpgroups, `wm` along M by `wn` along N.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct MmaTiling {
@@ -354,11 +363,7 @@ impl Lower<'_> {
         span: Span,
     ) -> LResult<TensorView> {
         let (rows, cols) = (64 * i64::from(tiling.wm), i64::from(tiling.shape.n * tiling.wn));
-        let dims = |l: &Layout| {
-            let d = |i| l.mode(i).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
-            (l.rank() == 2).then(|| (d(0), d(1)))
-        };
-        if dims(&t.layout) != Some((Some(rows), Some(cols))) {
+        if static_dims2(&t) != Some((rows, cols)) {
             return self.unsupported(span, format!("partitioning a C tile of another shape than ({rows}, {cols})"));
         }
         let part = match self.mma_place(tiling) {
@@ -427,13 +432,8 @@ impl Lower<'_> {
             if ta.space == AddrSpace::Local {
                 return self.unsupported(a.span, "A in registers for a tiled MMA over several warpgroups");
             }
-            let k = |this: &Self, t: &TensorView| {
-                let d = |i| t.layout.mode(i).ok().and_then(|m| m.size().ok()).and_then(|s| s.static_value());
-                let _ = this;
-                (t.layout.rank() == 2).then(|| (d(0), d(1)))
-            };
             let (rows, cols) = (64 * i64::from(tiling.wm), i64::from(shape.n * tiling.wn));
-            let (Some((Some(ra), Some(ka))), Some((Some(rb), Some(kb)))) = (k(self, &ta), k(self, &tb)) else {
+            let (Some((ra, ka)), Some((rb, kb))) = (static_dims2(&ta), static_dims2(&tb)) else {
                 let msg = "the operands of a tiled MMA over several warpgroups must be 2-D tiles of static shape";
                 return self.fail(e.span, LowerError::WgmmaOperand { problem: msg.to_string() });
             };

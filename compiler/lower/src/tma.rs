@@ -350,9 +350,8 @@ impl Lower<'_> {
             };
             return self.unsupported(m.span, what);
         }
-        let dim = |t: &TensorView, i| t.layout.mode(i).ok().and_then(|x| x.size().ok()).and_then(|x| x.static_value());
-        let (rows, cols) = match (s.layout.rank(), dim(&s, 0), dim(&s, 1)) {
-            (2, Some(r), Some(c)) if r % n == 0 => (r, c),
+        let (rows, cols) = match super::mma::static_dims2(&s) {
+            Some((r, c)) if r % n == 0 => (r, c),
             _ => {
                 let what = format!("a multicast tile that is not 2-D with rows a multiple of {n}");
                 return self.unsupported(m.span, what);
