@@ -49,7 +49,10 @@
 //!   dimension from its source, then checks every other occurrence in every layout against the bound value.
 //! * `launch`: `grid` and `block` are lists of 1 to 3 expressions (x, y, z; missing entries are 1), `cluster` an
 //!   optional list of 1 to 3 expressions, `smem_bytes` the dynamic shared memory in bytes (an expression; default
-//!   0), `static_smem_bytes` the static shared memory the compiler allocated (informational). Expressions are JSON
+//!   0), `static_smem_bytes` the static shared memory the compiler allocated (informational), and `persistent`
+//!   (optional, default `false`): `grid` is then the grid of *tiles* the kernel's body runs over, and the runtime
+//!   launches `min(tiles, SMs)` CTAs (whole clusters along x: `min(clusters of tiles, SMs / cluster size)` times
+//!   the cluster, by the cluster's y) which take the tiles in turn (see [`Launch::hardware_grid`]). Expressions are JSON
 //!   trees: `{"int": 4}`, `{"dim": "M"}`, `{"op": OP, "args": [..]}` with `OP` one of `add sub mul div rem ceil_div
 //!   shape_div min max` (the compiler's one symbolic integer, [`SymInt`], whose JSON form this is); on input a bare
 //!   integer or string is accepted as shorthand.
@@ -247,6 +250,27 @@ pub struct Launch {
     pub smem_bytes: Expr,
     #[serde(default)]
     pub static_smem_bytes: u32,
+    /// `persistent`: `grid` describes tiles, not CTAs (see [`Launch::hardware_grid`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub persistent: bool,
+}
+
+impl Launch {
+    /// The grid to launch for a `grid` of tiles (evaluated; cluster-divisible) on a device of `sms` SMs: as is
+    /// unless `persistent`; then one CTA per SM at most, in whole clusters laid along x (the kernel computes its
+    /// share of the tiles from `%nctaid.x` and `%ctaid.x`, its cluster's y from `%ctaid.y`): `(n * cx, cy, 1)`
+    /// with `n = min(tiles / (cx * cy), max(1, sms / (cx * cy)))`.
+    pub fn hardware_grid(&self, grid: [u32; 3], cluster: Option<[u32; 3]>, sms: u32) -> [u32; 3] {
+        if !self.persistent {
+            return grid;
+        }
+        let [cx, cy, cz] = cluster.unwrap_or([1, 1, 1]).map(|c| u64::from(c.max(1)));
+        let tiles = grid.iter().map(|&g| u64::from(g)).product::<u64>();
+        let per_cluster = cx * cy * cz;
+        let clusters = (tiles / per_cluster).min((u64::from(sms) / per_cluster).max(1)).max(1);
+        // At most `sms` CTAs, within u32 after the division above.
+        [(clusters * cx) as u32, cy as u32, cz as u32]
+    }
 }
 
 fn zero() -> Expr {

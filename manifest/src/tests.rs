@@ -334,3 +334,33 @@ fn tensor_map_validation_errors_name_the_map_and_the_rule() {
     .unwrap();
     assert_eq!(m.kernels[0].tensor_maps[0].modes, [2, 0]);
 }
+
+#[test]
+fn persistent_launches_at_most_one_cta_per_sm_in_whole_clusters() {
+    let json = |persistent: bool| {
+        with(|v| {
+            let launch = serde_json::json!({ "grid": ["M", 1], "block": [128], "cluster": [2], "persistent": persistent });
+            kernel0(v)["launch"] = launch;
+        })
+        .unwrap()
+    };
+    let (plain, persistent) = (json(false), json(true));
+    let (l, p) = (&plain.kernels[0].launch, &persistent.kernels[0].launch);
+    assert!(!l.persistent && p.persistent);
+    // A plain grid is launched as it is.
+    assert_eq!(l.hardware_grid([1000, 3, 1], Some([2, 1, 1]), 132), [1000, 3, 1]);
+    // Fewer tiles than SMs: one CTA per tile, in clusters of 2.
+    assert_eq!(p.hardware_grid([8, 4, 1], Some([2, 1, 1]), 132), [32, 1, 1]);
+    // More tiles than SMs: 66 clusters of 2 CTAs.
+    assert_eq!(p.hardware_grid([64, 32, 1], Some([2, 1, 1]), 132), [132, 1, 1]);
+    // Clusters along y stay one cluster high; the layers along z are tiles too.
+    assert_eq!(p.hardware_grid([4, 4, 3], Some([2, 2, 1]), 132), [24, 2, 1]);
+    assert_eq!(p.hardware_grid([64, 64, 1], Some([2, 2, 1]), 132), [66, 2, 1]);
+    // Without a cluster, and on a device with fewer SMs than a cluster has CTAs (one cluster then).
+    assert_eq!(p.hardware_grid([5, 1, 1], None, 132), [5, 1, 1]);
+    assert_eq!(p.hardware_grid([5, 7, 1], None, 16), [16, 1, 1]);
+    assert_eq!(p.hardware_grid([8, 8, 1], Some([4, 1, 1]), 2), [4, 1, 1]);
+    // The field is written only when set, so manifests of other kernels are unchanged.
+    assert!(!plain.to_json_pretty().contains("persistent"));
+    assert!(persistent.to_json_pretty().contains("\"persistent\": true"));
+}

@@ -95,6 +95,7 @@ pub struct BoundDim {
 /// Everything a launch needs, all checked: the configuration and the PTX parameter values in ABI order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaunchPlan {
+    /// The launch clause's grid; for a persistent kernel the grid of tiles (`Kernel::hardware_grid` is what runs).
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub cluster: Option<[u32; 3]>,
@@ -258,6 +259,12 @@ pub fn check_launch(kernel: &Kernel, device: usize, args: &[ArgDesc]) -> Result<
             Some(c)
         }
     };
+    // A persistent kernel numbers its tiles in 32-bit arithmetic (`cutec-lower`'s `persistent.rs`).
+    let tiles = grid.iter().map(|&g| i64::from(g)).product::<i64>();
+    if launch.persistent && tiles > i64::from(i32::MAX) {
+        let (what, expr) = ("tiles".to_owned(), format!("{}*{}*{}", grid[0], grid[1], grid[2]));
+        return Err(ArgError::LaunchRange { what, expr, value: tiles, min: 1, max: i64::from(i32::MAX) });
+    }
     let smem_bytes = eval_in_range("smem_bytes".into(), &launch.smem_bytes, &env, 0, i64::from(u32::MAX))?;
 
     let params = args

@@ -143,8 +143,15 @@ impl Module {
         let func = unsafe { result::module::get_function(self.raw.module, c_name) }.map_err(|e| {
             RuntimeError::KernelNotInModule { name: name.to_owned(), source: CudaError::new("cuModuleGetFunction", e) }
         })?;
+        // A persistent kernel's grid is sized from the SM count at launch.
+        let sms = self
+            .ctx
+            .ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(cuda("cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)"))?;
         Ok(Kernel {
             func,
+            sms: u32::try_from(sms).unwrap_or(1).max(1),
             _module: self.raw.clone(),
             manifest: manifest.clone(),
             ctx: self.ctx.ctx.clone(),
@@ -198,6 +205,8 @@ pub struct KernelInfo {
 #[derive(Debug)]
 pub struct Kernel {
     func: sys::CUfunction,
+    /// The device's SM count: a persistent kernel launches at most one CTA per SM.
+    sms: u32,
     _module: Arc<RawModule>,
     manifest: cutec_manifest::Kernel,
     ctx: Arc<CudaContext>,
@@ -336,6 +345,12 @@ impl Kernel {
         self.ordinal
     }
 
+    /// The grid a launch of `plan` runs: its grid, or for a persistent kernel (whose `plan.grid` counts tiles)
+    /// at most one CTA per SM of this device (see `cutec_manifest::Launch::hardware_grid`).
+    pub fn hardware_grid(&self, plan: &LaunchPlan) -> [u32; 3] {
+        self.manifest.launch.hardware_grid(plan.grid, plan.cluster, self.sms)
+    }
+
     /// The driver's attributes of the function.
     pub fn info(&self) -> Result<KernelInfo, RuntimeError> {
         use CUfunction_attribute::*;
@@ -391,7 +406,7 @@ impl Kernel {
             point_at_params(&plan.params, &ready.maps, &mut heap_slots, &mut heap_ptrs);
             &mut heap_ptrs
         };
-        let [gx, gy, gz] = plan.grid;
+        let [gx, gy, gz] = self.hardware_grid(plan);
         let [bx, by, bz] = plan.block;
         let Some([cx, cy, cz]) = plan.cluster else {
             // SAFETY: the arguments were checked against the manifest: one pointer per PTX parameter, each at the
@@ -505,7 +520,7 @@ pub fn measure_launch_overhead(
     let mut ptrs: Vec<*mut c_void> = vec![std::ptr::null_mut(); plan.params.len() + maps.len()];
     point_at_params(&plan.params, &maps, &mut slots, &mut ptrs);
     let stream = kernel.stream.cu_stream();
-    let ([gx, gy, gz], [bx, by, bz]) = (plan.grid, plan.block);
+    let ([gx, gy, gz], [bx, by, bz]) = (kernel.hardware_grid(&plan), plan.block);
     let mut bare = || {
         // SAFETY: the same checked parameters, tensor maps and live allocations as `prepared`, which borrows the
         // tensors; `slots` and `maps` outlive every launch.

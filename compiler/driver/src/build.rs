@@ -256,8 +256,14 @@ pub fn manifest_summary(m: &cutec_manifest::Manifest) -> String {
             let dims: Vec<&str> = k.dims.iter().map(|d| d.name.as_str()).collect();
             out.push_str(&format!("  dynamic dims: {}\n", dims.join(", ")));
         }
+        // A persistent kernel's grid counts tiles; the runtime launches one CTA per SM at most.
+        let (grid, per_sm) = match k.launch.persistent {
+            true => ("tiles", ", persistent (one CTA per SM)"),
+            false => ("grid", ""),
+        };
+        let cluster = k.launch.cluster.as_ref().map_or_else(String::new, |c| format!(", cluster = ({})", list(c)));
         out.push_str(&format!(
-            "  launch: grid = ({}), block = ({}), static smem = {} B\n",
+            "  launch: {grid} = ({}), block = ({}){cluster}{per_sm}, static smem = {} B\n",
             list(&k.launch.grid),
             list(&k.launch.block),
             k.launch.static_smem_bytes

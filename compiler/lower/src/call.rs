@@ -161,6 +161,9 @@ impl Lower<'_> {
                 let Type::Tensor(t) = self.type_of(e.id) else { return Err(Reported) };
                 let (space, elem) = (t.space, t.elem.scalar());
                 let Some(elem) = elem else { return self.unsupported(span, "a tensor of tuples") };
+                if space == Space::Smem {
+                    self.shared_in_tile_loop(elem, span)?;
+                }
                 if let Value::Composed(c) = arg(0)? {
                     return self.allocate_swizzled(elem, space, &c, span).map(Value::Tensor);
                 }

@@ -79,6 +79,11 @@ pub enum LowerError {
     Expected {
         what: &'static str,
     },
+    /// A `persistent` kernel whose body cannot run once per tile in a loop (E0324).
+    Persistent {
+        problem: String,
+        help: String,
+    },
     /// What the checker should have ruled out, or a bug of the lowering.
     Internal {
         what: String,
@@ -211,6 +216,9 @@ impl Located {
                 .with_note("`cutec explain E0300` says what the compiler covers; the book's page \"What works today\" lists it"),
             E::Expected { what } => err(codes::UNSUPPORTED, format!("expected {what}")),
             E::Internal { what } => err(codes::INTERNAL, what.clone()),
+            E::Persistent { problem, help } => err(codes::SCHEDULE, problem.clone())
+                .with_note("a `persistent` kernel runs its body once per tile, in a loop, on one CTA per SM")
+                .with_help(help.clone()),
             E::NotConstant { problem } => err(codes::NOT_CONSTANT, problem.clone()),
             E::NoValue { name, decl, use_label } => {
                 let message = format!("the const generic `{name}` has no value");

@@ -112,9 +112,11 @@ impl Lower<'_> {
                 self.at(e.span);
                 let reg = match v {
                     Value::Dim3(Builtin::ThreadIdx) => SpecialReg::ThreadIdx(dim),
-                    Value::Dim3(Builtin::BlockIdx) => SpecialReg::BlockIdx(dim),
+                    Value::Dim3(b @ (Builtin::BlockIdx | Builtin::GridDim)) => {
+                        let h = self.block_coordinate(dim, b == Builtin::GridDim);
+                        return Ok(Value::Scalar(h, Scalar::Int));
+                    }
                     Value::Dim3(Builtin::BlockDim) => SpecialReg::BlockDim(dim),
-                    Value::Dim3(Builtin::GridDim) => SpecialReg::GridDim(dim),
                     _ => return self.unsupported(e.span, "this field access"),
                 };
                 Ok(Value::Scalar(self.b.special(reg), Scalar::Int))

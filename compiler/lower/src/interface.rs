@@ -91,7 +91,14 @@ impl Lower<'_> {
             name: info.name.clone(),
             params,
             dims,
-            launch: mf::Launch { grid, block, cluster, smem_bytes, static_smem_bytes: 0 },
+            launch: mf::Launch {
+                grid,
+                block,
+                cluster,
+                smem_bytes,
+                static_smem_bytes: 0,
+                persistent: info.persistent.is_some(),
+            },
             const_params,
             // Added by the TMA copies as the body is lowered.
             tensor_maps: Vec::new(),

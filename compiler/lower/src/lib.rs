@@ -30,6 +30,7 @@ mod expr;
 mod interface;
 mod layout;
 mod mma;
+mod persistent;
 mod prove;
 mod role;
 mod stmatrix;
@@ -224,6 +225,8 @@ pub(crate) struct Lower<'p> {
     pub mbarriers: sync_check::MbarrierUses,
     /// The statement budget's state (see `budget`).
     pub budget: budget::Budget,
+    /// In the body of a `persistent` kernel: the tile it runs (see `persistent`).
+    pub tile: Option<persistent::Tile>,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -268,6 +271,7 @@ impl<'p> Lower<'p> {
             mma_accumulators: HashMap::new(),
             mbarriers: sync_check::MbarrierUses::default(),
             budget: budget::Budget::default(),
+            tile: None,
         }
     }
 
@@ -349,7 +353,10 @@ impl<'p> Lower<'p> {
         }
         // Roles that cannot be placed are reported here, and their bodies then skipped.
         let _ = self.plan_roles(f);
-        let _ = self.block(&f.body);
+        let _ = match info.persistent {
+            Some(p) => self.persistent_body(p, &f.body, f.sig_span),
+            None => self.block(&f.body),
+        };
         self.check_mbarriers();
         self.frames.pop();
     }

@@ -248,6 +248,11 @@ impl Lower<'_> {
         let zero = || Some(Linear::constant(0));
         let Some(e) = self.b.kernel().exprs.get(h) else { return (None, None) };
         let launch = self.kernel_info.launch.as_ref();
+        // In a persistent kernel's body a tile coordinate is in the launch clause's grid like `block_idx`.
+        let e = &match self.tile_dim(h) {
+            Some(d) => Expr::Special(SpecialReg::BlockIdx(d)),
+            None => e.clone(),
+        };
         match e {
             Expr::Special(SpecialReg::ThreadIdx(d)) => {
                 let hi = self.b.kernel().block_size.map(|b| Linear::constant(i64::from(b[d.index()]) - 1));

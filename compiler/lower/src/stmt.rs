@@ -161,6 +161,11 @@ impl Lower<'_> {
                 self.b.push(cutec_ir::Stmt::While { header, cond: c, body });
                 r
             }
+            StmtKind::Return(None) if self.frames.len() == 1 && self.tile.is_some() => {
+                let problem = "a `return` in a `persistent` kernel: it would leave the CTA's later tiles undone";
+                let help = "put the tile's work under an `if` instead";
+                self.fail(s.span, LowerError::Persistent { problem: problem.into(), help: help.into() })
+            }
             StmtKind::Return(None) if self.frames.len() == 1 => {
                 if !self.divergent.is_empty() && self.left_early.is_none() {
                     self.left_early = Some(s.span);

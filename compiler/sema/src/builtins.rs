@@ -426,6 +426,7 @@ impl AttrTarget {
 /// `(name, where it applies, how it is written)`.
 pub static ATTRIBUTES: &[(&str, AttrTarget, &str)] = &[
     ("warp_specialized", AttrTarget::Kernel, "warp_specialized"),
+    ("persistent", AttrTarget::Kernel, "persistent  or  persistent(raster = grouped(G))"),
     ("inline", AttrTarget::Fn, "inline"),
     ("unroll", AttrTarget::Loop, "unroll  or  unroll(N)"),
     ("pipelined", AttrTarget::Loop, "pipelined(stages = S)"),

@@ -152,15 +152,16 @@ kernel starts\n",
     code(
         "E0120",
         "unknown attribute",
-        "An attribute is not known, or not valid where it is written. Kernels take `warp_specialized`, device \
-functions `inline`, `for` loops `unroll`, `unroll(N)` and `pipelined(stages = S)`.\n\n    for k in 0..n \
+        "An attribute is not known, or not valid where it is written. Kernels take `warp_specialized` and \
+`persistent`, device functions `inline`, `for` loops `unroll`, `unroll(N)` and `pipelined(stages = S)`.\n\n    for k in 0..n \
 pipelind(stages = 4) { ... }   // error: did you mean `pipelined`?\n",
     ),
     code(
         "E0121",
         "invalid attribute use",
         "An attribute has wrong arguments, is repeated, or conflicts with another: `warp_specialized` and `inline` \
-take none, `unroll` an optional positive count, `pipelined` exactly `stages = S`, and a loop cannot be both \
+take none, `unroll` an optional positive count, `pipelined` exactly `stages = S`, `persistent` optionally \
+`raster = grouped(G)`, and a loop cannot be both \
 unrolled and pipelined. Counts must be compile-time constants from 1 to 4294967295.\n\n    for k in 0..n pipelined(4) { ... }   // error: \
 write `pipelined(stages = 4)`\n",
     ),

@@ -293,10 +293,23 @@ pub struct FunctionInfo {
     /// Kernels only (`None` also when the clause is missing, which is an error).
     pub launch: Option<LaunchInfo>,
     pub warp_specialized: bool,
+    /// Kernels only: `persistent(...)`, which runs the grid of the launch clause as a loop over its tiles on one
+    /// CTA (or cluster) per SM.
+    pub persistent: Option<Persistent>,
     pub inline: bool,
     /// Kernels only: `static_assert(M % 128 == 0)` on dynamic dimensions, which the runtime checks at launch and
     /// the lowering may rely on.
     pub requires: Vec<Requirement>,
+}
+
+/// `persistent(raster = grouped(G))`: the launch clause's grid becomes a list of tiles, which the CTAs (or the
+/// clusters) launched, one per SM, take in turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Persistent {
+    /// `grouped(G)`: groups of G rows of tiles (along the grid's x) sweep the columns (y) together, so the tiles
+    /// running at the same time share their operands in L2. `None`: the grid's own order, x fastest (also when G
+    /// is a const generic without value, which is then reported).
+    pub group: Option<u32>,
 }
 
 impl FunctionInfo {

@@ -27,6 +27,7 @@ pub struct LoopAttrs {
 pub(crate) struct ItemAttrs {
     pub warp_specialized: bool,
     pub inline: bool,
+    pub persistent: Option<crate::Persistent>,
 }
 
 /// Registers a kernel or function; its details are filled in by the next phases.
@@ -43,6 +44,7 @@ pub(crate) fn declare(cx: &mut Cx<'_>, m: ModuleId, item: usize, f: &ast::Functi
         dyn_dims: Vec::new(),
         launch: None,
         warp_specialized: false,
+        persistent: None,
         inline: false,
         requires: Vec::new(),
     });
@@ -274,6 +276,7 @@ pub(crate) fn launch_and_attributes(cx: &mut Cx<'_>, fi: usize, f: &ast::Functio
     let info = &mut fx.cx.functions[fi];
     info.launch = launch;
     info.warp_specialized = attrs.warp_specialized;
+    info.persistent = attrs.persistent;
     info.inline = attrs.inline;
 }
 
@@ -470,11 +473,12 @@ impl Fcx<'_, '_> {
                     item.warp_specialized |= name == "warp_specialized";
                     item.inline |= name == "inline";
                 }
+                "persistent" => item.persistent = Some(self.persistent_attr(a, usage)),
                 "unroll" => {
                     lp.unroll = Some(None);
                     match a.args.as_slice() {
                         [] => {}
-                        [arg] if arg.name.is_none() => lp.unroll = Some(self.attr_count(name, &arg.value, 1)),
+                        [arg] if arg.name.is_none() => lp.unroll = Some(self.attr_count(name, &arg.value, 1, usage)),
                         [arg] => {
                             bad(self, arg.span, "the count is not a named argument", Some("write `unroll(4)`".into()))
                         }
@@ -502,7 +506,7 @@ impl Fcx<'_, '_> {
                         self.expr(&arg.value, None);
                     }
                     match stages {
-                        Some(s) => lp.pipelined = Some(self.attr_count("stages", &s.value, 1)),
+                        Some(s) => lp.pipelined = Some(self.attr_count("stages", &s.value, 1, usage)),
                         None if a.args.is_empty() => bad(self, a.span, "it needs the number of stages", None),
                         None => {}
                     }
@@ -522,7 +526,50 @@ impl Fcx<'_, '_> {
 
     /// A positive constant count of an attribute (`unroll(4)`, `stages = 4`). The IR counts in `u32`: a larger
     /// count is an error here, never saturated.
-    fn attr_count(&mut self, what: &str, e: &Expr, min: i64) -> Option<u32> {
+    /// `persistent` or `persistent(raster = grouped(G))`.
+    fn persistent_attr(&mut self, a: &Attribute, usage: &'static str) -> crate::Persistent {
+        let mut p = crate::Persistent { group: None };
+        let mut seen = false;
+        for arg in &a.args {
+            let bad = |this: &mut Self, span: Span, problem: String, help: Option<String>| {
+                let name = "persistent".to_owned();
+                this.error(SemaError::BadAttributeArgs { name, span, problem, usage, help });
+            };
+            match &arg.name {
+                Some(n) if n.name == "raster" && !seen => {}
+                Some(n) if n.name == "raster" => {
+                    bad(self, arg.span, "`raster` is given twice".into(), None);
+                    continue;
+                }
+                Some(n) => {
+                    let help = similar(&n.name, ["raster"]).map(|_| "did you mean `raster`?".to_owned());
+                    bad(self, n.span, format!("unexpected argument `{}`", n.name), help);
+                    continue;
+                }
+                None => {
+                    let help = Some("name it: `persistent(raster = grouped(8))`".to_owned());
+                    bad(self, arg.span, "the rasterization must be named".into(), help);
+                    continue;
+                }
+            }
+            seen = true;
+            match &arg.value.kind {
+                ExprKind::Call { callee, args } if matches!(&callee.kind, ExprKind::Name { name, generics } if name.name == "grouped" && generics.is_empty()) => {
+                    match args.as_slice() {
+                        [g] if g.name.is_none() => p.group = self.attr_count("grouped", &g.value, 1, usage),
+                        _ => bad(self, arg.value.span, "`grouped` takes one count of tile rows".into(), None),
+                    }
+                }
+                _ => {
+                    let help = Some("`grouped(8)`: groups of 8 rows of tiles sweep the columns together".to_owned());
+                    bad(self, arg.value.span, "the only rasterization is `grouped(G)`".into(), help);
+                }
+            }
+        }
+        p
+    }
+
+    fn attr_count(&mut self, what: &str, e: &Expr, min: i64, usage: &'static str) -> Option<u32> {
         let t = self.value(e, Some(Scalar::Int));
         if !t.is_integer() {
             if !t.is_error() {
@@ -542,7 +589,6 @@ impl Fcx<'_, '_> {
             Ok(v) => return Some(v),
             Err(_) => format!("it must be at most {}, found {v}", u32::MAX),
         };
-        let usage = "unroll(N)  or  pipelined(stages = S)";
         self.error(SemaError::BadAttributeArgs { name: what.to_owned(), span: e.span, problem, usage, help: None });
         None
     }

@@ -223,6 +223,12 @@ fn launch_expressions_are_evaluated_and_range_checked() {
     let plan = check_launch(&k, 0, &x(8)).unwrap();
     assert_eq!((plan.grid, plan.cluster), ([8, 1, 1], Some([2, 1, 1])));
     assert_eq!(plan.params[1], ParamValue::Dim { ty: IntType::I64, value: 8 });
+    // A persistent kernel's grid counts tiles, which it numbers in 32 bits; the cluster still divides them.
+    let persistent = json!({ "grid": ["N", 65535, 2], "block": [128], "cluster": [2], "persistent": true });
+    let k = kernel(json!([t]), dims.clone(), persistent);
+    assert_eq!(err(&k, &x(7)), "grid.x = 7 is not a multiple of cluster.x = 2");
+    assert_eq!(check_launch(&k, 0, &x(16384)).unwrap().grid, [16384, 65535, 2]);
+    assert_eq!(err(&k, &x(16386)), "launch.tiles = 16386*65535*2 = 2147713020 is outside [1, 2147483647]");
     let k =
         kernel(json!([t]), dims, json!({ "grid": [1], "block": [1], "smem_bytes": { "op": "sub", "args": [0, "N"] } }));
     assert_eq!(err(&k, &x(1)), "launch.smem_bytes = 0-N = -1 is outside [0, 4294967295]");

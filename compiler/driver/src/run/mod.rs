@@ -305,12 +305,16 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
 
     let plan = kernel.plan(&args)?;
     let dims: Vec<String> = plan.dims.iter().map(|d| format!("{}={}", d.name, d.value)).collect();
-    let [gx, gy, gz] = plan.grid;
+    let [gx, gy, gz] = kernel.hardware_grid(&plan);
+    let tiles = match plan.grid {
+        [x, y, z] if kernel_manifest.launch.persistent => format!(" tiles={x}x{y}x{z}"),
+        _ => String::new(),
+    };
     let [bx, by, bz] = plan.block;
     let cluster = plan.cluster.map_or_else(|| "none".to_owned(), |[x, y, z]| format!("{x}x{y}x{z}"));
     writeln!(
         out,
-        "launch kernel={} grid={gx}x{gy}x{gz} block={bx}x{by}x{bz} cluster={cluster} smem={} dims=[{}]",
+        "launch kernel={} grid={gx}x{gy}x{gz}{tiles} block={bx}x{by}x{bz} cluster={cluster} smem={} dims=[{}]",
         kernel.name(),
         plan.smem_bytes,
         dims.join(" ")
