@@ -339,7 +339,8 @@ fn tensor_map_validation_errors_name_the_map_and_the_rule() {
 fn persistent_launches_at_most_one_cta_per_sm_in_whole_clusters() {
     let json = |persistent: bool| {
         with(|v| {
-            let launch = serde_json::json!({ "grid": ["M", 1], "block": [128], "cluster": [2], "persistent": persistent });
+            let launch =
+                serde_json::json!({ "grid": ["M", 1], "block": [128], "cluster": [2], "persistent": persistent });
             kernel0(v)["launch"] = launch;
         })
         .unwrap()

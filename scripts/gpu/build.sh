@@ -50,13 +50,10 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
 "$c" build examples/row_sum.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_batched.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_fp8.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
-# gemm_sm90.cute in clusters of 2 CTAs sharing B by multicast (the schedule `gemm_fp8.cute` asks for), in bf16.
-sed -e 's/block = (384)) warp_specialized/block = (384), cluster = (2, 1)) warp_specialized/' \
-    -e 's/let tb = tma_load(gb\[_, _, k\], sb);/let tb = tma_load(gb[_, _, k], sb, multicast = 2);/' \
-    examples/gemm_sm90.cute > "$GPU_DIR/gemm_sm90_mc.cute"
-grep -q "multicast = 2" "$GPU_DIR/gemm_sm90_mc.cute" && grep -q "cluster = (2, 1)" "$GPU_DIR/gemm_sm90_mc.cute" \
-    || { echo "build.sh: gemm_sm90_mc is not the multicast variant" >&2; exit 1; }
-"$c" build "$GPU_DIR/gemm_sm90_mc.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
+# gemm_sm90.cute without `persistent`: its grid of tiles launched as it is, one CTA per tile.
+sed 's/ persistent(raster = grouped(GROUP_M))//' examples/gemm_sm90.cute > "$GPU_DIR/gemm_sm90_grid.cute"
+grep -q "persistent(raster" "$GPU_DIR/gemm_sm90_grid.cute" && { echo "build.sh: gemm_sm90_grid kept persistent" >&2; exit 1; }
+"$c" build "$GPU_DIR/gemm_sm90_grid.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
 sed 's/ pipelined(stages = STAGES)//' examples/gemm_pipelined.cute > "$GPU_DIR/gemm_plain.cute"
 grep -q "pipelined(" "$GPU_DIR/gemm_plain.cute" && { echo "build.sh: gemm_plain kept pipelined" >&2; exit 1; }
 "$c" build "$GPU_DIR/gemm_plain.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The scheduled Hopper GEMMs on the GPU: the plain loops of examples/gemm_sm90.cute (warp-specialized) and
-examples/gemm_pipelined.cute (one warpgroup pair issuing its own copies), and the same loop without `pipelined`
-(one stage, copies completed before use), against a float32 reference of the same bf16 inputs on ragged shapes,
-then timed against gemm_sm90_manual (the hand-written schedule) and cuBLAS (torch.matmul) in the same run.
+"""The scheduled Hopper GEMMs on the GPU: the plain loops of examples/gemm_sm90.cute (warp-specialized,
+persistent, clusters of 2) and examples/gemm_pipelined.cute (one warpgroup pair issuing its own copies,
+persistent), variants of them (the grid launched as it is, the epilogue from registers, no `pipelined`), and the
+loop over tiles written by hand (gemm_sm90_persistent.cute), against a float32 reference of the same bf16 inputs
+on ragged shapes (some with several tiles per CTA), then timed against gemm_sm90_manual (the hand-written
+schedule) and cuBLAS (torch.matmul) in the same run.
 
 Run from the repository root on the GPU machine after scripts/gpu/build.sh filled .gpu/:
     GPU_DIR=.gpu python3 scripts/gpu/schedule_check.py [--quick] [--sanitize]
@@ -20,19 +22,24 @@ from hopper_check import GPU, gemm_case, refused, run, run_read, sanitizer_runs
 
 # (module, kernel, what, epilogue through TMA: C's rows must be a multiple of 16 bytes)
 SCHEDULED = [
-    ("gemm_sm90", "gemm", "gemm_sm90.cute: pipelined(stages = 3) + warp_specialized", True),
-    ("gemm_sm90_regs", "gemm", "the same, epilogue from registers (store(acc, mma.partition_c(..))), 4 stages", False),
-    ("gemm_sm90_persistent", "gemm_persistent", "gemm_sm90_persistent.cute: the same loop in a loop over tiles, "
-     "one CTA per SM, clusters of 2 sharing B by multicast", True),
-    ("gemm_sm90_persistent_c1", "gemm_persistent", "the same, -D CLUSTER_M=1", True),
-    ("gemm_pipelined", "gemm_pipelined", "gemm_pipelined.cute: pipelined(stages = 3), thread 0 issues the copies",
+    ("gemm_sm90", "gemm", "gemm_sm90.cute: pipelined(stages = 3) + warp_specialized + persistent(raster = "
+     "grouped(8)), clusters of 2 sharing B by multicast", True),
+    ("gemm_sm90_grid", "gemm", "the same without persistent: one CTA per tile", True),
+    ("gemm_sm90_regs", "gemm", "gemm_sm90, epilogue from registers (store(acc, mma.partition_c(..))), 4 stages",
+     False),
+    ("gemm_sm90_persistent", "gemm_persistent", "gemm_sm90_persistent.cute: the loop over tiles written by hand",
      True),
+    ("gemm_sm90_persistent_c1", "gemm_persistent", "the same, -D CLUSTER_M=1", True),
+    ("gemm_pipelined", "gemm_pipelined", "gemm_pipelined.cute: pipelined(stages = 3), thread 0 issues the copies, "
+     "persistent", True),
     ("gemm_plain", "gemm_pipelined", "the same loop without pipelined: one stage, each copy completed before use",
      True),
 ]
-# Ragged M and N, K < BK, K < STAGES * BK, one k-tile, trip counts 0..S+1 around the ring.
+# Ragged M and N, K < BK, K < STAGES * BK, one k-tile, trip counts 0..S+1 around the ring; the last three give
+# each CTA of a persistent kernel several tiles (the ring's phases carried across them, ragged edges included).
 CORRECT = [(128, 256, 64), (1000, 776, 336), (1000, 777, 336), (129, 264, 72), (200, 256, 40), (300, 512, 136),
-           (64, 8, 8), (1, 1, 8), (256, 512, 128), (130, 260, 320), (2048, 2048, 2048)]
+           (64, 8, 8), (1, 1, 8), (256, 512, 128), (130, 260, 320), (2048, 2048, 2048), (4096, 4096, 256),
+           (3000, 5000, 200), (8192, 2048, 72)]
 
 
 def correctness(work):
@@ -138,7 +145,9 @@ def batched(work, quick):
     inputs, then timed against torch.bmm (cuBLAS) in the same run."""
     ok_all = True
     print("== gemm_batched.cute: the scheduled GEMM over a batch (block_idx.z), 3-D tensor maps")
-    for l, m, n, k in [(3, 1000, 776, 336), (2, 129, 264, 72), (4, 256, 512, 128), (1, 64, 8, 8)]:
+    # The last: 256 tiles over 132 CTAs, so a CTA's tiles span matrices.
+    for l, m, n, k in [(3, 1000, 776, 336), (2, 129, 264, 72), (4, 256, 512, 128), (1, 64, 8, 8),
+                       (4, 1000, 2048, 200)]:
         rc, out, _, t = run_read(work, "gemm_batched.ptx", "gemm_batched", {"L": l, "M": m, "N": n, "K": k},
                                  ("a", "b"), "c")
         label = f"{f'{l}x{m}x{n}x{k}':>18}"
@@ -171,21 +180,13 @@ def batched(work, quick):
 
 
 def clusters(work, quick):
-    """Clusters of 2 sharing B by multicast, scheduled: gemm_sm90_mc (gemm_sm90.cute with `cluster = (2, 1)` and
-    `multicast = 2` on B's copy) and examples/gemm_fp8.cute (e4m3), against float32 references of the same inputs;
-    then timed in the same run as cuBLAS / torch._scaled_mm and the hand-written kernels."""
+    """fp8: examples/gemm_fp8.cute (e4m3, persistent, clusters of 2 sharing B by multicast), against float32
+    references of the same inputs; then timed in the same run as torch._scaled_mm and the hand-written kernel,
+    beside the bf16 kernels (gemm_sm90 persistent and not, gemm_sm90_manual) and cuBLAS."""
     import fp8_check as f8
     ok_all = True
     print("== clusters of 2 CTAs sharing B by TMA multicast, scheduled")
-    shapes = [(1000, 776, 336), (256, 512, 128), (129, 264, 96), (2048, 2048, 2048)]
-    print("   gemm_sm90_mc (bf16)")
-    for m, n, k in shapes:
-        ok_all &= gemm_case(work, "gemm_sm90_mc.ptx", "gemm", m, n, k)
-    # A grid of an odd number of CTAs along M is not whole clusters: refused at launch.
-    rc, out, _ = run("gemm_sm90_mc.ptx", "gemm", {"M": 300, "N": 256, "K": 64})
-    refused_ok = rc != 0 and "E04" in out and "cluster" in out
-    print(f"{'300x256x64':>18} {'REFUSED' if refused_ok else 'FAIL'} {out.strip().splitlines()[0] if out.strip() else ''}")
-    ok_all &= refused_ok
+    shapes = [(1000, 776, 336), (256, 512, 128), (129, 264, 96), (2048, 2048, 2048), (4096, 4096, 512)]
     print("   gemm_fp8 (e4m3, scales in the epilogue)")
     scale_a, scale_b = 0.5, 1.25
     for seed, (m, n, k) in enumerate(shapes):
@@ -210,12 +211,12 @@ def clusters(work, quick):
         print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
     if quick:
         return ok_all
-    print(f"{'M x N x K':>18} {'sm90_mc':>15} {'sm90':>15} {'manual':>15} {'cuBLAS':>8} | {'fp8':>16} {'fp8_manual':>16} "
+    print(f"{'M x N x K':>18} {'sm90':>15} {'sm90_grid':>15} {'manual':>15} {'cuBLAS':>8} | {'fp8':>16} {'fp8_manual':>16} "
           f"{'_scaled_mm':>10}")
     for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]:
         flop = 2.0 * m * n * k
         t = {}
-        for module, kernel in [("gemm_sm90_mc", "gemm"), ("gemm_sm90", "gemm"), ("gemm_sm90_manual", "gemm_sm90_manual")]:
+        for module, kernel in [("gemm_sm90", "gemm"), ("gemm_sm90_grid", "gemm"), ("gemm_sm90_manual", "gemm_sm90_manual")]:
             rc, out, b = run(module + ".ptx", kernel, {"M": m, "N": n, "K": k}, bench=True, iters=20)
             t[module] = float(b["median_ms"]) if rc == 0 else float("nan")
             ok_all &= rc == 0
@@ -231,7 +232,7 @@ def clusters(work, quick):
         one = torch.tensor(1.0, device="cuda")
         sms = median_ms(lambda: f8.scaled_mm(a8, b8, one, one))
         cell = lambda ms, ref: f"{flop / ms / 1e9:.1f} ({ref / ms:.3f})"
-        print(f"{f'{m}x{n}x{k}':>18} {cell(t['gemm_sm90_mc'], cms):>15} {cell(t['gemm_sm90'], cms):>15} "
+        print(f"{f'{m}x{n}x{k}':>18} {cell(t['gemm_sm90'], cms):>15} {cell(t['gemm_sm90_grid'], cms):>15} "
               f"{cell(t['gemm_sm90_manual'], cms):>15} {flop / cms / 1e9:>8.1f} | {cell(t['gemm_fp8'], sms):>16} "
               f"{cell(t['gemm_fp8_manual'], sms):>16} {flop / sms / 1e9:>10.1f}")
         del a, bb, a8, b8

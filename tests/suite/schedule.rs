@@ -1,6 +1,7 @@
 //! The schedules the passes write from the plain loops of `examples/gemm_sm90.cute` and
 //! `examples/gemm_pipelined.cute`: the scheduled IR is pinned, and the warp-specialized one has the protocol of
-//! the hand-written `examples/gemm_sm90_manual.cute`: per k-tile, the same operations in each role.
+//! the hand-written `examples/gemm_sm90_manual.cute`: per k-tile, the same operations in each role; the loop
+//! over tiles `persistent` writes is the one `examples/gemm_sm90_persistent.cute` writes by hand.
 
 use cutec::build::{BuildOptions, build_source};
 use cutec_ir::{Block, Module, Op, Stmt};
@@ -82,7 +83,7 @@ fn per_iteration(module: &Module) -> BTreeMap<String, BTreeMap<String, usize>> {
 #[test]
 fn the_warp_specialized_schedule_has_the_hand_written_protocol() {
     let ours = scheduled("gemm_sm90", &[("BN", 256), ("STAGES", 3)]);
-    let theirs = scheduled("gemm_sm90_manual", &[("BN", 256), ("STAGES", 3), ("CLUSTER_M", 1)]);
+    let theirs = scheduled("gemm_sm90_manual", &[("BN", 256), ("STAGES", 3), ("CLUSTER_M", 2)]);
     let (a, b) = (per_iteration(&ours), per_iteration(&theirs));
     assert_eq!(a.keys().collect::<Vec<_>>(), vec!["consumer", "producer"], "{a:?}");
     assert_eq!(a, b, "per k-tile, in each role: scheduled {a:#?}\nby hand {b:#?}");
@@ -104,7 +105,16 @@ fn the_warp_specialized_schedule_has_the_hand_written_protocol() {
 
 #[test]
 fn a_loop_over_tiles_runs_in_both_roles_with_a_shared_ring() {
-    let m = scheduled("gemm_sm90_persistent", &[("BN", 64)]);
+    // The loop over tiles written by hand, and the one `persistent(raster = grouped(8))` writes.
+    for example in ["gemm_sm90_persistent", "gemm_sm90"] {
+        a_loop_over_tiles_in_both_roles(&scheduled(example, &[("BN", 64)]));
+    }
+    // Both have the same protocol per k-tile in each role.
+    let (explicit, attribute) = (scheduled("gemm_sm90_persistent", &[]), scheduled("gemm_sm90", &[]));
+    assert_eq!(per_iteration(&explicit), per_iteration(&attribute));
+}
+
+fn a_loop_over_tiles_in_both_roles(m: &Module) {
     let kernel = &m.kernels[0];
     let regions: Vec<(&str, &Block)> = kernel
         .body

@@ -21,6 +21,8 @@ pub struct BuildOptions {
     pub module_file: String,
     /// Print the optimized LLVM module into [`Artifacts::llvm`] (`--emit llvm`).
     pub llvm_ir: bool,
+    /// Draw the dependency graph of each loop of the lowered IR into [`Artifacts::deps`] (`--emit deps`).
+    pub dep_graphs: bool,
 }
 
 /// Every stage's output of one successful build.
@@ -33,6 +35,9 @@ pub struct Artifacts {
     pub dump: Option<String>,
     /// The optimized LLVM module, when [`BuildOptions::llvm_ir`] asks for it.
     pub llvm: Option<String>,
+    /// Graphviz DOT of the dependency graph of each loop of the lowered IR (what the pipeliner schedules), one
+    /// `digraph` per loop, when [`BuildOptions::dep_graphs`] asks for it.
+    pub deps: Option<String>,
     pub ptx: String,
     pub manifest: cutec_manifest::Manifest,
     /// ptxas's report and the cubin, when asked for.
@@ -88,6 +93,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         return Err(fail(checked, vec![d]));
     }
     let ir = cutec_ir::print(&module);
+    let deps = opts.dep_graphs.then(|| dependency_graphs(&module));
     lap("lower", &mut timings);
     let mut dump = None;
     let mut hook = |name: &str, m: &cutec_ir::Module| {
@@ -169,6 +175,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         ir_scheduled,
         dump,
         llvm: out.llvm_ir,
+        deps,
         ptx: out.ptx,
         manifest: out.manifest,
         ptxas,
@@ -279,6 +286,33 @@ pub fn manifest_summary(m: &cutec_manifest::Manifest) -> String {
                 })
                 .collect();
             out.push_str(&format!("  const params: {}\n", consts.join(", ")));
+        }
+    }
+    out
+}
+
+/// The dependency graph of every loop of every kernel, outermost first, as Graphviz DOT: one `digraph`
+/// named `KERNEL_loopN` per loop (`dot -Tsvg` draws each), headed by a comment with the loop's first line.
+fn dependency_graphs(module: &cutec_ir::Module) -> String {
+    fn loops<'a>(b: &'a cutec_ir::Block, out: &mut Vec<&'a cutec_ir::Stmt>) {
+        for s in b.stmts() {
+            if s.is_loop() {
+                out.push(s);
+            }
+            for inner in s.blocks() {
+                loops(inner, out);
+            }
+        }
+    }
+    let mut out = String::new();
+    for k in &module.kernels {
+        let mut found = Vec::new();
+        loops(&k.body, &mut found);
+        for (i, s) in found.into_iter().enumerate() {
+            let Some(g) = cutec_ir::analysis::deps::DepGraph::of_loop(k, s) else { continue };
+            let head = cutec_ir::stmt_line(k, s);
+            let dot = g.to_dot().replacen("digraph deps {", &format!("digraph {}_loop{i} {{", k.name), 1);
+            out.push_str(&format!("// {}: {head}\n{dot}", k.name));
         }
     }
     out

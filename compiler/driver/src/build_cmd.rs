@@ -125,6 +125,7 @@ pub(crate) fn build(
                         Emit::Llvm => art.llvm.clone().unwrap_or_default().into_bytes(),
                         Emit::Ptx => art.ptx.clone().into_bytes(),
                         Emit::Cubin => art.ptxas.as_ref().map(|r| r.cubin.clone()).unwrap_or_default(),
+                        Emit::Deps => art.deps.clone().unwrap_or_default().into_bytes(),
                         Emit::Manifest => {
                             let mut m = art.manifest.to_json_pretty();
                             m.push('\n');

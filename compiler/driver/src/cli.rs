@@ -175,6 +175,8 @@ pub(crate) enum Emit {
     Cubin,
     /// The kernel manifest (JSON) that the runtime reads.
     Manifest,
+    /// The dependency graph of each loop of the lowered IR, what the pipeliner schedules (Graphviz DOT).
+    Deps,
 }
 
 impl Emit {
@@ -192,6 +194,7 @@ impl Emit {
             Emit::Ptx => "ptx",
             Emit::Cubin => "cubin",
             Emit::Manifest => "json",
+            Emit::Deps => "deps.dot",
         }
     }
     /// Stages that need the whole compiler, not only the front end.
@@ -279,6 +282,7 @@ pub fn main() -> ExitCode {
                 assemble: emit.contains(&Emit::Cubin),
                 module_file: String::new(),
                 llvm_ir: emit.contains(&Emit::Llvm),
+                dep_graphs: emit.contains(&Emit::Deps),
             };
             crate::build_cmd::build(&reporter, &file, output.as_deref(), &emit, opts, timings)
         }

@@ -166,6 +166,26 @@ fn build_emits_tokens_and_ast() {
 }
 
 #[test]
+fn build_emits_the_dependency_graph_of_each_loop_as_dot() {
+    let o = cutec(&["build", "examples/row_sum.cute", "--emit", "deps"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let dot = String::from_utf8_lossy(&o.stdout);
+    // One digraph per loop, each closed, named after its kernel; the pipelined loop's copy feeds the loads that
+    // read its tile, and the loop-carried edges are drawn dashed with their distance.
+    let graphs = dot.matches("digraph row_sum_loop").count();
+    assert!(graphs >= 2, "{dot}");
+    assert_eq!(dot.matches("\n}\n").count(), graphs, "{dot}");
+    assert!(dot.contains("// row_sum: for $k in") && dot.contains("pipelined(stages = 4)"), "{dot}");
+    assert!(dot.contains("tma.load.unscheduled") && dot.contains("label=\"data\""), "{dot}");
+    assert!(dot.contains("style=dashed, label=\""), "{dot}");
+    let dir = temp_dir("deps");
+    let o = cutec(&["build", "examples/row_sum.cute", "--emit", "deps,ptx", "-o", dir.to_str().expect("utf-8")]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(dir.join("row_sum.deps.dot")).expect("written"), dot);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn layout_eval_prints_cute_notation() {
     let o = cutec(&["layout", "--eval", "composition((6,2):(8,2), (4,3):(3,1))"]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));

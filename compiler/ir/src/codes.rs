@@ -352,8 +352,10 @@ each (it depends on no thread index, loaded value or `block_idx` along a dimensi
 pipelined loop; a block is one-dimensional where a pass picks a thread to issue copies; a \
 `warp_specialized` kernel has one pipelined loop at the top level of its body, a block of 128 threads per \
 consumer warpgroup plus 128 for the producer, and no `sync_threads` after its loop begins; a `tma_load` without \
-`bar` cannot stand inside a `role`, which schedules by hand. Write the schedule by hand (`tma_load(.., bar = b)`, \
-`role`) where the passes cannot.\n",
+`bar` cannot stand inside a `role`, which schedules by hand. A `persistent` kernel runs its body once per tile \
+in a loop, so its body has no `return`, makes no mbarriers, allocates no shared memory if it is \
+`warp_specialized`, has no `role`s written by hand, and its cluster spans x and y only. Write the schedule by \
+hand (`tma_load(.., bar = b)`, `role`, a loop over tiles) where the passes cannot.\n",
     },
     CodeInfo {
         code: MBARRIER_OPERAND,

@@ -138,7 +138,7 @@ pub use module::{Alloc, Kernel, Module, Param, Var, entry_registers};
 pub use op::{GmmaDesc, GmmaSwizzle, Op, WgmmaShape};
 pub use parse::{ParseError, parse};
 pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, run_pipeline};
-pub use print::{print, print_kernel};
+pub use print::{print, print_kernel, stmt_line};
 pub use stmt::{Barrier, Block, Role, Stmt, Unroll};
 pub use types::{AddrSpace, Scalar, Type};
 pub use valid::lint::warnings;

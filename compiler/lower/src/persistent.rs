@@ -36,7 +36,12 @@ pub(crate) struct Tile {
 
 impl Lower<'_> {
     /// Lowers the kernel's body `body` inside the loop over the tiles of the launch clause's grid.
-    pub(crate) fn persistent_body(&mut self, p: Persistent, body: &cutec_grammar::ast::Block, sig: Span) -> LResult<()> {
+    pub(crate) fn persistent_body(
+        &mut self,
+        p: Persistent,
+        body: &cutec_grammar::ast::Block,
+        sig: Span,
+    ) -> LResult<()> {
         let refuse = |this: &mut Self, problem: &str, help: &str| {
             this.fail(sig, LowerError::Persistent { problem: problem.into(), help: help.into() })
         };
@@ -176,7 +181,13 @@ impl Lower<'_> {
     /// The row and column of tile `r` of a `rows` x `cols` grid in groups of `g` rows: group `r / (g * cols)`
     /// covers rows `first .. first + h` (`h = min(rows - first, g)`, the last group may be lower), and inside
     /// it the tiles go down the rows first, then along the columns.
-    fn grouped(&mut self, r: Handle<Expr>, rows: Handle<Expr>, cols: Handle<Expr>, g: i64) -> (Handle<Expr>, Handle<Expr>) {
+    fn grouped(
+        &mut self,
+        r: Handle<Expr>,
+        rows: Handle<Expr>,
+        cols: Handle<Expr>,
+        g: i64,
+    ) -> (Handle<Expr>, Handle<Expr>) {
         let g = self.b.i32(g as i32);
         let group = self.b.mul(g, cols);
         let index = self.b.div(r, group);
