@@ -107,8 +107,7 @@ impl Flops {
     }
 }
 
-/// The checked space: each swept parameter with its values and its default, and the shapes in the kernel's
-/// order of dimensions.
+/// The checked space: each swept parameter with its values and its default, and the shapes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Space {
     pub params: Vec<SpaceArg>,
@@ -222,7 +221,10 @@ pub fn check_space(
                 (format!("kernel `{}` has no const parameter `{}`", kernel.name, arg.name), "no such const parameter")
             };
             let mut d = error(map, message, label);
-            if let Some(s) = cutec_diagnostics::suggest(&arg.name, const_names.iter().copied()) {
+            let suggestion = cutec_diagnostics::suggest(&arg.name, const_names.iter().copied());
+            if !dims.contains(&arg.name.as_str())
+                && let Some(s) = suggestion
+            {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             return Err(if const_names.is_empty() {
@@ -268,18 +270,22 @@ pub fn check_space(
             )
             .with_note(format!("a shape gives every dimension of `{}`: {}", kernel.name, dims.join(", "))));
         }
-        // In the kernel's order of dimensions: the same shape typed in another order is the same key.
-        let s: Shape = dims.iter().filter_map(|d| shape.iter().find(|(n, _)| n == d).cloned()).collect();
-        if ordered[..k.min(ordered.len())].contains(&s) {
+        // The same shape typed in another order is the same key.
+        let sorted = |s: &Shape| {
+            let mut s = s.clone();
+            s.sort();
+            s
+        };
+        if ordered[..k.min(ordered.len())].iter().any(|o: &Shape| sorted(o) == sorted(shape)) {
             let d = command_line_error(
                 map,
                 codes::GIVEN_TWICE,
-                format!("--shape {} is given twice", spell_shape(&s)),
+                format!("--shape {} is given twice", spell_shape(shape)),
                 &[(&option, "given again here")],
             );
             return Err(d);
         }
-        ordered.push(s);
+        ordered.push(shape.clone());
     }
     let space = Space { params: space.to_vec(), defaults, shapes: ordered };
     if space.count() > MAX_CONFIGURATIONS {
