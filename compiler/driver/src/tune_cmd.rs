@@ -238,7 +238,8 @@ fn measure_all(
     }
     status.clear();
     println!("loaded {} modules on {device} in {:.2} s", loaded.len(), start.elapsed().as_secs_f64());
-    let candidates: Vec<Candidate<'_>> = loaded.iter().map(|(_, kernel)| Candidate { kernel }).collect();
+    let candidates: Vec<Candidate<'_>> =
+        loaded.iter().map(|(k, kernel)| Candidate { kernel, label: configs[*k].label() }).collect();
     let base = loaded.iter().position(|(k, _)| *k == baseline).unwrap_or(0);
     let opts = MeasureOptions {
         seed: args.seed,

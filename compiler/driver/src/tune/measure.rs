@@ -39,6 +39,8 @@ pub struct MeasureOptions {
 /// A loaded configuration.
 pub struct Candidate<'a> {
     pub kernel: &'a Kernel,
+    /// `BN=256 STAGES=3`, to say which configuration the GPU failed on.
+    pub label: String,
 }
 
 /// Medians over rounds, in microseconds.
@@ -240,7 +242,10 @@ pub fn measure_shape(
             continue;
         }
         progress(format!("checking {}/{total}", k + 1));
-        let outputs = checked_launch(c.kernel, &mut args, &scalars, opts.seed)?;
+        // A fault leaves the CUDA context unusable: the tuning ends here, naming the configuration.
+        let outputs = checked_launch(c.kernel, &mut args, &scalars, opts.seed).inspect_err(|_| {
+            eprintln!("cutec tune: configuration {} failed on the GPU at {}", c.label, super::space::spell_shape(shape));
+        })?;
         results[k] = Some(judge(&outputs));
     }
 
@@ -260,8 +265,7 @@ pub fn measure_shape(
         if let Some(Measured::Timed { timing, .. }) = &mut results[k] {
             let us = |ms: f32| f64::from(ms) * 1e3;
             timing.median_us = median(s).map_or(f64::NAN, us);
-            timing.min_us = s.iter().copied().fold(f32::INFINITY, f32::min).into();
-            timing.min_us *= 1e3;
+            timing.min_us = us(s.iter().copied().fold(f32::INFINITY, f32::min));
             timing.max_us = us(s.iter().copied().fold(0.0, f32::max));
         }
     }
