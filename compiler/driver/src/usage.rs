@@ -44,8 +44,11 @@ pub(crate) fn clap_error(reporter: &Reporter, e: &clap::Error) -> ExitCode {
     };
     let mut map = SourceMap::new();
     let d = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        Diagnostic::unlocated(codes::BAD_ARGUMENT, "`cutec` needs a command: check, build, layout, run, tune or explain")
-            .with_help("`cutec --help` describes them")
+        Diagnostic::unlocated(
+            codes::BAD_ARGUMENT,
+            "`cutec` needs a command: check, build, layout, run, tune or explain",
+        )
+        .with_help("`cutec --help` describes them")
     } else {
         let rendered = e.render().to_string();
         let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());

@@ -244,7 +244,11 @@ pub fn measure_shape(
         progress(format!("checking {}/{total}", k + 1));
         // A fault leaves the CUDA context unusable: the tuning ends here, naming the configuration.
         let outputs = checked_launch(c.kernel, &mut args, &scalars, opts.seed).inspect_err(|_| {
-            eprintln!("cutec tune: configuration {} failed on the GPU at {}", c.label, super::space::spell_shape(shape));
+            eprintln!(
+                "cutec tune: configuration {} failed on the GPU at {}",
+                c.label,
+                super::space::spell_shape(shape)
+            );
         })?;
         results[k] = Some(judge(&outputs));
     }
