@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use cutec::build::BuildOptions;
 use cutec::codes;
 use cutec::command_line::{command_line_error, path_error};
+use cutec::tune::space::{Flops, Shape, SpaceArg};
 use cutec::{Checked, DefineValue, check_source, code_tables, parse_const_define, parse_define};
 use cutec_codegen::OptLevel;
 use cutec_diagnostics::{ColorMode, Diagnostic, ErrorFormat, SourceMap, explain, render_json, render_text};
@@ -84,7 +85,27 @@ pub(crate) enum Command {
         /// Print the wall time of each stage (to standard error).
         #[arg(long)]
         timings: bool,
+        /// Compile the consts that `cutec tune` found for --shape (needs --kernel if the file has several kernels).
+        /// Entries match exactly (source text, kernel, device, shape); without a match the source's defaults are
+        /// used, with a note. A -D overrides the file's value.
+        #[arg(long, value_name = "FILE", requires = "shape")]
+        tuning: Option<PathBuf>,
+        /// With --tuning: the shape to compile for, the values of the kernel's dynamic dimensions: M=4096,N=4096.
+        #[arg(long, value_name = "DIM=N,...", value_parser = cutec::tune::space::parse_shape)]
+        shape: Option<Shape>,
+        /// With --tuning: the device whose entry to use (`NVIDIA H200`); needed only if the file has entries for
+        /// this shape on several devices.
+        #[arg(long, value_name = "NAME", requires = "tuning")]
+        tuning_device: Option<String>,
     },
+    /// Sweep const parameters for given shapes on the GPU; keep the fastest per shape in a tuning file.
+    ///
+    /// The configurations are the cartesian product of the --space values, plus the source's defaults, which are
+    /// the reference: every configuration's outputs must agree with the default's (or --reference) within the
+    /// output type's tolerance before it is timed. Timing: interleaved rounds of CUDA-event-timed launches, the
+    /// median over rounds. The best configuration per shape is merged into the tuning file (-o), which `cutec
+    /// build --tuning` and `cutec run --tuning` read.
+    Tune(TuneArgs),
     /// Explain an error code: `cutec explain E0101`.
     Explain {
         /// An error code such as E0101 (case does not matter).
@@ -159,6 +180,68 @@ pub(crate) struct RunArgs {
     /// With --bench: timed launches (default 100).
     #[arg(long)]
     pub iters: Option<usize>,
+    /// With a `.cute` file: compile the consts `cutec tune` found for this run's shape (its --dim values and
+    /// input files) on this device. Entries match exactly (source text, kernel, device, shape); without a match
+    /// the source's defaults are used, with a note. A -D overrides the file's value.
+    #[arg(long, value_name = "FILE")]
+    pub tuning: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct TuneArgs {
+    /// The `.cute` file.
+    pub file: PathBuf,
+    /// The kernel to tune (default: the file's only kernel).
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// A shape to tune for: the values of the kernel's dynamic dimensions, M=4096,N=4096,K=4096 (repeatable).
+    #[arg(long = "shape", value_name = "DIM=N,...", required = true, value_parser = cutec::tune::space::parse_shape)]
+    pub shapes: Vec<Shape>,
+    /// A const parameter and the values to try: --space BN=128,256 (repeatable; the product is swept).
+    #[arg(long = "space", value_name = "NAME=V1,V2,...", value_parser = cutec::tune::space::parse_space)]
+    pub space: Vec<SpaceArg>,
+    /// Fix a const parameter for every configuration: -D N=4096.
+    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_const_define)]
+    pub defines: Vec<(String, DefineValue)>,
+    /// The tuning file the best configurations are merged into (entries of the same key are replaced).
+    #[arg(short = 'o', value_name = "FILE", default_value = "tuning.json")]
+    pub output: PathBuf,
+    /// Compiling threads (default: the machine's cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub jobs: Option<u32>,
+    /// Compile (and assemble) the space and report which configurations build; no GPU, nothing written.
+    #[arg(long)]
+    pub compile_only: bool,
+    /// Untimed launches before each configuration's timed ones, in every round.
+    #[arg(long, default_value_t = 3)]
+    pub warmup: usize,
+    /// Timed launches per configuration per round (the round's sample is their median).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=100_000).map(|v| v as usize))]
+    pub iters: usize,
+    /// Rounds over all configurations (the result is the median over rounds).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1000).map(|v| v as usize))]
+    pub rounds: usize,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// A scalar argument: --scalar eps=1e-5.
+    #[arg(long = "scalar", value_name = "NAME=VALUE", value_parser = usage::parse_scalar_arg)]
+    pub scalars: Vec<(String, String)>,
+    /// The expected value of an output (one --shape only): --reference c=c.npy; by default the default
+    /// configuration's output is the reference.
+    #[arg(long = "reference", value_name = "NAME=FILE", value_parser = clap::builder::OsStringValueParser::new().try_map(usage::parse_path_arg))]
+    pub references: Vec<(String, PathBuf)>,
+    /// Relative tolerance of the output check (default by output type: bf16 1.6e-2, f16 2e-3, f32 1e-4).
+    #[arg(long)]
+    pub rtol: Option<f64>,
+    /// Absolute tolerance of the output check (default by output type: bf16 1e-2, f16 1e-3, f32 1e-4).
+    #[arg(long)]
+    pub atol: Option<f64>,
+    /// The work of one launch, as a product of integers and dimensions (2*M*N*K): prints TFLOP/s.
+    #[arg(long, value_name = "EXPR", value_parser = cutec::tune::space::parse_flops)]
+    pub flops: Option<Flops>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
@@ -261,7 +344,20 @@ pub fn main() -> ExitCode {
     }
     match cli.command {
         Command::Check { files, defines } => check(&reporter, &files, &defines),
-        Command::Build { file, output, emit, defines, opt_level, kernel, print_passes, dump_after, timings } => {
+        Command::Build {
+            file,
+            output,
+            emit,
+            mut defines,
+            opt_level,
+            kernel,
+            print_passes,
+            dump_after,
+            timings,
+            tuning,
+            shape,
+            tuning_device,
+        } => {
             if print_passes {
                 print!("{}", cutec_ir::describe_pipeline());
                 return ExitCode::SUCCESS;
@@ -269,6 +365,19 @@ pub fn main() -> ExitCode {
             let Some(file) = file else {
                 return reporter.usage(codes::BAD_ARGUMENT, "give the file to compile: cutec build FILE", &[]);
             };
+            if let (Some(t), Some(shape)) = (&tuning, &shape) {
+                let request = crate::tuning::Request {
+                    file: t,
+                    kernel: kernel.as_deref(),
+                    shape,
+                    device: tuning_device.as_deref(),
+                    device_known: tuning_device.is_some(),
+                };
+                match crate::tuning::tuned_defines(&reporter, &file, &request, &defines) {
+                    Ok(d) => defines = d,
+                    Err(code) => return code,
+                }
+            }
             let opts = BuildOptions {
                 defines,
                 opt_level: match opt_level.unwrap_or(3) {
@@ -300,6 +409,7 @@ pub fn main() -> ExitCode {
             }
         }
         Command::Run(args) => crate::run_cmd::run(&reporter, args),
+        Command::Tune(args) => crate::tune_cmd::tune(&reporter, args),
         Command::Explain { code } => match explain(&code_tables(), &code) {
             Some(info) => {
                 println!("{}: {}\n\n{}", info.code, info.title, info.explanation.trim_end());

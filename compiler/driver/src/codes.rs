@@ -25,6 +25,10 @@ pub const WRITE_FAILED: &str = "E0408";
 pub const LAYOUT_SYNTAX: &str = "E0409";
 /// `cutec layout --table/--svg`: the value is not something that can be drawn that way.
 pub const NOT_DRAWABLE: &str = "E0410";
+/// `cutec tune`: a `--space`, `--shape`, `--flops` or `--reference` that does not fit the kernel.
+pub const TUNE_OPTIONS: &str = "E0411";
+/// `cutec tune`, `build --tuning`, `run --tuning`: the tuning file is not one.
+pub const TUNING_FILE: &str = "E0412";
 /// `cutec run`: the manifest is not a valid manifest.
 pub const MANIFEST_INVALID: &str = "E0420";
 /// `cutec run`: a `.npy` file is malformed or does not fit its parameter.
@@ -39,6 +43,8 @@ pub const ARGUMENT_REJECTED: &str = "E0424";
 pub const GPU_ERROR: &str = "E0425";
 /// `cutec run`: the tensors do not fit in the device's free memory.
 pub const OUT_OF_DEVICE_MEMORY: &str = "E0426";
+/// A note of `build --tuning`/`run --tuning`: which entry of the tuning file is used, or that none is.
+pub const TUNING_USED: &str = "E0441";
 /// A warning: ptxas reported a coded advisory (`setmaxnreg` ignored, wgmma serialized) assembling the PTX.
 pub const PTXAS_ADVISORY: &str = "E0440";
 
@@ -49,8 +55,16 @@ const BAD_DEFINE: &str = "E0133";
 /// Codes that say the command line was used wrongly: a flag or a flag's value (`-D`, `--dim`, `--scalar`) that does
 /// not fit (exit status 2); every other error is a problem of the input, a file or a program, or of the machine
 /// (exit status 1).
-const USAGE: &[&str] =
-    &[BAD_ARGUMENT, CONFLICTING_OPTIONS, UNKNOWN_KERNEL, OUTPUT_REFUSED, GIVEN_TWICE, RUN_OPTIONS, BAD_DEFINE];
+const USAGE: &[&str] = &[
+    BAD_ARGUMENT,
+    CONFLICTING_OPTIONS,
+    UNKNOWN_KERNEL,
+    OUTPUT_REFUSED,
+    GIVEN_TWICE,
+    RUN_OPTIONS,
+    BAD_DEFINE,
+    TUNE_OPTIONS,
+];
 
 /// Whether `code` is a usage error (exit status 2).
 pub fn is_usage(code: &str) -> bool {
@@ -162,6 +176,27 @@ tuples (`(4,8):(8,1)`); a shape alone has compact column-major strides; operatio
 thread-value layout. Ask for the layout itself, e.g. `make_layout(...)` rather than `size(...)`.\n",
     ),
     code(
+        TUNE_OPTIONS,
+        "the tuning options do not fit the kernel",
+        "`cutec tune` sweeps the kernel's const generic parameters (`const BN: int = 256`) over the values of \
+`--space NAME=V1,V2,...` for each `--shape` (the values of the kernel's dynamic dimensions, `--shape \
+M=4096,N=4096,K=4096`). An option names something that is not such a parameter (a dynamic dimension, a tensor, a \
+typo: the help says the closest name), gives a value of the wrong type or the same value twice, leaves a dynamic \
+dimension out of a shape, or asks for more configurations than a sweep takes; or `--flops` names no dimension, or \
+`--reference` names no output. The label points at the option as typed. Nothing was compiled. The exit status \
+is 2.\n\n    cutec tune examples/gemm_sm90.cute --shape M=4096,N=4096,K=4096 --space BN=128,256 --space \
+STAGES=3,4\n",
+    ),
+    code(
+        TUNING_FILE,
+        "the tuning file cannot be used",
+        "The tuning file (`cutec tune -o FILE`, `cutec build --tuning FILE`, `cutec run --tuning FILE`) cannot be \
+read, is not JSON, or is not a tuning file of a version this cutec reads (`{\"version\": 1, \"entries\": [...]}`, \
+each entry with `source_hash`, `kernel`, `device`, `shape`, `consts`, `time_us` and `default_time_us`). \
+`cutec tune` checks the file it will merge into before it compiles anything, so a long sweep never ends on a file \
+it cannot write. Remove or fix the file, or give another with `-o`.\n",
+    ),
+    code(
         MANIFEST_INVALID,
         "invalid manifest",
         "The manifest (the JSON file `cutec build` writes next to the module, or the one given with `--manifest`) \
@@ -236,5 +271,14 @@ wgmma instructions serialized (each waits for the previous one), which costs mos
 kernel is still correct. For C7507, raise the role's `registers` (the compiler refuses only budgets below the \
 accumulator's registers, E0333, since ptxas's exact need is known only to ptxas); for the wgmma advisories, see \
 the book's Hopper chapters.\n",
+    ),
+    code(
+        TUNING_USED,
+        "which tuned configuration is used",
+        "A note of `cutec build --tuning FILE --shape ...` and `cutec run --tuning FILE`: the entry of the tuning \
+file for this source (by the hash of its text), kernel, device and shape, whose const values are compiled in, \
+or that no entry matches exactly and the source's defaults are used (with the shapes and devices the file has \
+for this kernel). A `-D` given on the command line overrides the entry's value of that parameter. Tune the \
+missing shape with `cutec tune`.\n",
     ),
 ];

@@ -12,6 +12,7 @@ pub mod codes;
 pub mod command_line;
 pub mod paths;
 pub mod run;
+pub mod tune;
 
 pub use codes::DRIVER_CODES;
 

@@ -4,6 +4,8 @@ mod build_cmd;
 mod cli;
 mod layout_cmd;
 mod run_cmd;
+mod tune_cmd;
+mod tuning;
 mod usage;
 
 use cutec_diagnostics::{ColorMode, Diagnostic, ErrorFormat, SourceMap, render_json, render_text};

@@ -12,7 +12,14 @@ use std::process::ExitCode;
 pub(crate) fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
     // A .cute file is compiled first; its PTX and manifest go to a private temporary directory.
     let compiled = if args.module.extension().is_some_and(|e| e == "cute") {
-        match compile_for_run(reporter, &args.module, &args.kernel, &args.defines) {
+        let defines = match &args.tuning {
+            Some(t) => match tuned_for_run(reporter, &args, t) {
+                Ok(d) => d,
+                Err(code) => return code,
+            },
+            None => args.defines.clone(),
+        };
+        match compile_for_run(reporter, &args.module, &args.kernel, &defines) {
             Ok(paths) => Some(paths),
             Err(code) => return code,
         }
@@ -50,6 +57,51 @@ pub(crate) fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
             reporter.fail(&map, &[d])
         }
     }
+}
+
+/// The `-D` values of `run --tuning FILE`: the entry for this run's shape on this device. The shape is the
+/// kernel's dynamic dimensions: `--dim` values, else the extent of an input file the checker reads the dimension
+/// from. The device's name comes from the driver; without one the lookup takes any device (the run fails later,
+/// saying why).
+fn tuned_for_run(
+    reporter: &Reporter,
+    args: &RunArgs,
+    file: &Path,
+) -> Result<Vec<(String, cutec_sema::DefineValue)>, ExitCode> {
+    let src = read(reporter, &args.module).ok_or(ExitCode::from(1))?;
+    let checked = cutec::check_source(&args.module.display().to_string(), &src, &args.defines);
+    let mut shape: Vec<(String, i64)> = Vec::new();
+    if let Some(k) = checked.output.program.kernel(&args.kernel) {
+        for d in &k.dyn_dims {
+            if let Some((_, v)) = args.dims.iter().find(|(n, _)| *n == d.name) {
+                shape.push((d.name.clone(), *v));
+                continue;
+            }
+            let site = &d.source;
+            let param = k.params.get(site.param).map(|p| p.name.as_str());
+            let input = args.inputs.iter().find(|(n, _)| Some(n.as_str()) == param).map(|(_, p)| p);
+            let extent = match (input, site.path.as_slice(), site.component) {
+                (Some(path), [mode], cutec_sema::DimComponent::Shape) => std::fs::File::open(path)
+                    .ok()
+                    .and_then(|f| cutec_runtime::npy::read_npy(f, &mut |_| {}).ok())
+                    .and_then(|a| a.shape.get(*mode).copied()),
+                _ => None,
+            };
+            // A dimension without a value: the run reports it; the lookup uses what is known.
+            if let Some(e) = extent.and_then(|e| i64::try_from(e).ok()) {
+                shape.push((d.name.clone(), e));
+            }
+        }
+    }
+    let device = cutec_runtime::Context::new(args.device).and_then(|c| c.device_name()).ok();
+    let request = crate::tuning::Request {
+        file,
+        kernel: Some(&args.kernel),
+        shape: &shape,
+        device: device.as_deref(),
+        device_known: device.is_some(),
+    };
+    crate::tuning::tuned_defines(reporter, &args.module, &request, &args.defines)
 }
 
 /// `cutec run FILE.cute`: compiles `kernel` and writes its PTX and manifest into a fresh temporary directory;

@@ -44,8 +44,11 @@ pub(crate) fn clap_error(reporter: &Reporter, e: &clap::Error) -> ExitCode {
     };
     let mut map = SourceMap::new();
     let d = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        Diagnostic::unlocated(codes::BAD_ARGUMENT, "`cutec` needs a command: check, build, layout, run or explain")
-            .with_help("`cutec --help` describes them")
+        Diagnostic::unlocated(
+            codes::BAD_ARGUMENT,
+            "`cutec` needs a command: check, build, layout, run, tune or explain",
+        )
+        .with_help("`cutec --help` describes them")
     } else {
         let rendered = e.render().to_string();
         let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
@@ -75,9 +78,30 @@ pub(crate) fn check_options(reporter: &Reporter, command: &Command) -> Option<Ex
         |message: String, parts: &[(&str, &str)]| Some(reporter.usage(codes::CONFLICTING_OPTIONS, message, parts));
     match command {
         Command::Check { defines, .. } => given_twice(reporter, "-D", defines),
-        Command::Build { file, emit, defines, opt_level, kernel, print_passes, dump_after, timings, .. } => {
+        Command::Build {
+            file,
+            emit,
+            defines,
+            opt_level,
+            kernel,
+            print_passes,
+            dump_after,
+            timings,
+            tuning,
+            shape,
+            ..
+        } => {
             if let Some(code) = given_twice(reporter, "-D", defines) {
                 return Some(code);
+            }
+            if tuning.is_none()
+                && let Some(s) = shape
+            {
+                let option = format!("--shape {}", cutec::tune::space::spell_shape(s));
+                return conflict(
+                    format!("{option} selects an entry of --tuning, which is not given"),
+                    &[(&option, "would be ignored")],
+                );
             }
             if *print_passes && let Some(f) = file {
                 let file = f.display().to_string();
@@ -103,6 +127,7 @@ pub(crate) fn check_options(reporter: &Reporter, command: &Command) -> Option<Ex
                 kernel.as_ref().map(|k| (format!("--kernel {k}"), "selects the kernel to lower")),
                 opt_level.map(|o| (format!("-O {o}"), "sets LLVM's optimisation level")),
                 timings.then(|| ("--timings".to_owned(), "times the stages of a build")),
+                tuning.as_ref().map(|t| (format!("--tuning {}", t.display()), "sets const parameters")),
             ];
             let (option, what) = ignored.into_iter().flatten().next()?;
             conflict(
@@ -136,6 +161,14 @@ pub(crate) fn check_options(reporter: &Reporter, command: &Command) -> Option<Ex
                 let option = format!("-D {name}={value}");
                 return conflict(
                     "-D sets a const generic of a .cute file; a compiled module was built with its values".into(),
+                    &[(&option, "would be ignored"), (&module, "a compiled module")],
+                );
+            }
+            if !is_cute && let Some(t) = &args.tuning {
+                let option = format!("--tuning {}", t.display());
+                return conflict(
+                    "--tuning sets const parameters of a .cute file; a compiled module was built with its values"
+                        .into(),
                     &[(&option, "would be ignored"), (&module, "a compiled module")],
                 );
             }
@@ -174,6 +207,14 @@ pub(crate) fn check_options(reporter: &Reporter, command: &Command) -> Option<Ex
             None
         }
         Command::Explain { .. } => None,
+        Command::Tune(args) => {
+            let paths = |v: &[(String, PathBuf)]| -> Vec<(String, String)> {
+                v.iter().map(|(n, p)| (n.clone(), p.display().to_string())).collect()
+            };
+            given_twice(reporter, "-D", &args.defines)
+                .or_else(|| given_twice(reporter, "--scalar", &args.scalars))
+                .or_else(|| given_twice(reporter, "--reference", &paths(&args.references)))
+        }
     }
 }
 

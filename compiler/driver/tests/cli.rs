@@ -7,6 +7,7 @@ use std::process::{Command, Output};
 mod hopper;
 mod resources;
 mod sass;
+mod tune;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -17,7 +17,7 @@ fn npy_error(path: &Path) -> impl FnOnce(NpyError) -> RunError + '_ {
 }
 
 /// Reads a `.npy` file, with a progress line if that takes over a second.
-pub(super) fn read_npy(path: &Path) -> Result<NpyArray, RunError> {
+pub(crate) fn read_npy(path: &Path) -> Result<NpyArray, RunError> {
     let file = std::fs::File::open(path).map_err(io(path))?;
     let len = file.metadata().map_err(io(path))?.len();
     let mut progress = Progress::stderr(format!("reading {}", path.display()), len);
@@ -27,7 +27,7 @@ pub(super) fn read_npy(path: &Path) -> Result<NpyArray, RunError> {
 }
 
 /// The elements of an input file as the parameter `name` of type `dtype` takes them.
-pub(super) fn npy_to_elements(path: &Path, name: &str, dtype: DType, array: NpyArray) -> Result<Vec<u8>, RunError> {
+pub(crate) fn npy_to_elements(path: &Path, name: &str, dtype: DType, array: NpyArray) -> Result<Vec<u8>, RunError> {
     npy::npy_to_elements(dtype, array)
         .map_err(|e| RunError::Npy { path: path.to_owned(), message: format!("input `{name}`: {e}") })
 }
@@ -56,7 +56,7 @@ pub(super) fn upload(
 }
 
 /// A device tensor's elements on the host, with a progress line if the copy takes over a second.
-pub(super) fn download(name: &str, tensor: &DeviceTensor) -> Result<Vec<u8>, RunError> {
+pub(crate) fn download(name: &str, tensor: &DeviceTensor) -> Result<Vec<u8>, RunError> {
     let mut progress = Progress::stderr(format!("copying `{name}` from the device"), tensor.num_bytes() as u64);
     let bytes = tensor.to_bytes_with_progress(&mut |n| progress.update(n as u64))?;
     progress.finish();

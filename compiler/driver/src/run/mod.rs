@@ -43,9 +43,9 @@ use cutec_manifest::{Manifest, ManifestError};
 use cutec_runtime::{
     Context, DeviceTensor, KernelArg, Module, RuntimeError, measure_launch_overhead, median, time_launches,
 };
-mod data;
+pub(crate) mod data;
 mod diag;
-mod plan;
+pub(crate) mod plan;
 mod progress;
 
 pub use plan::{Options, plan_tensors};

@@ -19,7 +19,7 @@ pub type Options = Vec<(String, String)>;
 
 /// How one tensor argument is made.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Source {
+pub(crate) enum Source {
     /// Elements (in the parameter's dtype, little-endian) read from a file.
     File {
         shape: Vec<usize>,
@@ -34,7 +34,7 @@ pub(super) enum Source {
 }
 
 impl Source {
-    pub(super) fn shape(&self) -> &[usize] {
+    pub(crate) fn shape(&self) -> &[usize] {
         match self {
             Source::File { shape, .. } | Source::Random { shape } | Source::Poison { shape } => shape,
         }
@@ -43,7 +43,7 @@ impl Source {
 
 /// Where a dynamic dimension's value comes from: what an error about it blames.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum DimFrom {
+pub(crate) enum DimFrom {
     /// `--dim NAME=VALUE`.
     Flag,
     /// The extent or stride `of[mode]` of the array in `param`'s input file.
@@ -51,7 +51,7 @@ pub(super) enum DimFrom {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct DimValue {
+pub(crate) struct DimValue {
     pub name: String,
     pub value: i64,
     pub from: DimFrom,
@@ -59,7 +59,7 @@ pub(super) struct DimValue {
 
 /// Each parameter's argument (`None` for scalars) and the value of each dynamic dimension that has one.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Plan {
+pub(crate) struct Plan {
     pub sources: Vec<Option<Source>>,
     pub dims: Vec<DimValue>,
 }
@@ -115,7 +115,7 @@ pub fn plan_tensors(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<(String, D
 /// The runtime's launch check (shapes against the manifest, requirements, 32-bit index range, launch
 /// configuration) on the planned arguments, before anything is allocated: a launch that would be refused costs
 /// no memory and no time. The addresses are stand-ins, aligned as any allocation is.
-pub(super) fn precheck_launch(
+pub(crate) fn precheck_launch(
     kernel: &Kernel,
     opts: &RunOptions,
     plan: &Plan,
@@ -256,7 +256,7 @@ fn blame_arg_error(kernel: &Kernel, opts: &RunOptions, dims: &[DimValue], e: &Ar
 }
 
 /// Decides how each parameter's argument is made (`None` for scalars), reading input files. GPU-free.
-pub(super) fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Plan, RunError> {
+pub(crate) fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Plan, RunError> {
     check_written_paths(opts)?;
     let tensor_index =
         |name: &str, what: &str, option: String| match kernel.params.iter().position(|p| p.name() == name) {
@@ -396,7 +396,7 @@ pub(super) fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Plan,
 }
 
 /// The scalar arguments in parameter order.
-pub(super) fn parse_scalars(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<ScalarValue>, RunError> {
+pub(crate) fn parse_scalars(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<ScalarValue>, RunError> {
     let given = &opts.scalars;
     for (name, text) in given {
         if !matches!(kernel.param(name), Some(Param::Scalar(_))) {

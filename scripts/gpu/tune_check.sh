@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `cutec tune` end to end on the GPU machine (an H200), about 2-3 minutes:
+#   1. the compile phase alone over 96 configurations of examples/gemm_sm90.cute (--compile-only: the figure for
+#      "100 configurations compile in <= 3 s on 16 cores");
+#   2. a tuning of BN x STAGES x BK (40 configurations) for four shapes: each configuration's output checked
+#      against the default's, then interleaved timing rounds; the table per shape and the tuning file;
+#   3. `cutec run --tuning` at each shape, which picks the file's entry (the note on stderr says which), timed
+#      with --bench beside the defaults.
+# Needs the release binary at $GPU_DIR/cutec (bash scripts/gpu/build.sh on the build machine) and ptxas on PATH
+# (or CUTEC_PTXAS) for cubins; without it the driver compiles the PTX when it is loaded, which is slower.
+#   GPU_DIR=.gpu bash scripts/gpu/tune_check.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+GPU_DIR=${GPU_DIR:-.gpu}
+c="$GPU_DIR/cutec"
+[ -x "$c" ] || { echo "tune_check.sh: no cutec binary at $c (run scripts/gpu/build.sh first)" >&2; exit 1; }
+out="$GPU_DIR/tune"
+mkdir -p "$out"
+rm -f "$out/tuning.json"
+src=examples/gemm_sm90.cute
+shapes=(M=4096,N=4096,K=4096 M=8192,N=8192,K=8192 M=8192,N=8192,K=2048 M=1024,N=8192,K=8192)
+shape_args=()
+for s in "${shapes[@]}"; do shape_args+=(--shape "$s"); done
+
+echo "== 1. compile phase: 96 configurations on $(nproc) cores"
+"$c" tune "$src" --shape "${shapes[0]}" --space BN=32,64,96,128,160,192,224,256 --space STAGES=2,3,4,5,6,7 \
+    --space BK=64,128 --compile-only | grep -v '^  skipped'
+
+echo
+echo "== 2. tune BN x STAGES x BK for ${#shapes[@]} shapes"
+start=$(date +%s)
+"$c" tune "$src" "${shape_args[@]}" --space BN=64,128,192,256 --space STAGES=2,3,4,5,6 --space BK=64,128 \
+    --flops '2*M*N*K' --rounds 5 --iters 20 -o "$out/tuning.json"
+echo "tune took $(( $(date +%s) - start )) s"
+echo
+cat "$out/tuning.json"
+
+echo
+echo "== 3. cutec run --tuning at each shape (the note says which entry is used), against the defaults"
+for s in "${shapes[@]}"; do
+    dims=()
+    for d in ${s//,/ }; do dims+=(--dim "$d"); done
+    echo "-- $s"
+    tuned=$("$c" run "$src" --kernel gemm "${dims[@]}" --tuning "$out/tuning.json" --bench --warmup 10 --iters 50 \
+        2>"$out/run.err" | grep '^bench')
+    sed 's/^/   /' "$out/run.err"
+    default=$("$c" run "$src" --kernel gemm "${dims[@]}" --bench --warmup 10 --iters 50 | grep '^bench')
+    echo "   tuned:   $tuned"
+    echo "   default: $default"
+done
+# A shape the file does not have: the defaults, with a warning naming the shapes it has.
+echo "-- M=2048,N=2048,K=2048 (not tuned)"
+"$c" run "$src" --kernel gemm --dim M=2048 --dim N=2048 --dim K=2048 --tuning "$out/tuning.json" 2>&1 \
+    | grep -E 'warning|note|launch' | sed 's/^/   /'
