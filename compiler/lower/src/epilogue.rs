@@ -4,7 +4,9 @@
 //! conflicts), waits for its 128 threads (a named barrier per warpgroup, 1 + its rank in the MMA), makes the
 //! writes visible to the asynchronous proxy, and one thread stores the part with TMA, 64 columns (one swizzle
 //! row of 128 bytes) at a time, then waits until the stores have read the staging tile (so that the tile may be
-//! written again, and the CTA may exit). Elements outside the argument are not written (TMA clips the boxes).
+//! written again, and the CTA may exit): at once, or in the loop over tiles of a `persistent` kernel before the
+//! next tile's epilogue writes it, and after the loop. Elements outside the argument are not written (TMA clips
+//! the boxes).
 //!
 //! Compared with one predicated store per pair of values (the other epilogue, which `store(acc,
 //! mma.partition_c(tile))` asks for), it writes 128-byte lines and issues a few instructions; measured on
@@ -78,6 +80,20 @@ impl Lower<'_> {
         let one = self.b.i32(1);
         let id = self.b.add(rank, one);
         let threads = self.b.i32(128);
+        let mask = self.b.i32(127);
+        let lane = self.b.binary(BinaryOp::And, tid, mask);
+        let zero = self.b.i32(0);
+        let first = self.b.compare(CompareOp::Eq, lane, zero);
+        // In the loop over tiles of a persistent kernel the storing thread waits for the last tile's stores to
+        // have read the staging tile only now, so its warpgroup starts the next tile's mainloop without waiting
+        // for them (as gemm_sm90_manual.cute does); the kernel waits for the last ones after the loop.
+        let deferred = self.tile.is_some();
+        if deferred {
+            self.b.if_then(first, |b| {
+                b.op(Op::BulkWait { pending: 0, read: true });
+            });
+            self.tile_store_wait = true;
+        }
         // Every thread of the warpgroup is past the previous epilogue's reads of the staging tile (its storing
         // thread waited for them) before any writes it.
         self.b.op(Op::NamedBarrier { id, threads });
@@ -89,10 +105,6 @@ impl Lower<'_> {
         // The writes above are read by TMA, another proxy.
         self.b.op(Op::FenceProxyAsync);
         self.b.op(Op::NamedBarrier { id, threads });
-        let mask = self.b.i32(127);
-        let lane = self.b.binary(BinaryOp::And, tid, mask);
-        let zero = self.b.i32(0);
-        let first = self.b.compare(CompareOp::Eq, lane, zero);
         self.b.open_block();
         for j in 0..n / CHUNK {
             let at = || (Value::Const(0), Value::Const(j));
@@ -100,8 +112,10 @@ impl Lower<'_> {
             let g = self.mma_part(part.clone(), (64, CHUNK), at(), span)?;
             self.tma_store_views(&s, &g, span)?;
         }
-        // The stores have read the staging tile: it may be written again, and the CTA may exit.
-        self.b.op(Op::BulkWait { pending: 0, read: true });
+        if !deferred {
+            // The stores have read the staging tile: it may be written again, and the CTA may exit.
+            self.b.op(Op::BulkWait { pending: 0, read: true });
+        }
         let body = self.b.close_block();
         self.b.push(Stmt::If { cond: first, accept: body, reject: cutec_ir::Block::new() });
         Ok(())

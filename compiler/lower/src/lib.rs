@@ -227,6 +227,8 @@ pub(crate) struct Lower<'p> {
     pub budget: budget::Budget,
     /// In the body of a `persistent` kernel: the tile it runs (see `persistent`).
     pub tile: Option<persistent::Tile>,
+    /// A TMA-store epilogue in that body left its last stores' reads to be waited for after the loop.
+    pub tile_store_wait: bool,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -272,6 +274,7 @@ impl<'p> Lower<'p> {
             mbarriers: sync_check::MbarrierUses::default(),
             budget: budget::Budget::default(),
             tile: None,
+            tile_store_wait: false,
         }
     }
 

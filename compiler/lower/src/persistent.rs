@@ -127,6 +127,17 @@ impl Lower<'_> {
             stages: None,
             body,
         });
+        if self.tile_store_wait {
+            // The storing thread of each warpgroup waits for its last tile's stores to have read the staging tile
+            // before the CTA exits (see `epilogue`).
+            let tid = self.b.thread_idx_x();
+            let mask = self.b.i32(127);
+            let lane = self.b.binary(cutec_ir::BinaryOp::And, tid, mask);
+            let first = self.b.compare(CompareOp::Eq, lane, zero);
+            self.b.if_then(first, |b| {
+                b.op(cutec_ir::Op::BulkWait { pending: 0, read: true });
+            });
+        }
         lowered
     }
 
