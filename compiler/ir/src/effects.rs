@@ -6,7 +6,9 @@
 //! pass asks them instead of matching node kinds: `cse` merges only expressions without effects, `dce` removes
 //! only what [`Effects::removable`] allows, and the dependency graph ([`crate::analysis::deps`]) orders
 //! statements by them. Memory is tracked per address space, without alias analysis: two accesses to the same
-//! space may conflict.
+//! space may conflict. Under it, [`Footprint`] names what each access touches ([`Resource`]: an allocation, a
+//! parameter's memory) and the asynchronous domain an operation starts or completes ([`Domain`]: an mbarrier,
+//! wgmma groups, bulk groups): what the dependency graph orders statements by.
 //!
 //! What the ordering bits mean:
 //! - `ASYNC`: the operation's memory effects complete *later*, at a `WAIT` (a TMA copy writes shared memory after
@@ -324,4 +326,196 @@ pub fn has_store_to(kernel: &Kernel, space: AddrSpace) -> bool {
         }
     });
     found
+}
+
+/// What a memory access touches, as far as the pointer's expression tells (the finer model under [`Effects`],
+/// which the dependency graph uses): one static allocation, the memory a pointer parameter reaches, an unknown
+/// place of one address space, or anything.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Resource {
+    Alloc(Handle<crate::module::Alloc>),
+    Param(u32),
+    Space(AddrSpace),
+    Any,
+}
+
+impl Resource {
+    /// The resource a pointer expression points into: its base allocation or parameter through offsets; a
+    /// pointer from an operation or a `mapa` window (a peer's shared memory may be this CTA's own) is only known
+    /// by its space.
+    pub fn of(kernel: &Kernel, ptr: Handle<Expr>) -> Resource {
+        let mut h = ptr;
+        for _ in 0..=kernel.exprs.len() {
+            match kernel.exprs.get(h) {
+                Some(Expr::Param(i)) => return Resource::Param(*i),
+                Some(Expr::AllocPtr(a)) => return Resource::Alloc(*a),
+                Some(Expr::Offset { base, .. }) if *base < h => h = *base,
+                Some(Expr::OpResult(Type::Ptr(space))) => return Resource::Space(Resource::normal(*space)),
+                Some(Expr::MapShared { .. }) => return Resource::Space(AddrSpace::Shared),
+                _ => return Resource::Any,
+            }
+        }
+        Resource::Any
+    }
+
+    /// Shared memory through the cluster window counts as shared memory.
+    fn normal(space: AddrSpace) -> AddrSpace {
+        if space == AddrSpace::SharedCluster { AddrSpace::Shared } else { space }
+    }
+
+    /// The address space it lies in, when known.
+    pub fn space(self, kernel: &Kernel) -> Option<AddrSpace> {
+        match self {
+            Resource::Alloc(a) => kernel.allocs.get(a).map(|a| Resource::normal(a.space)),
+            Resource::Param(i) => match kernel.params.get(i as usize)?.ty {
+                Type::Ptr(space) => Some(Resource::normal(space)),
+                Type::Scalar(_) | Type::Vector { .. } => None,
+            },
+            Resource::Space(space) => Some(space),
+            Resource::Any => None,
+        }
+    }
+
+    /// Whether an access to `self` and one to `other` may touch the same bytes: distinct allocations never do,
+    /// nor an allocation and a parameter's memory; two pointer parameters may (arguments may alias) unless one is
+    /// `noalias`.
+    pub fn may_alias(self, other: Resource, kernel: &Kernel) -> bool {
+        let noalias = |i: u32| kernel.params.get(i as usize).is_some_and(|p| p.noalias);
+        match (self, other) {
+            (Resource::Any, _) | (_, Resource::Any) => true,
+            (Resource::Space(s), r) | (r, Resource::Space(s)) => r.space(kernel).is_none_or(|t| t == s),
+            (Resource::Alloc(a), Resource::Alloc(b)) => a == b,
+            (Resource::Param(i), Resource::Param(j)) => i == j || !(noalias(i) || noalias(j)),
+            (Resource::Alloc(_), Resource::Param(_)) | (Resource::Param(_), Resource::Alloc(_)) => false,
+        }
+    }
+
+    /// `@stages`, `%out`, `shared`, `any`: as the text form names them.
+    pub fn name(self, kernel: &Kernel) -> String {
+        match self {
+            Resource::Alloc(a) => kernel.allocs.get(a).map_or_else(|| "@?".into(), |a| format!("@{}", a.name)),
+            Resource::Param(i) => kernel.params.get(i as usize).map_or_else(|| "%?".into(), |p| format!("%{}", p.name)),
+            Resource::Space(s) => s.name().to_string(),
+            Resource::Any => "any".into(),
+        }
+    }
+}
+
+/// What completes an asynchronous operation: the mbarrier it signals (a TMA load), the wgmma groups (a
+/// `wgmma.mma_async` and its commit, completed by `wgmma.wait_group`), the bulk groups (TMA stores and their
+/// commit, completed by `bulk.wait_group`), or not chosen yet (an unscheduled copy, which a pass pairs with a
+/// barrier: any wait may complete it).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Domain {
+    Mbarrier(Resource),
+    WgmmaGroups,
+    BulkGroups,
+    Unscheduled,
+}
+
+impl Domain {
+    /// Whether a wait of `waits` may complete an operation of `self`.
+    pub fn completed_by(self, waits: Domain, kernel: &Kernel) -> bool {
+        match (self, waits) {
+            (Domain::Unscheduled, _) | (_, Domain::Unscheduled) => true,
+            (Domain::Mbarrier(a), Domain::Mbarrier(b)) => a.may_alias(b, kernel),
+            (a, b) => a == b,
+        }
+    }
+}
+
+/// The resources a statement reads and writes in program order, and the asynchronous domains it starts work in
+/// and completes (see [`Resource`], [`Domain`]). An asynchronous operation's own accesses are listed with it;
+/// the mbarrier a TMA load signals is its domain, not an access: the load and an `expect_tx` on that barrier do
+/// not conflict.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Footprint {
+    pub reads: Vec<Resource>,
+    pub writes: Vec<Resource>,
+    pub starts: Vec<Domain>,
+    pub completes: Vec<Domain>,
+}
+
+impl Footprint {
+    /// Adds `other`'s, each resource and domain once.
+    fn add(&mut self, other: Footprint) {
+        fn merge<T: PartialEq>(into: &mut Vec<T>, from: Vec<T>) {
+            for x in from {
+                if !into.contains(&x) {
+                    into.push(x);
+                }
+            }
+        }
+        merge(&mut self.reads, other.reads);
+        merge(&mut self.writes, other.writes);
+        merge(&mut self.starts, other.starts);
+        merge(&mut self.completes, other.completes);
+    }
+
+    /// Of one operation.
+    pub fn of_op(kernel: &Kernel, op: &Op) -> Footprint {
+        let r = |h| Resource::of(kernel, h);
+        let global = Resource::Space(AddrSpace::Global);
+        let (reads, writes, starts, completes) = match *op {
+            Op::Load { ptr, .. } => (vec![r(ptr)], vec![], vec![], vec![]),
+            Op::MbarrierInit { bar, .. } => (vec![], vec![r(bar)], vec![], vec![]),
+            Op::MbarrierArriveExpectTx { bar, .. } | Op::MbarrierArrive { bar } => {
+                (vec![r(bar)], vec![r(bar)], vec![], vec![])
+            }
+            Op::MbarrierWait { bar, .. } => (vec![r(bar)], vec![r(bar)], vec![], vec![Domain::Mbarrier(r(bar))]),
+            Op::MbarrierArriveRemote { .. } => {
+                let shared = Resource::Space(AddrSpace::Shared);
+                (vec![shared], vec![shared], vec![], vec![])
+            }
+            Op::TmaLoad { dst, map, bar, .. } => {
+                (vec![r(map), global], vec![r(dst)], vec![Domain::Mbarrier(r(bar))], vec![])
+            }
+            Op::TmaLoadUnscheduled { dst, map, .. } => {
+                (vec![r(map), global], vec![r(dst)], vec![Domain::Unscheduled], vec![])
+            }
+            Op::TmaStore { src, map, .. } => (vec![r(map), r(src)], vec![global], vec![Domain::BulkGroups], vec![]),
+            Op::Stmatrix { ptr, .. } => (vec![], vec![r(ptr)], vec![], vec![]),
+            Op::BulkCommit => (vec![], vec![], vec![Domain::BulkGroups], vec![]),
+            Op::BulkWait { .. } => (vec![], vec![], vec![], vec![Domain::BulkGroups]),
+            Op::PrefetchTensorMap { map } => (vec![r(map)], vec![], vec![], vec![]),
+            Op::Wgmma { acc, a, a_desc, .. } => {
+                let mut reads = vec![Resource::Space(AddrSpace::Shared), r(acc)];
+                if a_desc.is_none() {
+                    reads.push(r(a));
+                }
+                (reads, vec![r(acc)], vec![Domain::WgmmaGroups], vec![])
+            }
+            Op::WgmmaCommit => (vec![], vec![], vec![Domain::WgmmaGroups], vec![]),
+            Op::WgmmaWait { .. } => (vec![], vec![], vec![], vec![Domain::WgmmaGroups]),
+            Op::Shuffle { .. }
+            | Op::ClusterBarrier
+            | Op::FenceMbarrierInit
+            | Op::ElectOne
+            | Op::FenceProxyAsync
+            | Op::NamedBarrier { .. }
+            | Op::WgmmaFence
+            | Op::Setmaxnreg { .. } => (vec![], vec![], vec![], vec![]),
+        };
+        let mut f = Footprint::default();
+        f.add(Footprint { reads, writes, starts, completes });
+        f
+    }
+
+    /// Of one statement itself, not of its nested blocks.
+    pub fn of_stmt(kernel: &Kernel, s: &Stmt) -> Footprint {
+        match s {
+            Stmt::Op { op: o, .. } => Footprint::of_op(kernel, o),
+            Stmt::Store { ptr, .. } => Footprint { writes: vec![Resource::of(kernel, *ptr)], ..Footprint::default() },
+            _ => Footprint::default(),
+        }
+    }
+
+    /// Of a statement and everything nested in it.
+    pub fn deep(kernel: &Kernel, s: &Stmt) -> Footprint {
+        let mut f = Footprint::of_stmt(kernel, s);
+        for b in s.blocks() {
+            b.visit(&mut |x| f.add(Footprint::of_stmt(kernel, x)));
+        }
+        f
+    }
 }

@@ -117,3 +117,59 @@ fn parse_errors_say_where() {
     let e = parse("kernel @k(%x: ptr<global> align(4)) {\n  store 1, @nope align(4)\n}\n").unwrap_err();
     assert_eq!(e.to_string(), "2:18: no allocation `@nope`");
 }
+
+/// The dependency graph names resources and pairs each asynchronous operation with the waits of its domain: two
+/// TMA loads into two tiles, each signalling its own mbarrier, then a wait on each and a read of each tile.
+#[test]
+fn dependency_edges_name_resources_and_async_domains() {
+    let module = parsed(
+        "kernel @two(%a: ptr<param> align(64), %k: i32) block(128, 1, 1) {
+  shared @ta: [1024 x bf16] align(1024)
+  shared @tb: [1024 x bf16] align(1024)
+  shared @bars: [2 x i64] align(8)
+  var $i: i32
+  %0: i32 = sreg tid.x
+  %1: ptr<shared> = offset @bars, 1 x i64
+  for $i in 0..%k step 1 {
+    %2: i32 = read $i
+    mbarrier.arrive.expect_tx @bars, 2048
+    tma.load @ta, %a[0, %2], @bars
+    tma.load @tb, %a[64, %2], %1
+    mbarrier.wait @bars, parity 0
+    mbarrier.wait %1, parity 0
+    %3: bf16 = load bf16, @ta align(2)
+    %4: bf16 = load bf16, @tb align(2)
+    barrier.cta
+  }
+}
+",
+    );
+    let k = &module.kernels[0];
+    let lp = k.body.stmts().iter().find(|s| s.is_loop()).expect("a loop");
+    let g = DepGraph::of_loop(k, lp).expect("a loop");
+    let edges = |from: usize, to: usize| -> Vec<String> {
+        g.edges()
+            .into_iter()
+            .filter(|&(a, b, d)| a == from && b == to && d.distance == 0)
+            .map(|(_, _, d)| g.kind_name(d.kind))
+            .collect()
+    };
+    // s1 expect_tx @bars, s2 tma.load @ta (signals @bars), s3 tma.load @tb (signals @bars[1]), s4 wait @bars,
+    // s5 wait @bars[1], s6 load @ta, s7 load @tb.
+    assert!(edges(1, 2).is_empty(), "the expect_tx and the load it arms touch no common memory: {:?}", edges(1, 2));
+    assert!(edges(2, 3).is_empty(), "two loads into two tiles: {:?}", edges(2, 3));
+    // A load and the wait of its barrier (which, a barrier, orders the load too).
+    assert_eq!(edges(2, 4), ["async", "order"]);
+    // The second barrier is an offset of the same allocation: the analysis does not tell them apart.
+    assert_eq!(edges(2, 5), ["async", "order"]);
+    assert_eq!(edges(2, 6), ["mem.raw(@ta)"], "{:?}", edges(2, 6));
+    assert!(edges(2, 7).is_empty(), "the load into @ta and the read of @tb: {:?}", edges(2, 7));
+    assert_eq!(edges(3, 7), ["mem.raw(@tb)"]);
+    // The wait is not a write of the tile it makes readable: it orders the read.
+    assert_eq!(edges(4, 6), ["order"]);
+    // wgmma groups complete at wgmma.wait_group only, TMA stores at bulk.wait_group only.
+    use cutec_ir::effects::{Domain, Resource};
+    let bars = Domain::Mbarrier(Resource::Any);
+    assert!(!Domain::WgmmaGroups.completed_by(bars, k) && !Domain::BulkGroups.completed_by(Domain::WgmmaGroups, k));
+    assert!(Domain::WgmmaGroups.completed_by(Domain::WgmmaGroups, k) && Domain::Unscheduled.completed_by(bars, k));
+}

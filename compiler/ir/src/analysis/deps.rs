@@ -7,12 +7,14 @@
 //! - `data`: SSA def-use, a value defined by one statement (an emission or an operation's result) and used by
 //!   the other;
 //! - `var.raw|war|waw`: a variable written then read, read then written, or written twice;
-//! - `mem.raw|war|waw(space)`: memory accesses of one address space, from the [effects model](crate::effects), without
-//!   alias analysis (two accesses to shared memory may touch the same bytes);
+//! - `mem.raw|war|waw(@stages)`: memory accesses that may touch the same bytes, named by the resource they touch
+//!   ([`Resource`]: an allocation, a pointer parameter's memory, or an unknown place of an address space): two
+//!   accesses to distinct allocations never conflict, and a TMA load does not access the mbarrier it signals;
 //! - `order`: a barrier or fence (`bar.sync`, `mbarrier.wait`, `wgmma.wait_group`...) and a memory access it
 //!   orders;
-//! - `async`: an asynchronous operation (a TMA copy, a `wgmma.mma_async`, a commit) and a later wait that
-//!   completes it.
+//! - `async`: an asynchronous operation (a TMA copy, a `wgmma.mma_async`, a commit) and a later wait of its
+//!   domain ([`Domain`](crate::effects::Domain)): a TMA load and a wait on the mbarrier it signals (or one that may be it), wgmma groups
+//!   and `wgmma.wait_group`, TMA stores and `bulk.wait_group`.
 //!
 //! An edge has a **distance**: 0 within one iteration (from an earlier statement to a later one), 1 from a
 //! statement of iteration `i` to one of iteration `i + 1` (*loop-carried*; it may go backwards, or from a
@@ -24,12 +26,11 @@
 //! ([`DepGraph::to_dot`]).
 
 use crate::arena::Handle;
-use crate::effects::{self, Effects};
+use crate::effects::{self, Effects, Footprint, Resource};
 use crate::expr::Expr;
 use crate::module::{Kernel, Var};
 use crate::print::stmt_line;
 use crate::stmt::{Block, Stmt};
-use crate::types::AddrSpace;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use std::collections::HashSet;
@@ -58,21 +59,10 @@ impl Hazard {
 pub enum DepKind {
     Data,
     Var(Hazard),
-    Memory(Hazard, AddrSpace),
+    /// A hazard on a resource: its index in the graph's table ([`DepGraph::resource_name`]).
+    Memory(Hazard, u32),
     Order,
     Async,
-}
-
-impl DepKind {
-    pub fn name(self) -> String {
-        match self {
-            DepKind::Data => "data".into(),
-            DepKind::Var(h) => format!("var.{}", h.name()),
-            DepKind::Memory(h, s) => format!("mem.{}({})", h.name(), s.name()),
-            DepKind::Order => "order".into(),
-            DepKind::Async => "async".into(),
-        }
-    }
 }
 
 /// An edge: its kind and its iteration distance (0 or 1).
@@ -97,6 +87,8 @@ pub struct Node {
 #[derive(Clone, Debug)]
 pub struct DepGraph {
     graph: DiGraph<Node, Dep>,
+    /// The resources memory edges name, by index, with their names in the text form.
+    resources: Vec<(Resource, String)>,
 }
 
 /// What one statement (with its nested blocks) defines, uses, reads and writes.
@@ -107,10 +99,11 @@ struct Summary {
     reads: HashSet<Handle<Var>>,
     writes: HashSet<Handle<Var>>,
     effects: Effects,
+    foot: Footprint,
 }
 
 fn summarize(k: &Kernel, s: &Stmt) -> Summary {
-    let mut sum = Summary { effects: effects::deep(k, s), ..Summary::default() };
+    let mut sum = Summary { effects: effects::deep(k, s), foot: Footprint::deep(k, s), ..Summary::default() };
     let mut visit = |s: &Stmt| {
         sum.defs.extend(s.defines());
         s.for_each_use(&k.exprs, |h| {
@@ -129,23 +122,32 @@ fn summarize(k: &Kernel, s: &Stmt) -> Summary {
     sum
 }
 
-const SPACES: [AddrSpace; 4] = [AddrSpace::Global, AddrSpace::Shared, AddrSpace::Local, AddrSpace::Param];
-
-/// The hazards from `a` (earlier) to `b` (later) over memory.
-fn memory(a: Effects, b: Effects) -> Vec<DepKind> {
+/// The hazards from `a` (earlier) to `b` (later) over memory, each with the resource it is on (`a`'s, unless
+/// only `b`'s is named).
+fn memory(k: &Kernel, a: &Footprint, b: &Footprint) -> Vec<(Hazard, Resource)> {
     let mut out = Vec::new();
-    for s in SPACES {
-        if a.writes_space(s) && b.reads_space(s) {
-            out.push(DepKind::Memory(Hazard::Raw, s));
-        }
-        if a.reads_space(s) && b.writes_space(s) {
-            out.push(DepKind::Memory(Hazard::War, s));
-        }
-        if a.writes_space(s) && b.writes_space(s) {
-            out.push(DepKind::Memory(Hazard::Waw, s));
+    let named = |x: Resource, y: Resource| match x {
+        Resource::Space(_) | Resource::Any => y,
+        _ => x,
+    };
+    for (hazard, from, to) in
+        [(Hazard::Raw, &a.writes, &b.reads), (Hazard::War, &a.reads, &b.writes), (Hazard::Waw, &a.writes, &b.writes)]
+    {
+        for &x in from {
+            for &y in to {
+                let found = (hazard, named(x, y));
+                if x.may_alias(y, k) && !out.contains(&found) {
+                    out.push(found);
+                }
+            }
         }
     }
     out
+}
+
+/// Whether `a` starts asynchronous work that a wait of `b` may complete.
+fn completes(k: &Kernel, a: &Footprint, b: &Footprint) -> bool {
+    a.starts.iter().any(|&s| b.completes.iter().any(|&w| s.completed_by(w, k)))
 }
 
 fn vars(a: &Summary, b: &Summary) -> Vec<DepKind> {
@@ -189,6 +191,14 @@ impl DepGraph {
     fn of_stmts(kernel: &Kernel, stmts: &[&Stmt]) -> DepGraph {
         let sums: Vec<Summary> = stmts.iter().map(|s| summarize(kernel, s)).collect();
         let mut graph = DiGraph::new();
+        let mut resources: Vec<(Resource, String)> = Vec::new();
+        let mut index_of = |r: Resource| -> u32 {
+            let i = resources.iter().position(|(x, _)| *x == r).unwrap_or_else(|| {
+                resources.push((r, r.name(kernel)));
+                resources.len() - 1
+            });
+            i as u32
+        };
         let nodes: Vec<NodeIndex> = stmts
             .iter()
             .zip(&sums)
@@ -199,6 +209,10 @@ impl DepGraph {
         for i in 0..n {
             for j in 0..n {
                 let (a, b) = (&sums[i], &sums[j]);
+                let mem: Vec<DepKind> = memory(kernel, &a.foot, &b.foot)
+                    .into_iter()
+                    .map(|(h, r)| DepKind::Memory(h, index_of(r)))
+                    .collect();
                 let mut kinds = Vec::new();
                 if i < j {
                     // Within one iteration, from the earlier statement to the later one.
@@ -206,13 +220,12 @@ impl DepGraph {
                         kinds.push(DepKind::Data);
                     }
                     kinds.extend(vars(a, b));
-                    let mem = memory(a.effects, b.effects);
                     let any_mem = !mem.is_empty();
                     kinds.extend(mem);
                     if !any_mem && ordered(a.effects, b.effects) {
                         kinds.push(DepKind::Order);
                     }
-                    if a.effects.contains(Effects::ASYNC) && b.effects.contains(Effects::WAIT) {
+                    if completes(kernel, &a.foot, &b.foot) {
                         kinds.push(DepKind::Async);
                     }
                     kinds.iter().for_each(|&kind| {
@@ -222,14 +235,14 @@ impl DepGraph {
                 }
                 // From iteration k's statement i to iteration k + 1's statement j (j <= i). A statement to itself
                 // only through a read-after-write (an accumulator): its other self-hazards are its own order.
-                let mut carried: Vec<DepKind> = vars(a, b).into_iter().chain(memory(a.effects, b.effects)).collect();
+                let mut carried: Vec<DepKind> = vars(a, b).into_iter().chain(mem).collect();
                 if i == j {
                     carried.retain(|k| matches!(k, DepKind::Var(Hazard::Raw) | DepKind::Memory(Hazard::Raw, _)));
                 } else {
                     if carried.iter().all(|k| !matches!(k, DepKind::Memory(..))) && ordered(a.effects, b.effects) {
                         carried.push(DepKind::Order);
                     }
-                    if a.effects.contains(Effects::ASYNC) && b.effects.contains(Effects::WAIT) {
+                    if completes(kernel, &a.foot, &b.foot) {
                         carried.push(DepKind::Async);
                     }
                 }
@@ -239,7 +252,23 @@ impl DepGraph {
                 });
             }
         }
-        DepGraph { graph }
+        DepGraph { graph, resources }
+    }
+
+    /// How the text form names an edge's kind: `data`, `var.raw`, `mem.war(@stages)`, `order`, `async`.
+    pub fn kind_name(&self, kind: DepKind) -> String {
+        match kind {
+            DepKind::Data => "data".into(),
+            DepKind::Var(h) => format!("var.{}", h.name()),
+            DepKind::Memory(h, r) => format!("mem.{}({})", h.name(), self.resource_name(r)),
+            DepKind::Order => "order".into(),
+            DepKind::Async => "async".into(),
+        }
+    }
+
+    /// The name of resource `index` of a memory edge (`@stages`, `%out`, `shared`).
+    pub fn resource_name(&self, index: u32) -> &str {
+        self.resources.get(index as usize).map_or("?", |(_, n)| n.as_str())
     }
 
     /// The petgraph graph, for algorithms (cycles, longest paths).
@@ -263,7 +292,7 @@ impl DepGraph {
             .edge_references()
             .map(|e| (self.graph[e.source()].index, self.graph[e.target()].index, *e.weight()))
             .collect();
-        out.sort_by_key(|&(a, b, d)| (a, b, d.distance, d.kind.name()));
+        out.sort_by_key(|&(a, b, d)| (a, b, d.distance, self.kind_name(d.kind)));
         out
     }
 
@@ -276,7 +305,7 @@ impl DepGraph {
         }
         for (a, b, d) in self.edges() {
             let carried = if d.distance > 0 { format!(" +{}", d.distance) } else { String::new() };
-            let _ = writeln!(out, "s{a} -> s{b} {}{carried}", d.kind.name());
+            let _ = writeln!(out, "s{a} -> s{b} {}{carried}", self.kind_name(d.kind));
         }
         out
     }
@@ -290,9 +319,9 @@ impl DepGraph {
         }
         for (a, b, d) in self.edges() {
             let style = if d.distance > 0 {
-                format!(", style=dashed, label=\"{} +{}\"", d.kind.name(), d.distance)
+                format!(", style=dashed, label=\"{} +{}\"", self.kind_name(d.kind), d.distance)
             } else {
-                format!(", label=\"{}\"", d.kind.name())
+                format!(", label=\"{}\"", self.kind_name(d.kind))
             };
             let _ = writeln!(out, "  s{a} -> s{b} [{}];", style.trim_start_matches(", "));
         }
