@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""The GEMM table of issue 17: every shape of the harness, bf16 and fp8 e4m3, each kernel checked against a float32
+reference of the same inputs, then timed in the same run as its anchors: cuBLAS (`torch.matmul`) and Triton's
+tutorial matmul for bf16, `torch._scaled_mm` (fast accumulation) for fp8. Prints TFLOP/s (2 M N K over the median
+time), the ratio to the anchor, and the geometric mean of the ratios over the shapes.
+
+Run from scripts/gpu on the GPU machine, after scripts/gpu/build.sh (the modules and `cutec` in $GPU_DIR):
+    GPU_DIR=../../.gpu python3 gemm_table.py [--skip-check]
+Exit status: 0 when every case is correct, 1 otherwise.
+"""
+import argparse
+import math
+import os
+import sys
+import tempfile
+
+import torch
+
+import fp8_check as f8
+from cuda_timing import median_ms
+from hopper_check import GPU, gemm_case, run, triton_matmul
+
+SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048), (128, 8192, 8192), (256, 8192, 8192),
+          (1024, 8192, 8192), (16, 8192, 8192), (64, 8192, 8192), (4096, 14336, 4096)]
+BF16 = [("gemm_sm90", "gemm"), ("gemm_sm90_manual", "gemm_sm90_manual")]
+FP8 = [("gemm_fp8", "gemm_fp8"), ("gemm_fp8_manual", "gemm_fp8_manual")]
+
+
+def geomean(xs):
+    xs = [x for x in xs if x == x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def fp8_case(work, module, kernel, m, n, k, seed):
+    """An fp8 GEMM against float32 A * B^T of the same e4m3 inputs, scaled: gives whether it passed."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", generator=g).to(f8.E4M3)
+    b = torch.randn(n, k, device="cuda", generator=g).to(f8.E4M3)
+    pa, pb, pc = (os.path.join(work, x) for x in ("a.npy", "b.npy", "c.npy"))
+    f8.save_raw(pa, a, ml=False)
+    f8.save_raw(pb, b, ml=False)
+    rc, out, _ = f8.run(module + ".ptx", kernel, inputs=[("a", pa), ("b", pb)], outputs=[("c", pc)],
+                        scalars=[("scale_a", 0.5), ("scale_b", 1.25)])
+    label = f"{f'{m}x{n}x{k}':>18} {module:<18}"
+    if rc != 0:
+        print(f"{label} FAIL cutec run failed:\n{out}")
+        return False
+    c = f8.load(pc).float()
+    ref = (a.float() @ b.float().T) * 0.625
+    rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
+    ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
+    print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+    return ok
+
+
+def bench(module, kernel, m, n, k, fp8):
+    dims = {"M": m, "N": n, "K": k}
+    if fp8:
+        rc, out, b = f8.run(module + ".ptx", kernel, dims, bench=True, scalars=[("scale_a", 1.0), ("scale_b", 1.0)])
+    else:
+        rc, out, b = run(module + ".ptx", kernel, dims, bench=True, iters=20)
+    return float(b["median_ms"]) if rc == 0 else float("nan")
+
+
+def table(kind, kernels, anchors, fp8):
+    print(f"== {kind}: TFLOP/s (ratio to {anchors[0][0]}), medians of 20 launches, CUDA events, the same run")
+    names = [m for m, _ in kernels] + [a for a, _ in anchors]
+    print(f"{'M x N x K':>18}" + "".join(f"{n:>22}" for n in names))
+    ratios = {m: [] for m, _ in kernels + [(a, None) for a, _ in anchors[1:]]}
+    for m, n, k in SHAPES:
+        flop = 2.0 * m * n * k
+        times = {mod: bench(mod, ker, m, n, k, fp8) for mod, ker in kernels}
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        for name, anchor in anchors:
+            times[name] = median_ms(anchor(a, b))
+        ref = times[anchors[0][0]]
+        cells = []
+        for name in names:
+            t = times[name]
+            if name != anchors[0][0]:
+                ratios[name].append(ref / t)
+            cells.append(f"{flop / t / 1e9:.1f} ({ref / t:.3f})")
+        print(f"{f'{m}x{n}x{k}':>18}" + "".join(f"{c:>22}" for c in cells))
+        del a, b
+    print(f"{'geometric mean':>18}" + "".join(f"{geomean(ratios[n]):>22.3f}" if n in ratios else f"{'1':>22}"
+                                              for n in names))
+    low = {n: min(r) for n, r in ratios.items() if r}
+    print("lowest ratio: " + ", ".join(f"{n} {v:.3f}" for n, v in low.items()))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--skip-check", action="store_true", help="time only")
+    args = ap.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    work = tempfile.mkdtemp(prefix="cutec-table-", dir=GPU)
+    ok = True
+    if not args.skip_check:
+        print("== correctness against float32 references of the same inputs (relative Frobenius error <= 1e-2)")
+        for i, (m, n, k) in enumerate(SHAPES):
+            for module, kernel in BF16:
+                ok &= gemm_case(work, module + ".ptx", kernel, m, n, k, label=f"{f'{m}x{n}x{k}':>18} {module:<18}")
+            for module, kernel in FP8:
+                ok &= fp8_case(work, module, kernel, m, n, k, seed=i)
+    mm = triton_matmul()
+    bf16_anchors = [("cuBLAS", lambda a, b: (lambda: torch.matmul(a, b.T)))]
+    if mm is not None:
+        def triton_anchor(a, b):
+            c = torch.empty(a.shape[0], b.shape[0], device="cuda", dtype=torch.bfloat16)
+            return lambda: mm(a, b, c)
+        bf16_anchors.append(("Triton", triton_anchor))
+    table("bf16", BF16, bf16_anchors, fp8=False)
+    one = torch.tensor(1.0, device="cuda")
+
+    def scaled(a, b):
+        a8, b8 = a.to(f8.E4M3), b.to(f8.E4M3)
+        return lambda: f8.scaled_mm(a8, b8, one, one)
+    table("fp8 e4m3 -> bf16", FP8, [("_scaled_mm", scaled)], fp8=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
