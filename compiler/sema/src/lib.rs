@@ -274,6 +274,8 @@ pub enum Resolution {
     Space(Space),
     /// Keyed by a `MethodCall` expression: the builtin method it calls.
     Method(Method),
+    /// `grouped` in `persistent(raster = grouped(G))`: a tile order, which only that attribute names.
+    Rasterization,
 }
 
 /// A kernel or a device function.

@@ -554,7 +554,11 @@ impl Fcx<'_, '_> {
             }
             seen = true;
             match &arg.value.kind {
-                ExprKind::Call { callee, args } if matches!(&callee.kind, ExprKind::Name { name, generics } if name.name == "grouped" && generics.is_empty()) => {
+                ExprKind::Call { callee, args } if matches!(&callee.kind, ExprKind::Name { name, generics } if name.name == "grouped" && generics.is_empty()) =>
+                {
+                    self.set_res(callee.id, crate::Resolution::Rasterization);
+                    self.set_type(callee.id, Type::Unit);
+                    self.set_type(arg.value.id, Type::Unit);
                     match args.as_slice() {
                         [g] if g.name.is_none() => p.group = self.attr_count("grouped", &g.value, 1, usage),
                         _ => bad(self, arg.value.span, "`grouped` takes one count of tile rows".into(), None),
