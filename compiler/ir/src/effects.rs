@@ -424,20 +424,28 @@ impl Domain {
     }
 }
 
+/// One access of a statement: the resource it touches, whether it writes, and where it is known: its pointer and
+/// the bytes it covers from there (what [`crate::analysis::deps`] needs to tell the stages of a ring apart).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Access {
+    pub resource: Resource,
+    pub write: bool,
+    pub at: Option<(Handle<Expr>, u64)>,
+}
+
 /// The resources a statement reads and writes in program order, and the asynchronous domains it starts work in
 /// and completes (see [`Resource`], [`Domain`]). An asynchronous operation's own accesses are listed with it;
 /// the mbarrier a TMA load signals is its domain, not an access: the load and an `expect_tx` on that barrier do
 /// not conflict.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Footprint {
-    pub reads: Vec<Resource>,
-    pub writes: Vec<Resource>,
+    pub accesses: Vec<Access>,
     pub starts: Vec<Domain>,
     pub completes: Vec<Domain>,
 }
 
 impl Footprint {
-    /// Adds `other`'s, each resource and domain once.
+    /// Adds `other`'s, each access and domain once.
     fn add(&mut self, other: Footprint) {
         fn merge<T: PartialEq>(into: &mut Vec<T>, from: Vec<T>) {
             for x in from {
@@ -446,47 +454,72 @@ impl Footprint {
                 }
             }
         }
-        merge(&mut self.reads, other.reads);
-        merge(&mut self.writes, other.writes);
+        merge(&mut self.accesses, other.accesses);
         merge(&mut self.starts, other.starts);
         merge(&mut self.completes, other.completes);
     }
 
+    /// The resources it reads.
+    pub fn reads(&self) -> impl Iterator<Item = &Access> {
+        self.accesses.iter().filter(|a| !a.write)
+    }
+    /// The resources it writes.
+    pub fn writes(&self) -> impl Iterator<Item = &Access> {
+        self.accesses.iter().filter(|a| a.write)
+    }
+
     /// Of one operation.
     pub fn of_op(kernel: &Kernel, op: &Op) -> Footprint {
-        let r = |h| Resource::of(kernel, h);
+        // An access through `ptr` of `bytes` bytes (unknown size: `None`), and one known only by its resource.
+        let at = |ptr: Handle<Expr>, bytes: Option<u64>, write: bool| Access {
+            resource: Resource::of(kernel, ptr),
+            write,
+            at: bytes.map(|b| (ptr, b)),
+        };
+        let whole = |resource: Resource, write: bool| Access { resource, write, at: None };
         let global = Resource::Space(AddrSpace::Global);
-        let (reads, writes, starts, completes) = match *op {
-            Op::Load { ptr, .. } => (vec![r(ptr)], vec![], vec![], vec![]),
-            Op::MbarrierInit { bar, .. } => (vec![], vec![r(bar)], vec![], vec![]),
-            Op::MbarrierArriveExpectTx { bar, .. } | Op::MbarrierArrive { bar } => {
-                (vec![r(bar)], vec![r(bar)], vec![], vec![])
-            }
-            Op::MbarrierWait { bar, .. } => (vec![r(bar)], vec![r(bar)], vec![], vec![Domain::Mbarrier(r(bar))]),
-            Op::MbarrierArriveRemote { .. } => {
-                let shared = Resource::Space(AddrSpace::Shared);
-                (vec![shared], vec![shared], vec![], vec![])
-            }
-            Op::TmaLoad { dst, map, bar, .. } => {
-                (vec![r(map), global], vec![r(dst)], vec![Domain::Mbarrier(r(bar))], vec![])
-            }
-            Op::TmaLoadUnscheduled { dst, map, .. } => {
-                (vec![r(map), global], vec![r(dst)], vec![Domain::Unscheduled], vec![])
-            }
-            Op::TmaStore { src, map, .. } => (vec![r(map), r(src)], vec![global], vec![Domain::BulkGroups], vec![]),
-            Op::Stmatrix { ptr, .. } => (vec![], vec![r(ptr)], vec![], vec![]),
-            Op::BulkCommit => (vec![], vec![], vec![Domain::BulkGroups], vec![]),
-            Op::BulkWait { .. } => (vec![], vec![], vec![], vec![Domain::BulkGroups]),
-            Op::PrefetchTensorMap { map } => (vec![r(map)], vec![], vec![], vec![]),
+        let shared = Resource::Space(AddrSpace::Shared);
+        let size = |ty: Type| Some(u64::from(ty.size_bytes()));
+        let box_of = |map: Handle<Expr>| match kernel.exprs.get(map) {
+            Some(Expr::Param(i)) => kernel.tma_box_bytes(*i),
+            _ => None,
+        };
+        // An mbarrier is one 8-byte word.
+        let bar_rw = |bar| vec![at(bar, Some(8), false), at(bar, Some(8), true)];
+        let (accesses, starts, completes) = match *op {
+            Op::Load { ptr, ty, .. } => (vec![at(ptr, size(ty), false)], vec![], vec![]),
+            Op::MbarrierInit { bar, .. } => (vec![at(bar, Some(8), true)], vec![], vec![]),
+            Op::MbarrierArriveExpectTx { bar, .. } | Op::MbarrierArrive { bar } => (bar_rw(bar), vec![], vec![]),
+            Op::MbarrierWait { bar, .. } => (bar_rw(bar), vec![], vec![Domain::Mbarrier(Resource::of(kernel, bar))]),
+            Op::MbarrierArriveRemote { .. } => (vec![whole(shared, false), whole(shared, true)], vec![], vec![]),
+            Op::TmaLoad { dst, map, bar, .. } => (
+                vec![at(map, None, false), whole(global, false), at(dst, box_of(map), true)],
+                vec![Domain::Mbarrier(Resource::of(kernel, bar))],
+                vec![],
+            ),
+            Op::TmaLoadUnscheduled { dst, map, .. } => (
+                vec![at(map, None, false), whole(global, false), at(dst, box_of(map), true)],
+                vec![Domain::Unscheduled],
+                vec![],
+            ),
+            Op::TmaStore { src, map, .. } => (
+                vec![at(map, None, false), at(src, box_of(map), false), whole(global, true)],
+                vec![Domain::BulkGroups],
+                vec![],
+            ),
+            Op::Stmatrix { ptr, .. } => (vec![at(ptr, None, true)], vec![], vec![]),
+            Op::BulkCommit => (vec![], vec![Domain::BulkGroups], vec![]),
+            Op::BulkWait { .. } => (vec![], vec![], vec![Domain::BulkGroups]),
+            Op::PrefetchTensorMap { map } => (vec![at(map, None, false)], vec![], vec![]),
             Op::Wgmma { acc, a, a_desc, .. } => {
-                let mut reads = vec![Resource::Space(AddrSpace::Shared), r(acc)];
+                let mut accesses = vec![whole(shared, false), at(acc, None, false), at(acc, None, true)];
                 if a_desc.is_none() {
-                    reads.push(r(a));
+                    accesses.push(at(a, None, false));
                 }
-                (reads, vec![r(acc)], vec![Domain::WgmmaGroups], vec![])
+                (accesses, vec![Domain::WgmmaGroups], vec![])
             }
-            Op::WgmmaCommit => (vec![], vec![], vec![Domain::WgmmaGroups], vec![]),
-            Op::WgmmaWait { .. } => (vec![], vec![], vec![], vec![Domain::WgmmaGroups]),
+            Op::WgmmaCommit => (vec![], vec![Domain::WgmmaGroups], vec![]),
+            Op::WgmmaWait { .. } => (vec![], vec![], vec![Domain::WgmmaGroups]),
             Op::Shuffle { .. }
             | Op::ClusterBarrier
             | Op::FenceMbarrierInit
@@ -494,10 +527,10 @@ impl Footprint {
             | Op::FenceProxyAsync
             | Op::NamedBarrier { .. }
             | Op::WgmmaFence
-            | Op::Setmaxnreg { .. } => (vec![], vec![], vec![], vec![]),
+            | Op::Setmaxnreg { .. } => (vec![], vec![], vec![]),
         };
         let mut f = Footprint::default();
-        f.add(Footprint { reads, writes, starts, completes });
+        f.add(Footprint { accesses, starts, completes });
         f
     }
 
@@ -505,7 +538,11 @@ impl Footprint {
     pub fn of_stmt(kernel: &Kernel, s: &Stmt) -> Footprint {
         match s {
             Stmt::Op { op: o, .. } => Footprint::of_op(kernel, o),
-            Stmt::Store { ptr, .. } => Footprint { writes: vec![Resource::of(kernel, *ptr)], ..Footprint::default() },
+            // Its size would need the value's type: the stages of a ring are told apart by the loads and copies.
+            Stmt::Store { ptr, .. } => {
+                let access = Access { resource: Resource::of(kernel, *ptr), write: true, at: None };
+                Footprint { accesses: vec![access], ..Footprint::default() }
+            }
             _ => Footprint::default(),
         }
     }

@@ -173,3 +173,44 @@ fn dependency_edges_name_resources_and_async_domains() {
     assert!(!Domain::WgmmaGroups.completed_by(bars, k) && !Domain::BulkGroups.completed_by(Domain::WgmmaGroups, k));
     assert!(Domain::WgmmaGroups.completed_by(Domain::WgmmaGroups, k) && Domain::Unscheduled.completed_by(bars, k));
 }
+
+/// A loop-carried hazard between accesses that stay inside stage `i % S` of a ring has distance S; one whose
+/// address the analysis cannot bound keeps distance 1.
+#[test]
+fn ring_stages_give_loop_carried_distances_of_s() {
+    let ring = |read_index: &str| {
+        parsed(&format!(
+            "kernel @ring(%a: ptr<param> align(64) box(2048), %n: i32) block(128, 1, 1) {{
+  shared @stages: [3072 x bf16] align(1024)
+  var $i: i32
+  %0: i32 = sreg tid.x
+  for $i in 0..%n step 1 {{
+    %1: i32 = read $i
+    %2: i32 = rem %1, 3
+    %3: i32 = mul %2, 1024
+    %4: ptr<shared> = offset @stages, %3 x bf16
+    tma.load.unscheduled %4, %a[0, %1]
+    %5: ptr<shared> = offset %4, {read_index} x bf16
+    %6: bf16 = load bf16, %5 align(2)
+  }}
+}}
+"
+        ))
+    };
+    let carried = |m: &Module| {
+        let k = &m.kernels[0];
+        let lp = k.body.stmts().iter().find(|s| s.is_loop()).expect("a loop");
+        let g = DepGraph::of_loop(k, lp).expect("a loop");
+        g.edges()
+            .into_iter()
+            .filter(|&(_, _, d)| d.distance > 0)
+            .map(|(a, b, d)| format!("s{a} -> s{b} {} +{}", g.kind_name(d.kind), d.distance))
+            .collect::<Vec<_>>()
+    };
+    // The read of the thread's element (0..128 of the stage's 1024) meets the copy of 3 iterations later.
+    let within = carried(&ring("%0"));
+    assert!(within.contains(&"s6 -> s4 mem.war(@stages) +3".to_string()), "{within:?}");
+    // An index the analysis does not bound (the loop variable itself may leave the stage): distance 1.
+    let beyond = carried(&ring("%1"));
+    assert!(beyond.contains(&"s6 -> s4 mem.war(@stages) +1".to_string()), "{beyond:?}");
+}

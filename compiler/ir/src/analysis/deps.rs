@@ -18,15 +18,16 @@
 //!
 //! An edge has a **distance**: 0 within one iteration (from an earlier statement to a later one), 1 from a
 //! statement of iteration `i` to one of iteration `i + 1` (*loop-carried*; it may go backwards, or from a
-//! statement to itself, as an accumulator's read-after-write does). Distances are conservative: an access to
-//! stage `i % S` of a ring conflicts with stage `(i + 1) % S` as far as this graph knows (refining that to
-//! distance S needs the index arithmetic, the pipeliner's job).
+//! statement to itself, as an accumulator's read-after-write does), or S when both accesses behind a memory
+//! edge are proved to stay inside stage `i % S` of one ring ([`crate::analysis::stages`]): stage `i % S` and
+//! stage `(i + 1) % S` are disjoint, so the access of iteration `k` meets only that of iteration `k + S`.
 //!
 //! The graph prints as a stable text form ([`DepGraph::to_text`], snapshot-tested) and as Graphviz DOT
 //! ([`DepGraph::to_dot`]).
 
+use crate::analysis::stages::{self, Stage};
 use crate::arena::Handle;
-use crate::effects::{self, Effects, Footprint, Resource};
+use crate::effects::{self, Access, Effects, Footprint, Resource};
 use crate::expr::Expr;
 use crate::module::{Kernel, Var};
 use crate::print::stmt_line;
@@ -65,7 +66,7 @@ pub enum DepKind {
     Async,
 }
 
-/// An edge: its kind and its iteration distance (0 or 1).
+/// An edge: its kind and its iteration distance (0, 1, or a ring's S).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Dep {
     pub kind: DepKind,
@@ -123,21 +124,35 @@ fn summarize(k: &Kernel, s: &Stmt) -> Summary {
 }
 
 /// The hazards from `a` (earlier) to `b` (later) over memory, each with the resource it is on (`a`'s, unless
-/// only `b`'s is named).
-fn memory(k: &Kernel, a: &Footprint, b: &Footprint) -> Vec<(Hazard, Resource)> {
-    let mut out = Vec::new();
+/// only `b`'s is named) and, for a loop-carried one (`carried`: the loop's induction variable), its distance: `S`
+/// when every pair of accesses behind it stays inside the stages `i % S` of one ring ([`stages`]), else 1.
+fn memory(k: &Kernel, a: &Footprint, b: &Footprint, carried: Option<Handle<Var>>) -> Vec<(Hazard, Resource, u32)> {
+    let mut out: Vec<(Hazard, Resource, u32)> = Vec::new();
     let named = |x: Resource, y: Resource| match x {
         Resource::Space(_) | Resource::Any => y,
         _ => x,
     };
-    for (hazard, from, to) in
-        [(Hazard::Raw, &a.writes, &b.reads), (Hazard::War, &a.reads, &b.writes), (Hazard::Waw, &a.writes, &b.writes)]
+    let stage = |x: &Access| -> Option<Stage> {
+        let var = carried?;
+        let (ptr, bytes) = x.at?;
+        stages::stage_of(k, ptr, bytes, var)
+    };
+    for (hazard, from_write, to_write) in
+        [(Hazard::Raw, true, false), (Hazard::War, false, true), (Hazard::Waw, true, true)]
     {
-        for &x in from {
-            for &y in to {
-                let found = (hazard, named(x, y));
-                if x.may_alias(y, k) && !out.contains(&found) {
-                    out.push(found);
+        for x in a.accesses.iter().filter(|x| x.write == from_write) {
+            for y in b.accesses.iter().filter(|y| y.write == to_write) {
+                if !x.resource.may_alias(y.resource, k) {
+                    continue;
+                }
+                let distance = match (stage(x), stage(y)) {
+                    (Some(s), Some(t)) if s == t => u32::try_from(s.modulus).unwrap_or(1),
+                    _ => 1,
+                };
+                let resource = named(x.resource, y.resource);
+                match out.iter_mut().find(|(h, r, _)| *h == hazard && *r == resource) {
+                    Some(found) => found.2 = found.2.min(distance),
+                    None => out.push((hazard, resource, distance)),
                 }
             }
         }
@@ -180,15 +195,20 @@ impl DepGraph {
         }
         // A `for`'s body; a `while`'s header, then its body.
         let stmts: Vec<&Stmt> = stmt.blocks().flat_map(|b| b.stmts()).collect();
-        Some(DepGraph::of_stmts(kernel, &stmts))
+        // The stages of a ring are told apart by a `for` variable that steps by 1 from a non-negative start.
+        let var = match *stmt {
+            Stmt::For { var, start, step: 1, .. } if stages::nonnegative(kernel, start) => Some(var),
+            _ => None,
+        };
+        Some(DepGraph::of_stmts(kernel, &stmts, var))
     }
 
     /// The graph of a block taken as a loop body.
     pub fn of_block(kernel: &Kernel, body: &Block) -> DepGraph {
-        DepGraph::of_stmts(kernel, &body.stmts().iter().collect::<Vec<_>>())
+        DepGraph::of_stmts(kernel, &body.stmts().iter().collect::<Vec<_>>(), None)
     }
 
-    fn of_stmts(kernel: &Kernel, stmts: &[&Stmt]) -> DepGraph {
+    fn of_stmts(kernel: &Kernel, stmts: &[&Stmt], var: Option<Handle<Var>>) -> DepGraph {
         let sums: Vec<Summary> = stmts.iter().map(|s| summarize(kernel, s)).collect();
         let mut graph = DiGraph::new();
         let mut resources: Vec<(Resource, String)> = Vec::new();
@@ -209,46 +229,46 @@ impl DepGraph {
         for i in 0..n {
             for j in 0..n {
                 let (a, b) = (&sums[i], &sums[j]);
-                let mem: Vec<DepKind> = memory(kernel, &a.foot, &b.foot)
-                    .into_iter()
-                    .map(|(h, r)| DepKind::Memory(h, index_of(r)))
-                    .collect();
-                let mut kinds = Vec::new();
+                let mut kinds: Vec<(DepKind, u32)> = Vec::new();
                 if i < j {
                     // Within one iteration, from the earlier statement to the later one.
+                    let mem = memory(kernel, &a.foot, &b.foot, None);
                     if b.uses.iter().any(|h| a.defs.contains(h)) {
-                        kinds.push(DepKind::Data);
+                        kinds.push((DepKind::Data, 0));
                     }
-                    kinds.extend(vars(a, b));
+                    kinds.extend(vars(a, b).into_iter().map(|k| (k, 0)));
                     let any_mem = !mem.is_empty();
-                    kinds.extend(mem);
+                    kinds.extend(mem.into_iter().map(|(h, r, _)| (DepKind::Memory(h, index_of(r)), 0)));
                     if !any_mem && ordered(a.effects, b.effects) {
-                        kinds.push(DepKind::Order);
+                        kinds.push((DepKind::Order, 0));
                     }
                     if completes(kernel, &a.foot, &b.foot) {
-                        kinds.push(DepKind::Async);
+                        kinds.push((DepKind::Async, 0));
                     }
-                    kinds.iter().for_each(|&kind| {
-                        graph.add_edge(nodes[i], nodes[j], Dep { kind, distance: 0 });
-                    });
-                    continue;
-                }
-                // From iteration k's statement i to iteration k + 1's statement j (j <= i). A statement to itself
-                // only through a read-after-write (an accumulator): its other self-hazards are its own order.
-                let mut carried: Vec<DepKind> = vars(a, b).into_iter().chain(mem).collect();
-                if i == j {
-                    carried.retain(|k| matches!(k, DepKind::Var(Hazard::Raw) | DepKind::Memory(Hazard::Raw, _)));
                 } else {
-                    if carried.iter().all(|k| !matches!(k, DepKind::Memory(..))) && ordered(a.effects, b.effects) {
-                        carried.push(DepKind::Order);
+                    // From iteration k's statement i to a later iteration's statement j (j <= i): iteration k + 1,
+                    // or k + S for accesses that stay in the stages of a ring. A statement to itself only through a
+                    // read-after-write (an accumulator): its other self-hazards are its own order.
+                    let mem = memory(kernel, &a.foot, &b.foot, var);
+                    let mut carried: Vec<(DepKind, u32)> = vars(a, b).into_iter().map(|k| (k, 1)).collect();
+                    carried.extend(mem.into_iter().map(|(h, r, d)| (DepKind::Memory(h, index_of(r)), d)));
+                    if i == j {
+                        carried
+                            .retain(|(k, _)| matches!(k, DepKind::Var(Hazard::Raw) | DepKind::Memory(Hazard::Raw, _)));
+                    } else {
+                        if carried.iter().all(|(k, _)| !matches!(k, DepKind::Memory(..)))
+                            && ordered(a.effects, b.effects)
+                        {
+                            carried.push((DepKind::Order, 1));
+                        }
+                        if completes(kernel, &a.foot, &b.foot) {
+                            carried.push((DepKind::Async, 1));
+                        }
                     }
-                    if completes(kernel, &a.foot, &b.foot) {
-                        carried.push(DepKind::Async);
-                    }
+                    kinds.extend(carried);
                 }
-                kinds.extend(carried);
-                kinds.iter().for_each(|&kind| {
-                    graph.add_edge(nodes[i], nodes[j], Dep { kind, distance: 1 });
+                kinds.iter().for_each(|&(kind, distance)| {
+                    graph.add_edge(nodes[i], nodes[j], Dep { kind, distance });
                 });
             }
         }

@@ -3,4 +3,5 @@
 pub mod deps;
 pub mod protocol;
 pub mod range;
+pub mod stages;
 pub mod uniformity;
