@@ -289,7 +289,9 @@ of 8 from 24 to 256. The budgets must also fit the SM's register file of 65536 r
 roles of R x 128 threads x their warpgroups, where a role without `registers` keeps the budget at entry (65536 \
 divided by the block's threads, rounded down to a multiple of 8, at most 248). `setmaxnreg.inc` waits until the \
 registers it asks for are free, so a budget past the register file blocks forever. Give back registers in the \
-roles that need few (a TMA producer runs with 40) to give them to the others:\n\n    \
+roles that need few (a TMA producer runs with 40) to give them to the others. The same sum is proved over the \
+IR after the scheduling passes (`check-operands`), each warpgroup counting the largest budget of the regions it \
+runs, so the roles `warp_specialized` writes are held to it too:\n\n    \
 role producer(registers = 40) { .. }                         // 40 x 128 x 1 =  5120\n    \
 role consumer(warpgroups = 2, registers = 232) as wg { .. }  // 232 x 128 x 2 = 59392, 64512 in all\n",
     },

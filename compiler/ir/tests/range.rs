@@ -169,3 +169,28 @@ fn a_role_has_at_least_its_accumulator_s_registers() {
     assert_eq!(e.rule, Rule::RoleRegisters { role: "consumer".into(), regs: 120, needed: 128, n: 256 });
     assert_eq!(e.code(), "E0333");
 }
+
+/// The warpgroups' budgets must fit the SM's 65536 registers (E0314), each warpgroup counting its regions'
+/// `setmaxnreg` or, outside any, its budget at entry: as the lowering checks roles written by hand, proved here
+/// for the regions the passes write.
+#[test]
+fn the_warpgroups_register_budgets_fit_the_register_file() {
+    let roles = |regions: &str| {
+        let text = format!("kernel @k(%x: ptr<global> align(4)) block(384, 1, 1) {{\n{regions}}}\n");
+        let mut module = cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        operand_error(&mut module)
+    };
+    let two = |producer: u32, consumers: u32| {
+        format!(
+            "  warpgroup producer 0..1 regs({producer}) {{\n  }}\n  warpgroup consumer 1..3 regs({consumers}) {{\n  }}\n"
+        )
+    };
+    // 40 * 128 + 232 * 256 = 64512: what specialize-warps gives two consumer warpgroups.
+    assert_eq!(roles(&two(40, 232)), None);
+    let e = roles(&two(40, 240)).expect("refused");
+    assert_eq!((e.code(), e.rule), ("E0314", Rule::RegisterBudget { total: 66560, sm: 65536 }));
+    // Warpgroup 0 runs no region: it keeps the 168 registers of the entry.
+    let e = roles("  warpgroup consumer 1..3 regs(232) {\n  }\n").expect("refused");
+    assert_eq!(e.rule, Rule::RegisterBudget { total: 168 * 128 + 232 * 256, sm: 65536 });
+    assert_eq!(roles("  warpgroup consumer 1..3 regs(168) {\n  }\n"), None);
+}

@@ -44,7 +44,7 @@ impl Pass for CheckOperands {
         for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
             let mut check = Check { kernel, ranges: Ranges::new(kernel, kinfo) };
             let cta = check.ranges.cta();
-            if let Some(e) = check.block(&kernel.body, cta) {
+            if let Some(e) = register_budget(kernel).or_else(|| check.block(&kernel.body, cta)) {
                 return Err(PassError {
                     pass: self.name(),
                     kernel: kernel.name.clone(),
@@ -78,6 +78,12 @@ pub enum Rule {
     CtaRank {
         cluster: Option<u32>,
     },
+    /// The warpgroups' register budgets (each warpgroup its regions' largest, or the budget at entry outside
+    /// any region) add up to `total` registers, more than the SM's `sm`: a `setmaxnreg.inc` would wait forever.
+    RegisterBudget {
+        total: u64,
+        sm: u32,
+    },
     /// A role's registers per thread, below the `needed` registers of its largest accumulator (`m64nNk16`).
     RoleRegisters {
         role: String,
@@ -106,6 +112,7 @@ impl OperandError {
             Rule::MulticastMask { .. } => codes::MULTICAST_MASK,
             Rule::CtaRank { .. } => codes::CTA_RANK,
             Rule::RoleRegisters { .. } => codes::ROLE_REGISTERS,
+            Rule::RegisterBudget { .. } => codes::REGISTER_BUDGET,
         }
     }
 
@@ -132,6 +139,9 @@ impl OperandError {
             Rule::RoleRegisters { role, regs, needed, .. } => {
                 format!("the role `{role}` has {regs} registers per thread, fewer than its accumulator's {needed}")
             }
+            Rule::RegisterBudget { total, sm } => {
+                format!("the warpgroups' register budgets add up to {total} registers, more than the SM's {sm}")
+            }
         }
     }
 
@@ -139,6 +149,9 @@ impl OperandError {
         let range = self.range;
         if let Rule::RoleRegisters { n, needed, .. } = self.rule {
             return format!("an m64n{n} accumulator of f32 takes {needed} registers per thread");
+        }
+        if let Rule::RegisterBudget { .. } = self.rule {
+            return format!("the largest budget, {} registers per thread", range.hi);
         }
         if let Rule::BarrierThreads { .. } = self.rule
             && range.as_exact().is_none()
@@ -185,6 +198,10 @@ impl OperandError {
                 "ptxas cannot give a warpgroup fewer registers than the values it keeps live: it ignores the \
                  `setmaxnreg` (advisory C7507) and the budget this role states is not the one it runs with"
             }
+            Rule::RegisterBudget { .. } => {
+                "PTX ISA, `setmaxnreg`: `.inc` waits until the registers it asks for are free in the SM's file; \
+                 with budgets over the file some warpgroup waits forever"
+            }
         };
         d = d.with_note(note);
         let help = match &self.rule {
@@ -193,6 +210,7 @@ impl OperandError {
             }
             Rule::MulticastMask { cluster: None } => Some("add `cluster = (2, 1)` (or the shape you need) to `launch`"),
             Rule::RoleRegisters { .. } => Some("give the role more registers, or a smaller tile per warpgroup"),
+            Rule::RegisterBudget { .. } => Some("give the roles fewer registers, or the block fewer warpgroups"),
             _ => None,
         };
         match help {
@@ -200,6 +218,49 @@ impl OperandError {
             None => d,
         }
     }
+}
+
+/// E0314 when the warpgroups' register budgets do not fit the SM's register file (`SM_REGISTERS`): each
+/// warpgroup counts the largest budget of the regions it runs (`setmaxnreg` to it), or the budget at entry if it
+/// runs none. A `setmaxnreg.inc` waits until the registers are free, so a sum over the file waits forever once
+/// the others have theirs; the lowering checks the same for roles written by hand, and this proves it for the
+/// regions the passes write. Needs the block size (without it the budget at entry is unknown: nothing to prove).
+fn register_budget(kernel: &Kernel) -> Option<OperandError> {
+    let threads = kernel.block_size?.iter().product::<u32>();
+    let entry = kernel.entry_registers()?;
+    let mut per_warpgroup = vec![None::<u32>; threads.div_ceil(128) as usize];
+    let mut largest: Option<(u32, Loc)> = None;
+    fn regions(block: &Block, out: &mut Vec<(u32, u32, u32, Loc)>) {
+        for (stmt, loc) in block.iter() {
+            if let Stmt::Warpgroup { role, regs: Some(r), .. } = stmt {
+                out.push((role.first, role.count, *r, loc));
+            }
+            for b in stmt.blocks() {
+                regions(b, out);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    regions(&kernel.body, &mut found);
+    for (first, count, regs, loc) in found {
+        for w in first..first.saturating_add(count) {
+            if let Some(slot) = per_warpgroup.get_mut(w as usize) {
+                *slot = Some(slot.map_or(regs, |r: u32| r.max(regs)));
+            }
+        }
+        if largest.is_none_or(|(r, _)| regs > r) {
+            largest = Some((regs, loc));
+        }
+    }
+    let (regs, at) = largest?;
+    let total: u64 = per_warpgroup.iter().map(|r| u64::from(r.unwrap_or(entry)) * 128).sum();
+    let sm = cutec_target::SM_REGISTERS;
+    (total > u64::from(sm)).then(|| OperandError {
+        rule: Rule::RegisterBudget { total, sm },
+        range: Interval::exact(regs.into()),
+        at,
+        operand: None,
+    })
 }
 
 struct Check<'k> {
