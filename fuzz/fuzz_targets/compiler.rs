@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(again) => assert_eq!(cutec_ir::print(&again), text, "the lowered IR's text does not round-trip"),
         Err(e) => panic!("the lowered IR's text does not parse: {e}\n{text}"),
     }
-    let options = cutec_ir::PipelineOptions { verify_each: true, after_pass: None };
+    let options = cutec_ir::PipelineOptions { verify_each: true, ..Default::default() };
     match cutec_ir::run_pipeline(&mut module, options) {
         Ok(_) => {
             let text = cutec_ir::print(&module);

@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     if cutec_ir::validate(&module).is_err() {
         return;
     }
-    let options = cutec_ir::PipelineOptions { verify_each: true, after_pass: None };
+    let options = cutec_ir::PipelineOptions { verify_each: true, ..Default::default() };
     if cutec_ir::run_pipeline(&mut module, options).is_ok() {
         let _ = cutec_ir::print(&module);
     }

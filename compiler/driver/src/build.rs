@@ -46,6 +46,8 @@ pub struct Artifacts {
     pub warnings: Vec<Diagnostic>,
     /// Wall time of each stage, in order (`cutec build --timings`).
     pub timings: Vec<(&'static str, std::time::Duration)>,
+    /// Wall time of each IR pass, in order: the parts of the stage `IR passes`.
+    pub pass_timings: Vec<(&'static str, std::time::Duration)>,
 }
 
 /// A failed build: the sources and the diagnostics saying why.
@@ -101,7 +103,12 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
             dump = Some(cutec_ir::print(m));
         }
     };
-    let pipeline = cutec_ir::PipelineOptions { verify_each: cfg!(debug_assertions), after_pass: Some(&mut hook) };
+    let mut pass_timings = Vec::new();
+    let pipeline = cutec_ir::PipelineOptions {
+        verify_each: cfg!(debug_assertions),
+        after_pass: Some(&mut hook),
+        timings: Some(&mut pass_timings),
+    };
     let mut check_warnings = match cutec_ir::run_pipeline(&mut module, pipeline) {
         Ok(info) => info.warnings,
         // A pass that cannot do what the program asks (E0324 and others, at the loop or kernel).
@@ -181,6 +188,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         ptxas,
         warnings,
         timings,
+        pass_timings,
     };
     Ok((checked, artifacts))
 }

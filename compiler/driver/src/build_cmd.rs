@@ -102,6 +102,12 @@ pub(crate) fn build(
                     let total: std::time::Duration = art.timings.iter().map(|(_, d)| *d).sum();
                     for (stage, d) in &art.timings {
                         eprintln!("time: {:>8.3} ms  {stage}", d.as_secs_f64() * 1e3);
+                        // The passes that cost something, each on its own line (like rustc's -Z time-passes).
+                        if *stage == "IR passes" {
+                            for (pass, d) in art.pass_timings.iter().filter(|(_, d)| d.as_secs_f64() >= 1e-3) {
+                                eprintln!("time: {:>8.3} ms    {pass}", d.as_secs_f64() * 1e3);
+                            }
+                        }
                     }
                     eprintln!("time: {:>8.3} ms  total", total.as_secs_f64() * 1e3);
                 }

@@ -43,7 +43,8 @@ fn the_hook_sees_every_pass() {
     let mut module = fixtures::copy();
     let mut seen = Vec::new();
     let mut hook = |name: &str, _: &Module| seen.push(name.to_string());
-    run_pipeline(&mut module, PipelineOptions { verify_each: true, after_pass: Some(&mut hook) }).unwrap();
+    run_pipeline(&mut module, PipelineOptions { verify_each: true, after_pass: Some(&mut hook), ..Default::default() })
+        .unwrap();
     assert_eq!(seen, PIPELINE);
 }
 

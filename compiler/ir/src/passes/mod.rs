@@ -298,17 +298,30 @@ pub struct PipelineOptions<'a> {
     pub verify_each: bool,
     /// Called after each pass with its name and the module (`--dump-after`).
     pub after_pass: Option<AfterPass<'a>>,
+    /// Receives the wall time of each pass in the order they run, the validation before the first as
+    /// `validate` (`--timings`). A pass's time includes the analyses it asks for.
+    pub timings: Option<&'a mut Vec<(&'static str, std::time::Duration)>>,
 }
 
 /// Runs the pipeline over `module`; gives the validator's analysis of the result.
 pub fn run_pipeline(module: &mut Module, mut options: PipelineOptions<'_>) -> Result<ModuleInfo, PipelineError> {
     let mut analyses = Analyses::default();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |name: &'static str, timings: &mut Option<&mut Vec<_>>| {
+        let now = std::time::Instant::now();
+        if let Some(t) = timings.as_deref_mut() {
+            t.push((name, now - clock));
+        }
+        clock = now;
+    };
     analyses.info(module)?;
+    lap("validate", &mut options.timings);
     for pass in pipeline() {
         run_pass(pass, module, &mut analyses)?;
         if options.verify_each {
             analyses.info(module)?;
         }
+        lap(pass.name(), &mut options.timings);
         if let Some(hook) = options.after_pass.as_mut() {
             hook(pass.name(), module);
         }

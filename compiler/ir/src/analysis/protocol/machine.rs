@@ -139,7 +139,7 @@ impl<'p, 'k> Machine<'p, 'k> {
     ) -> Machine<'p, 'k> {
         let ctas = shape.ctas() as usize;
         let threads = shape.threads();
-        let env = Env::new(kernel, shape);
+        let env = Env::new(kernel, shape, relevant);
         let groups: Vec<Group<'k>> = (0..ctas)
             .map(|cta| Group {
                 cta,
@@ -633,7 +633,8 @@ impl<'p, 'k> Machine<'p, 'k> {
                                 .is_none_or(|o| o.done)
                         })
                     };
-                    super::value::collapse(g.threads.iter().map(|&t| Val::Int(i64::from(lowest(t)))).collect())
+                    let v = g.threads.iter().map(|&t| Val::Int(i64::from(lowest(t)))).collect();
+                    super::value::collapse(&g.threads, v)
                 });
                 if let (Some(g), Some(r), Some(s)) = (self.groups.get_mut(gi), result, elected) {
                     g.env.set(r, s);

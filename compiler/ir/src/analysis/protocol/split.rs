@@ -19,7 +19,7 @@ impl<'k> Machine<'_, 'k> {
             }
             return Ok(Some(v));
         }
-        let keys: Vec<Vec<Val>> = (0..g.threads.len()).map(|i| slots.iter().map(|s| s.get(i)).collect()).collect();
+        let keys: Vec<Vec<Val>> = g.threads.iter().map(|&t| slots.iter().map(|s| s.get(t)).collect()).collect();
         self.split(gi, &keys);
         Ok(None)
     }
@@ -49,10 +49,14 @@ impl<'k> Machine<'_, 'k> {
         let Some(g) = self.groups.get(gi) else { return };
         let mut made: Vec<Group<'k>> = parts
             .iter()
-            .map(|(_, keep)| Group {
+            .map(|(_, keep)| {
+                let threads: Vec<u32> = keep.iter().filter_map(|&i| g.threads.get(i).copied()).collect();
+                (g.env.project(&threads), threads)
+            })
+            .map(|(env, threads)| Group {
                 cta: g.cta,
-                threads: keep.iter().filter_map(|&i| g.threads.get(i).copied()).collect(),
-                env: g.env.project(keep),
+                threads,
+                env,
                 stack: g.stack.clone(),
                 wait: None,
                 coll: g.coll,
@@ -61,8 +65,9 @@ impl<'k> Machine<'_, 'k> {
                 blocked_at: g.blocked_at,
             })
             .collect();
-        // A split copies the environment once per part (per-thread vectors are few).
-        self.work += (parts.len() * (g.env.vals.len() + g.env.vars.len()) / 16) as u64;
+        // A split is charged as copying a slot per expression and per variable for each part (the budget's unit
+        // from before environments held only the relevant ones: the work a kernel may take is unchanged).
+        self.work += (parts.len() * (self.kernel.exprs.len() + self.kernel.vars.len()) / 16) as u64;
         if made.is_empty() {
             return;
         }

@@ -31,34 +31,62 @@ pub(super) enum Val {
     },
 }
 
-/// A group's value of an expression: the same in every thread, or one per thread in the group's order.
+/// A group's value of an expression: the same in every thread, or one per thread.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Slot {
     One(Val),
-    Each(Vec<Val>),
+    /// The values of the threads `first..first + vals.len()` of the CTA (linear ids; a group's threads are
+    /// ascending, so this spans them, and holds unknowns for threads of other groups between them). The
+    /// vector is shared by the groups a split makes: each reads its own threads' entries, and a split copies
+    /// no per-thread vector.
+    Each {
+        first: u32,
+        vals: std::rc::Rc<[Val]>,
+    },
 }
 
 impl Slot {
-    pub fn get(&self, i: usize) -> Val {
+    /// The value of thread `t` (a linear id in the CTA, one of the group's threads).
+    pub fn get(&self, t: u32) -> Val {
         match self {
             Slot::One(v) => *v,
-            Slot::Each(v) => v.get(i).copied().unwrap_or(Val::Unknown),
+            Slot::Each { first, vals } => {
+                t.checked_sub(*first).and_then(|i| vals.get(i as usize)).copied().unwrap_or(Val::Unknown)
+            }
         }
     }
-    /// The values of the threads `keep` (indices into the group), as one value when they agree.
-    pub fn project(&self, keep: &[usize]) -> Slot {
+    /// The values of the threads `keep` (a part of the group), as one value when they agree.
+    pub fn project(&self, keep: &[u32]) -> Slot {
         match self {
             Slot::One(v) => Slot::One(*v),
-            Slot::Each(v) => collapse(keep.iter().map(|&i| v.get(i).copied().unwrap_or(Val::Unknown)).collect()),
+            Slot::Each { .. } => match keep.first() {
+                None => Slot::One(Val::Unknown),
+                Some(&t) => {
+                    let v = self.get(t);
+                    if keep.iter().all(|&u| self.get(u) == v) { Slot::One(v) } else { self.clone() }
+                }
+            },
         }
     }
 }
 
-/// One value when every thread has the same (so that most of a group's values stay scalars).
-pub(super) fn collapse(v: Vec<Val>) -> Slot {
+/// The slot of the values `v` of the threads `threads` (ascending linear ids, one value each): one value when
+/// every thread has the same (so that most of a group's values stay scalars).
+pub(super) fn collapse(threads: &[u32], v: Vec<Val>) -> Slot {
+    let (Some(&first), Some(&last)) = (threads.first(), threads.last()) else { return Slot::One(Val::Unknown) };
     match v.first() {
-        Some(&first) if v.iter().all(|x| *x == first) => Slot::One(first),
-        Some(_) => Slot::Each(v),
+        Some(&x) if v.iter().all(|y| *y == x) => Slot::One(x),
+        Some(_) if (last - first) as usize + 1 == v.len() => Slot::Each { first, vals: v.into() },
+        Some(_) => {
+            // Threads with gaps between them (a group of some lanes of each warp): spread out by thread id.
+            let mut vals = vec![Val::Unknown; (last - first) as usize + 1];
+            for (&t, x) in threads.iter().zip(v) {
+                if let Some(slot) = vals.get_mut((t - first) as usize) {
+                    *slot = x;
+                }
+            }
+            Slot::Each { first, vals: vals.into() }
+        }
         None => Slot::One(Val::Unknown),
     }
 }
@@ -110,6 +138,32 @@ pub(super) struct Relevant {
     /// (emitted values, loads, stores, inert operations). The machine steps over them without evaluating their
     /// conditions or bounds (a predicated epilogue of 128 stores would otherwise split the threads 128 times).
     inert: std::collections::HashSet<usize>,
+    /// Where a group's [`Env`] holds each relevant expression and variable (shared by every group).
+    slots: std::rc::Rc<Slots>,
+}
+
+/// The position of each relevant expression and variable in an [`Env`]'s vectors (`NONE` for the others).
+#[derive(Debug)]
+pub(super) struct Slots {
+    exprs: Vec<u32>,
+    vars: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Numbers the `true`s of `marked` in order.
+fn number(marked: &[bool]) -> Vec<u32> {
+    let mut next = 0u32;
+    marked
+        .iter()
+        .map(|&m| {
+            if !m {
+                return NONE;
+            }
+            next += 1;
+            next - 1
+        })
+        .collect()
 }
 
 /// Whether `s` only computes and moves data (see [`Relevant::inert`]); control statements that are, go to
@@ -160,7 +214,9 @@ impl Relevant {
         for s in kernel.body.stmts() {
             inert_stmt(s, &mut inert);
         }
-        let mut r = Relevant { exprs: vec![false; kernel.exprs.len()], vars: vec![false; kernel.vars.len()], inert };
+        let slots = std::rc::Rc::new(Slots { exprs: Vec::new(), vars: Vec::new() });
+        let mut r =
+            Relevant { exprs: vec![false; kernel.exprs.len()], vars: vec![false; kernel.vars.len()], inert, slots };
         let mark = |h: Handle<Expr>, r: &mut Relevant| {
             if let Some(x) = r.exprs.get_mut(h.index()) {
                 *x = true;
@@ -201,6 +257,7 @@ impl Relevant {
                 }
             });
             if !changed {
+                r.slots = std::rc::Rc::new(Slots { exprs: number(&r.exprs), vars: number(&r.vars) });
                 return r;
             }
         }
@@ -356,35 +413,57 @@ fn compare(op: CompareOp, x: i64, y: i64) -> bool {
     }
 }
 
-/// A group's values: one slot per expression and per variable.
+/// A group's values: one slot per relevant expression and per relevant variable, the others never read (only
+/// the relevant ones are evaluated or written, and their operands are relevant too). Kept sparse because groups
+/// are copied at every split, and a GEMM's arena holds tens of thousands of expressions of which the protocol
+/// reads a few hundred.
 #[derive(Clone, Debug)]
 pub(super) struct Env {
-    pub vals: Vec<Slot>,
-    pub vars: Vec<Slot>,
+    slots: std::rc::Rc<Slots>,
+    vals: Vec<Slot>,
+    vars: Vec<Slot>,
 }
+
+const UNKNOWN: &Slot = &Slot::One(Val::Unknown);
 
 impl Env {
     /// Globals evaluated once; everything else unknown until emitted.
-    pub fn new(kernel: &Kernel, shape: &Shape) -> Env {
-        let vals = kernel.exprs.iter().map(|(_, e)| Slot::One(global(e, shape).unwrap_or(Val::Unknown))).collect();
-        Env { vals, vars: vec![Slot::One(Val::Unknown); kernel.vars.len()] }
+    pub fn new(kernel: &Kernel, shape: &Shape, relevant: &Relevant) -> Env {
+        let vals = kernel
+            .exprs
+            .iter()
+            .filter(|(h, _)| relevant.expr(*h))
+            .map(|(_, e)| Slot::One(global(e, shape).unwrap_or(Val::Unknown)))
+            .collect();
+        let vars = vec![Slot::One(Val::Unknown); relevant.vars.iter().filter(|&&v| v).count()];
+        Env { slots: relevant.slots.clone(), vals, vars }
     }
+    fn at(index: &[u32], i: usize) -> Option<usize> {
+        index.get(i).copied().filter(|&s| s != NONE).map(|s| s as usize)
+    }
+    /// The value of `h`; an expression the protocol does not depend on reads as unknown (none is read).
     pub fn val(&self, h: Handle<Expr>) -> &Slot {
-        self.vals.get(h.index()).unwrap_or(&Slot::One(Val::Unknown))
+        debug_assert!(h.index() >= self.slots.exprs.len() || Self::at(&self.slots.exprs, h.index()).is_some());
+        Self::at(&self.slots.exprs, h.index()).and_then(|i| self.vals.get(i)).unwrap_or(UNKNOWN)
     }
+    pub fn var(&self, v: Handle<Var>) -> &Slot {
+        Self::at(&self.slots.vars, v.index()).and_then(|i| self.vars.get(i)).unwrap_or(UNKNOWN)
+    }
+    /// Sets `h` (dropped when the protocol does not depend on it: nothing reads it).
     pub fn set(&mut self, h: Handle<Expr>, s: Slot) {
-        if let Some(x) = self.vals.get_mut(h.index()) {
+        if let Some(x) = Self::at(&self.slots.exprs, h.index()).and_then(|i| self.vals.get_mut(i)) {
             *x = s;
         }
     }
     pub fn set_var(&mut self, v: Handle<Var>, s: Slot) {
-        if let Some(x) = self.vars.get_mut(v.index()) {
+        if let Some(x) = Self::at(&self.slots.vars, v.index()).and_then(|i| self.vars.get_mut(i)) {
             *x = s;
         }
     }
-    /// The environment of the threads `keep` of the group.
-    pub fn project(&self, keep: &[usize]) -> Env {
+    /// The environment of the threads `keep` (ascending linear ids, a part of the group).
+    pub fn project(&self, keep: &[u32]) -> Env {
         Env {
+            slots: self.slots.clone(),
             vals: self.vals.iter().map(|s| s.project(keep)).collect(),
             vars: self.vars.iter().map(|s| s.project(keep)).collect(),
         }
@@ -405,10 +484,10 @@ pub(super) fn eval(
     let Some(e) = kernel.exprs.get(h) else { return (Slot::One(Val::Unknown), 1) };
     match *e {
         Expr::Special(s) if per_thread(s) && threads.len() > 1 => {
-            (collapse(threads.iter().map(|&t| special(s, shape, cta, t)).collect()), threads.len())
+            (collapse(threads, threads.iter().map(|&t| special(s, shape, cta, t)).collect()), threads.len())
         }
         Expr::Special(s) => (Slot::One(special(s, shape, cta, threads.first().copied().unwrap_or(0))), 1),
-        Expr::ReadVar(v) => (env.vars.get(v.index()).cloned().unwrap_or(Slot::One(Val::Unknown)), 1),
+        Expr::ReadVar(v) => (env.var(v).clone(), 1),
         Expr::OpResult(_) => (env.val(h).clone(), 1),
         Expr::Literal(_) | Expr::Param(_) | Expr::AllocPtr(_) => {
             (Slot::One(global(e, shape).unwrap_or(Val::Unknown)), 1)
@@ -434,15 +513,22 @@ pub(super) fn eval(
                 let a: Vec<Val> = ops.iter().map(|s| s.get(0)).collect();
                 return (Slot::One(apply(e, ty, &a)), 1);
             }
-            let mut a = Vec::with_capacity(ops.len());
-            let out = (0..threads.len())
-                .map(|i| {
-                    a.clear();
-                    a.extend(ops.iter().map(|s| s.get(i)));
-                    apply(e, ty, &a)
-                })
-                .collect();
-            (collapse(out), threads.len())
+            // Per thread, the operands in a buffer on the stack (every expression has at most three).
+            let mut a = [Val::Unknown; 3];
+            let out = match ops.as_slice() {
+                [x] => threads.iter().map(|&t| apply(e, ty, &[x.get(t)])).collect(),
+                [x, y] => threads.iter().map(|&t| apply(e, ty, &[x.get(t), y.get(t)])).collect(),
+                _ => threads
+                    .iter()
+                    .map(|&t| {
+                        for (x, s) in a.iter_mut().zip(&ops) {
+                            *x = s.get(t);
+                        }
+                        apply(e, ty, &a[..ops.len().min(3)])
+                    })
+                    .collect(),
+            };
+            (collapse(threads, out), threads.len())
         }
     }
 }
