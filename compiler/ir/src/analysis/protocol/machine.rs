@@ -224,6 +224,10 @@ impl<'p, 'k> Machine<'p, 'k> {
                     if let Some(g) = self.groups.get_mut(gi) {
                         g.blocked_at = clock;
                     }
+                    // Arriving is progress: the arrival may complete a barrier when the round settles (a group
+                    // whose only step this round is its arrival, the statements before it stepped over, would
+                    // otherwise look stuck).
+                    progress = true;
                     // A barrier may be complete already: check again before yielding.
                     continue;
                 }

@@ -166,9 +166,10 @@ fn number(marked: &[bool]) -> Vec<u32> {
         .collect()
 }
 
-/// Whether `s` only computes and moves data (see [`Relevant::inert`]); control statements that are, go to
+/// Whether `s` only computes and moves data (see [`Relevant::inert`]): a write of a variable the protocol does
+/// not read (`relevant_vars` false: a predicated load's temporary) is data too. Control statements that are, go to
 /// `out`.
-fn inert_stmt(s: &Stmt, out: &mut std::collections::HashSet<usize>) -> bool {
+fn inert_stmt(s: &Stmt, relevant_vars: &[bool], out: &mut std::collections::HashSet<usize>) -> bool {
     let inert = match s {
         Stmt::Emit(_) | Stmt::Store { .. } => true,
         Stmt::Op { op, .. } => inert_op(op),
@@ -176,17 +177,21 @@ fn inert_stmt(s: &Stmt, out: &mut std::collections::HashSet<usize>) -> bool {
             let mut all = true;
             for b in s.blocks() {
                 for x in b.stmts() {
-                    all &= inert_stmt(x, out);
+                    all &= inert_stmt(x, relevant_vars, out);
                 }
             }
             all
         }
-        Stmt::WriteVar { .. }
-        | Stmt::Break
-        | Stmt::Continue
-        | Stmt::Return
-        | Stmt::Barrier(_)
-        | Stmt::Warpgroup { .. } => false,
+        Stmt::WriteVar { var, .. } => !relevant_vars.get(var.index()).copied().unwrap_or(true),
+        // A role's region is never stepped over (it sets registers and places threads), but the branches of
+        // data in it are.
+        Stmt::Warpgroup { body, .. } => {
+            for x in body.stmts() {
+                inert_stmt(x, relevant_vars, out);
+            }
+            false
+        }
+        Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_) => false,
     };
     if inert && matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. }) {
         out.insert(s as *const Stmt as usize);
@@ -209,10 +214,27 @@ pub(super) fn inert_op(op: &Op) -> bool {
 }
 
 impl Relevant {
+    /// The relevant expressions and variables, and the inert branches and loops: a fixed point, since a branch
+    /// that writes a variable is inert exactly when the protocol does not read the variable, and what the
+    /// protocol reads is found from the statements that are not inert. It starts from no relevant variable (every
+    /// such branch inert) and marks more until nothing changes: the relevant variables only grow, the inert
+    /// statements only shrink.
     pub fn of(kernel: &Kernel) -> Relevant {
+        let mut vars = vec![false; kernel.vars.len()];
+        loop {
+            let r = Relevant::with_vars(kernel, &vars);
+            if r.vars == vars {
+                return r;
+            }
+            vars = r.vars.iter().zip(&vars).map(|(a, b)| *a || *b).collect();
+        }
+    }
+
+    /// What the protocol reads, given the variables already known to be read (see [`Relevant::of`]).
+    fn with_vars(kernel: &Kernel, relevant_vars: &[bool]) -> Relevant {
         let mut inert = std::collections::HashSet::new();
         for s in kernel.body.stmts() {
-            inert_stmt(s, &mut inert);
+            inert_stmt(s, relevant_vars, &mut inert);
         }
         let slots = std::rc::Rc::new(Slots { exprs: Vec::new(), vars: Vec::new() });
         let mut r =
