@@ -178,6 +178,20 @@ def examples():
         return ok, f"{detail}; 4096^3 {ours * 1e3:.0f} us ({tflops:.0f} TFLOP/s), {cublas / ours:.3f} of cuBLAS"
 
     case("gemm_sm90_manual", gemm_manual)
+
+    # The persistent scheduled GEMMs: the runtime sizes the grid from the SM count at launch, from Python too.
+    # Outputs poisoned with NaN; a ragged shape and one with several tiles per CTA.
+    def scheduled(file, m, n, kk):
+        k = cutec.compile(ex(file))
+        a = torch.randn(m, kk, device=dev, dtype=torch.bfloat16)
+        b = torch.randn(n, kk, device=dev, dtype=torch.bfloat16)
+        c = torch.full((m, n), float("nan"), device=dev, dtype=torch.bfloat16)
+        k(a, b, c)
+        return close(c, a.float() @ b.float().T, 1e-2)
+
+    for file in ("gemm_sm90", "gemm_pipelined"):
+        for m, n, kk in ((1000, 776, 336), (4096, 4096, 256)):
+            case(f"{file} {m}x{n}x{kk}", lambda f=file, m=m, n=n, kk=kk: scheduled(f, m, n, kk))
     torch.cuda.synchronize()
 
 
