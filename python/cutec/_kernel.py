@@ -145,7 +145,8 @@ class Kernel:
 
     def plan(self, *args: Any, device: Optional[int] = None, **kwargs: Any) -> Dict[str, Any]:
         """Checks the arguments as a call would, without a GPU and without launching; returns the launch
-        (``grid``, ``block``, ``cluster``, ``smem_bytes``, the bound ``dims``, the ``tensor_maps``)."""
+        (``grid``, ``block``, ``cluster``, ``smem_bytes``, the bound ``dims``, the ``tensor_maps``, and
+        ``persistent``: then ``grid`` counts tiles, and the launch runs at most one CTA per SM over them)."""
         return self._native.plan(self._bind(args, kwargs), device)
 
     def load(self, device: int = 0) -> None:

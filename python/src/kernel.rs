@@ -138,9 +138,11 @@ fn call_device(py: Python<'_>, descs: &[ArgDesc]) -> usize {
         .unwrap_or_else(|| Cx::current(py, Torch::get(py)).device)
 }
 
-fn plan_dict<'py>(py: Python<'py>, plan: &LaunchPlan) -> PyResult<Bound<'py, PyDict>> {
+fn plan_dict<'py>(py: Python<'py>, plan: &LaunchPlan, persistent: bool) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("grid", plan.grid.to_vec())?;
+    // A persistent kernel's grid counts tiles; the runtime launches one CTA per SM at most over them.
+    d.set_item("persistent", persistent)?;
     d.set_item("block", plan.block.to_vec())?;
     d.set_item("cluster", plan.cluster.map(|c| c.to_vec()))?;
     d.set_item("smem_bytes", plan.smem_bytes)?;
@@ -193,7 +195,7 @@ impl NativeKernel {
         let descs = self.describe(py, args)?;
         let device = device.unwrap_or_else(|| call_device(py, &descs));
         let plan = check_launch(&self.kernel, device, &descs).map_err(|e| self.arg_error(py, e))?;
-        plan_dict(py, &plan)
+        plan_dict(py, &plan, self.kernel.launch.persistent)
     }
 
     /// Describes, checks and launches on torch's current stream of the first tensor's device (the legacy

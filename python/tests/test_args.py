@@ -146,3 +146,20 @@ def test_output_shapes_from_the_manifest(softmax, fake):
     assert t.output_shapes(np.zeros((30, 10), np.float32)) == {"y": ((10, 30), (30, 1))}
     gemm = cutec.compile(example("gemm_sm90_manual"))
     assert gemm.output_shapes(fake((256, 64)), fake((512, 64))) == {"c": ((256, 512), (512, 1))}
+
+
+PERSISTENT = """
+kernel tiles(x: Tensor<f32, N:1, gmem>) launch(grid = (ceil_div(N, 256)), block = (256)) persistent {
+    let i = block_idx.x * 256 + thread_idx.x;
+    if i < N {
+        x[i] = x[i] * 2.0;
+    }
+}
+"""
+
+
+def test_a_persistent_kernel_plans_its_grid_of_tiles(fake, softmax):
+    k = cutec.compile(PERSISTENT)
+    plan = k.plan(fake((100000,)))
+    assert plan["persistent"] is True and plan["grid"] == [391, 1, 1]
+    assert softmax.plan(fake((8, 4096)), fake((8, 4096)))["persistent"] is False
