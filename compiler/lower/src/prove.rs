@@ -249,9 +249,13 @@ impl Lower<'_> {
         let Some(e) = self.b.kernel().exprs.get(h) else { return (None, None) };
         let launch = self.kernel_info.launch.as_ref();
         // In a persistent kernel's body a tile coordinate is in the launch clause's grid like `block_idx`.
-        let e = &match self.tile_dim(h) {
-            Some(d) => Expr::Special(SpecialReg::BlockIdx(d)),
-            None => e.clone(),
+        let tile;
+        let e = match self.tile_dim(h) {
+            Some(d) => {
+                tile = Expr::Special(SpecialReg::BlockIdx(d));
+                &tile
+            }
+            None => e,
         };
         match e {
             Expr::Special(SpecialReg::ThreadIdx(d)) => {

@@ -101,10 +101,18 @@ struct Summary {
     writes: HashSet<Handle<Var>>,
     effects: Effects,
     foot: Footprint,
+    /// The ring stage each of `foot`'s accesses stays inside, if proved (for the loop's variable `var`).
+    stages: Vec<Option<Stage>>,
 }
 
-fn summarize(k: &Kernel, s: &Stmt) -> Summary {
-    let mut sum = Summary { effects: effects::deep(k, s), foot: Footprint::deep(k, s), ..Summary::default() };
+fn summarize(k: &Kernel, s: &Stmt, var: Option<Handle<Var>>) -> Summary {
+    let foot = Footprint::deep(k, s);
+    let stage = |x: &Access| -> Option<Stage> {
+        let (ptr, bytes) = x.at?;
+        stages::stage_of(k, ptr, bytes, var?)
+    };
+    let stages = foot.accesses.iter().map(stage).collect();
+    let mut sum = Summary { effects: effects::deep(k, s), foot, stages, ..Summary::default() };
     let mut visit = |s: &Stmt| {
         sum.defs.extend(s.defines());
         s.for_each_use(&k.exprs, |h| {
@@ -123,30 +131,30 @@ fn summarize(k: &Kernel, s: &Stmt) -> Summary {
     sum
 }
 
+/// `s`'s accesses that write (or read, `write` false), each with its ring stage.
+fn accesses(s: &Summary, write: bool) -> impl Iterator<Item = (&Access, &Option<Stage>)> {
+    s.foot.accesses.iter().zip(&s.stages).filter(move |(x, _)| x.write == write)
+}
+
 /// The hazards from `a` (earlier) to `b` (later) over memory, each with the resource it is on (`a`'s, unless
-/// only `b`'s is named) and, for a loop-carried one (`carried`: the loop's induction variable), its distance: `S`
+/// only `b`'s is named) and, for a loop-carried one (`carried`), its distance: `S`
 /// when every pair of accesses behind it stays inside the stages `i % S` of one ring ([`stages`]), else 1.
-fn memory(k: &Kernel, a: &Footprint, b: &Footprint, carried: Option<Handle<Var>>) -> Vec<(Hazard, Resource, u32)> {
+fn memory(k: &Kernel, a: &Summary, b: &Summary, carried: bool) -> Vec<(Hazard, Resource, u32)> {
     let mut out: Vec<(Hazard, Resource, u32)> = Vec::new();
     let named = |x: Resource, y: Resource| match x {
         Resource::Space(_) | Resource::Any => y,
         _ => x,
     };
-    let stage = |x: &Access| -> Option<Stage> {
-        let var = carried?;
-        let (ptr, bytes) = x.at?;
-        stages::stage_of(k, ptr, bytes, var)
-    };
     for (hazard, from_write, to_write) in
         [(Hazard::Raw, true, false), (Hazard::War, false, true), (Hazard::Waw, true, true)]
     {
-        for x in a.accesses.iter().filter(|x| x.write == from_write) {
-            for y in b.accesses.iter().filter(|y| y.write == to_write) {
+        for (x, sx) in accesses(a, from_write) {
+            for (y, sy) in accesses(b, to_write) {
                 if !x.resource.may_alias(y.resource, k) {
                     continue;
                 }
-                let distance = match (stage(x), stage(y)) {
-                    (Some(s), Some(t)) if s == t => u32::try_from(s.modulus).unwrap_or(1),
+                let distance = match (sx, sy) {
+                    (Some(s), Some(t)) if carried && s == t => u32::try_from(s.modulus).unwrap_or(1),
                     _ => 1,
                 };
                 let resource = named(x.resource, y.resource);
@@ -209,7 +217,7 @@ impl DepGraph {
     }
 
     fn of_stmts(kernel: &Kernel, stmts: &[&Stmt], var: Option<Handle<Var>>) -> DepGraph {
-        let sums: Vec<Summary> = stmts.iter().map(|s| summarize(kernel, s)).collect();
+        let sums: Vec<Summary> = stmts.iter().map(|s| summarize(kernel, s, var)).collect();
         let mut graph = DiGraph::new();
         let mut resources: Vec<(Resource, String)> = Vec::new();
         let mut index_of = |r: Resource| -> u32 {
@@ -232,7 +240,7 @@ impl DepGraph {
                 let mut kinds: Vec<(DepKind, u32)> = Vec::new();
                 if i < j {
                     // Within one iteration, from the earlier statement to the later one.
-                    let mem = memory(kernel, &a.foot, &b.foot, None);
+                    let mem = memory(kernel, a, b, false);
                     if b.uses.iter().any(|h| a.defs.contains(h)) {
                         kinds.push((DepKind::Data, 0));
                     }
@@ -249,7 +257,7 @@ impl DepGraph {
                     // From iteration k's statement i to a later iteration's statement j (j <= i): iteration k + 1,
                     // or k + S for accesses that stay in the stages of a ring. A statement to itself only through a
                     // read-after-write (an accumulator): its other self-hazards are its own order.
-                    let mem = memory(kernel, &a.foot, &b.foot, var);
+                    let mem = memory(kernel, a, b, true);
                     let mut carried: Vec<(DepKind, u32)> = vars(a, b).into_iter().map(|k| (k, 1)).collect();
                     carried.extend(mem.into_iter().map(|(h, r, d)| (DepKind::Memory(h, index_of(r)), d)));
                     if i == j {
