@@ -4,7 +4,7 @@
 //! over tiles `persistent` writes is the one `examples/gemm_sm90_persistent.cute` writes by hand.
 
 use cutec::build::{BuildOptions, build_source};
-use cutec_ir::{Block, Module, Op, Stmt};
+use cutec_ir::{Block, Module, Op, RoleRegion, Stmt};
 use std::collections::BTreeMap;
 
 fn build(example: &str, defines: &[(&str, i64)]) -> cutec::build::Artifacts {
@@ -54,8 +54,8 @@ fn per_iteration(module: &Module) -> BTreeMap<String, BTreeMap<String, usize>> {
     }
     let kernel = &module.kernels[0];
     let mut roles = BTreeMap::new();
-    for s in kernel.body.stmts() {
-        let Stmt::Warpgroup { role, body, .. } = s else { continue };
+    let regions = kernel.body.stmts().iter().filter_map(|s| if let Stmt::Roles(r) = s { Some(r) } else { None });
+    for RoleRegion { role, body, .. } in regions.flatten() {
         let mut loops = Vec::new();
         innermost(body, &mut loops);
         // The k-loop: the innermost loop with a TMA load or a wgmma.
@@ -116,15 +116,11 @@ fn a_loop_over_tiles_runs_in_both_roles_with_a_shared_ring() {
 
 fn a_loop_over_tiles_in_both_roles(m: &Module) {
     let kernel = &m.kernels[0];
-    let regions: Vec<(&str, &Block)> = kernel
-        .body
-        .stmts()
-        .iter()
-        .filter_map(|s| match s {
-            Stmt::Warpgroup { role, body, .. } => Some((role.name.as_str(), body)),
-            _ => None,
-        })
-        .collect();
+    // One role chain: the producer's region and the consumers', entered once by every warp.
+    let chains: Vec<&Vec<RoleRegion>> =
+        kernel.body.stmts().iter().filter_map(|s| if let Stmt::Roles(r) = s { Some(r) } else { None }).collect();
+    assert_eq!(chains.len(), 1, "one role chain");
+    let regions: Vec<(&str, &Block)> = chains[0].iter().map(|r| (r.role.name.as_str(), &r.body)).collect();
     assert_eq!(regions.iter().map(|(n, _)| *n).collect::<Vec<_>>(), vec!["producer", "consumer"]);
     // Each role loops over the tiles: its region's top level is that loop (after the values it computes).
     for (name, body) in &regions {

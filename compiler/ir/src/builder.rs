@@ -8,7 +8,7 @@ use crate::arena::{Handle, Loc};
 use crate::expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
 use crate::module::{Alloc, Kernel, Param, Var};
 use crate::op::Op;
-use crate::stmt::{Barrier, Block, Role, Stmt, Unroll};
+use crate::stmt::{Barrier, Block, Role, RoleRegion, Stmt, Unroll};
 use crate::types::{AddrSpace, Scalar, Type};
 use crate::valid::types::resolve;
 use std::collections::{HashMap, HashSet};
@@ -369,13 +369,27 @@ impl KernelBuilder {
         self.push(Stmt::While { header: h, cond, body: b });
     }
 
-    /// A warpgroup region of a warp-specialized kernel.
+    /// A warpgroup region of a warp-specialized kernel, a chain of its own.
     pub fn warpgroup(&mut self, role: Role, regs: Option<u32>, body: impl FnOnce(&mut Self)) {
         let loc = self.loc;
         self.open_block();
         body(self);
         let b = self.close_block();
         self.loc = loc;
-        self.push(Stmt::Warpgroup { role, regs, body: b });
+        self.push(Stmt::Roles(vec![RoleRegion { role, regs, body: b, at: loc }]));
+    }
+
+    /// Adds `region` to the role chain the current block ends with, if there is one and its regions run on
+    /// other warpgroups; otherwise starts a chain. (Roles written one after the other form one chain.)
+    pub fn push_role_region(&mut self, region: RoleRegion) {
+        if let Some(b) = self.blocks.last_mut()
+            && let Some(Stmt::Roles(chain)) = b.last_mut()
+            && !chain.iter().any(|r| r.overlaps(&region))
+        {
+            chain.push(region);
+            self.pushed = self.pushed.saturating_add(1);
+            return;
+        }
+        self.push(Stmt::Roles(vec![region]));
     }
 }

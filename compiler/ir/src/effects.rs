@@ -301,7 +301,7 @@ pub fn stmt(kernel: &Kernel, s: &Stmt) -> Effects {
         Stmt::For { .. } => Effects::WRITE_VAR,
         Stmt::If { .. } | Stmt::While { .. } => Effects::NONE,
         // `setmaxnreg` is warpgroup-collective.
-        Stmt::Warpgroup { .. } => Effects::COLLECTIVE,
+        Stmt::Roles(_) => Effects::COLLECTIVE,
     }
 }
 

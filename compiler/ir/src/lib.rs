@@ -6,7 +6,7 @@
 //! Each kernel owns **arenas** ([`Arena`]) of expressions, mutable variables ([`Var`]) and static allocations
 //! ([`Alloc`]: shared memory and per-thread register arrays), all referred to by typed [`Handle`]s, with source
 //! locations ([`Loc`]) in side vectors next to the nodes. The body is a [`Block`] of [`Stmt`]s in **structured
-//! control flow** (`If`, `For`, `While`, `Break`, `Continue`, `Return`, and `Warpgroup` regions). Expressions are
+//! control flow** (`If`, `For`, `While`, `Break`, `Continue`, `Return`, and `Roles` chains of warpgroup regions). Expressions are
 //! SSA values: each is computed once, where a [`Stmt::Emit`] names it, and never changes; mutable state lives in
 //! variables (which back ends promote to registers) or in memory. Tensors do not exist here: the lowering turns
 //! layouts into index arithmetic, so the IR sees pointers ([`Type::Ptr`] with an [`AddrSpace`]), offsets, and
@@ -41,11 +41,14 @@
 //! - **wgmma groups**: `wgmma.fence`, `wgmma.mma_async m64n128k16.bf16 @acc, %descA, %descB, scale_d %p` (the
 //!   accumulator is a `local` register array, read and written asynchronously; A and B are `i64` shared-memory
 //!   descriptors), `wgmma.commit_group`, `wgmma.wait_group N`.
-//! - **Warpgroup roles**: `warpgroup producer 0..1 regs(40) { .. }` and `warpgroup consumer 1..3 regs(232) { .. }`
-//!   ([`Stmt::Warpgroup`], [`Role`]): a region run only by warpgroups `first..first + count` of a one-dimensional
-//!   block (`thread_idx.x / 128`), with the register budget `setmaxnreg` gives it (`.inc` or `.dec` against the
-//!   registers at entry, [`Kernel::entry_registers`]). The language's `role` statements lower to them;
-//!   consecutive regions of disjoint warpgroups are one `else if` chain in code generation.
+//! - **Warpgroup roles**: `warpgroup producer 0..1 regs(40) { .. } else warpgroup consumer 1..3 regs(232) { .. }`
+//!   ([`Stmt::Roles`], [`RoleRegion`], [`Role`]): a chain of regions, each run only by warpgroups
+//!   `first..first + count` of a one-dimensional block (`thread_idx.x / 128`), with the register budget
+//!   `setmaxnreg` gives it (`.inc` or `.dec` against the registers at entry, [`Kernel::entry_registers`]).
+//!   Invariant (the validator's): a chain's regions are disjoint and inside the block, so each thread runs at
+//!   most one, and code generation emits the chain as one `else if` chain of tests from this construct alone.
+//!   The language's `role` statements written one after the other lower to one chain; `specialize-warps` writes
+//!   the producer's and the consumers' regions as one.
 //! - **Distributed shared memory**: `mapa %p, cta %r` ([`Expr::MapShared`]) is the `ptr<shared_cluster>` of the
 //!   shared-memory location `%p` in the CTA of rank `%r` of the cluster; loads and stores through it count as
 //!   shared-memory effects (the rank may be the CTA's own). `stmatrix.x4 %row, %r0, ..` ([`Op::Stmatrix`]) is a
@@ -139,7 +142,7 @@ pub use op::{GmmaDesc, GmmaSwizzle, Op, WgmmaShape};
 pub use parse::{ParseError, parse};
 pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, run_pipeline};
 pub use print::{print, print_kernel, stmt_line};
-pub use stmt::{Barrier, Block, Role, Stmt, Unroll};
+pub use stmt::{Barrier, Block, Role, RoleRegion, Stmt, Unroll, role_chains};
 pub use types::{AddrSpace, Scalar, Type};
 pub use valid::lint::warnings;
 pub use valid::{KernelError, KernelInfo, ModuleInfo, ValidationError, validate};

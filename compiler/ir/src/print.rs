@@ -174,12 +174,16 @@ impl Printer<'_> {
                 self.nested(body);
                 self.line("}");
             }
-            Stmt::Warpgroup { ref role, regs, ref body } => {
-                let Role { name, first, count } = role;
-                let end = u64::from(*first) + u64::from(*count);
-                let regs = regs.map_or(String::new(), |r| format!(" regs({r})"));
-                self.line(&format!("warpgroup {name} {first}..{end}{regs} {{"));
-                self.nested(body);
+            // A chain reads like `if .. else if ..`: `warpgroup a 0..1 { .. } else warpgroup b 1..3 { .. }`.
+            Stmt::Roles(ref regions) => {
+                for (i, r) in regions.iter().enumerate() {
+                    let Role { name, first, count } = &r.role;
+                    let end = u64::from(*first) + u64::from(*count);
+                    let regs = r.regs.map_or(String::new(), |r| format!(" regs({r})"));
+                    let head = if i == 0 { "" } else { "} else " };
+                    self.line(&format!("{head}warpgroup {name} {first}..{end}{regs} {{"));
+                    self.nested(&r.body);
+                }
                 self.line("}");
             }
             Stmt::Op { result, ref op } => {

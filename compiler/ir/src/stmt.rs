@@ -54,6 +54,10 @@ impl Block {
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Stmt> {
         self.stmts.iter_mut()
     }
+    /// The last statement.
+    pub fn last_mut(&mut self) -> Option<&mut Stmt> {
+        self.stmts.last_mut()
+    }
     /// Calls `f` on every statement of the block and of the blocks nested in it, in program order (a
     /// statement before the statements of its blocks).
     pub fn visit(&self, f: &mut impl FnMut(&Stmt)) {
@@ -90,7 +94,7 @@ pub enum Barrier {
     Cta,
 }
 
-/// Which warpgroups run a [`Stmt::Warpgroup`] region: warpgroups `first..first + count` of the CTA (warpgroup
+/// Which warpgroups run a [`RoleRegion`] of a [`Stmt::Roles`] chain: warpgroups `first..first + count` of the CTA (warpgroup
 /// `w` is threads `128 w..128 w + 127` of a one-dimensional block), under the role's name in the source
 /// (`producer`, `consumer`, ...).
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -154,13 +158,57 @@ pub enum Stmt {
     /// Ends the thread's execution of the kernel.
     Return,
     Barrier(Barrier),
-    /// A region run only by the warpgroups of one role (the other threads skip it), after `setmaxnreg` sets
-    /// their register budget to `regs` per thread (if given: `.inc` over the budget at entry, `.dec` under it).
-    Warpgroup {
-        role: Role,
-        regs: Option<u32>,
-        body: Block,
-    },
+    /// A chain of role regions: each thread runs at most one of them, the region of the role its warpgroup
+    /// belongs to (the regions' warpgroups are pairwise disjoint and inside the block; the validator checks it),
+    /// and the threads of no region skip them all. It is one construct, not consecutive regions, because it is
+    /// entered once by whole warps: codegen emits one chain of tests, each region entered only from its own
+    /// (see the codegen's `warpgroups`), which is what lets ptxas keep a region's warp-uniform values in
+    /// uniform registers.
+    Roles(Vec<RoleRegion>),
+}
+
+/// One region of a [`Stmt::Roles`] chain: run only by the warpgroups of `role`, after `setmaxnreg` sets their
+/// register budget to `regs` per thread (if given: `.inc` over the budget at entry, `.dec` under it). `at` is
+/// where it comes from (the `role` of the source, or the statement a pass made it for), for diagnostics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoleRegion {
+    pub role: Role,
+    pub regs: Option<u32>,
+    pub body: Block,
+    pub at: crate::arena::Loc,
+}
+
+impl RoleRegion {
+    /// Whether the warpgroups of `self` and `other` overlap (then no chain holds both).
+    pub fn overlaps(&self, other: &RoleRegion) -> bool {
+        self.role.overlaps(&other.role)
+    }
+}
+
+impl Role {
+    /// Warpgroups `first..first + count`, as a range.
+    pub fn warpgroups(&self) -> std::ops::Range<u32> {
+        self.first..self.first.saturating_add(self.count)
+    }
+
+    /// Whether the warpgroups of the two roles overlap.
+    pub fn overlaps(&self, other: &Role) -> bool {
+        let (a, b) = (self.warpgroups(), other.warpgroups());
+        a.start < b.end && b.start < a.end
+    }
+}
+
+/// `regions` as role chains in order: each chain takes the following regions while they are disjoint from the
+/// ones it holds (so regions of one warpgroup, written one after the other, run one after the other).
+pub fn role_chains(regions: Vec<RoleRegion>) -> Vec<Vec<RoleRegion>> {
+    let mut chains: Vec<Vec<RoleRegion>> = Vec::new();
+    for r in regions {
+        match chains.last_mut() {
+            Some(chain) if !chain.iter().any(|c| c.overlaps(&r)) => chain.push(r),
+            _ => chains.push(vec![r]),
+        }
+    }
+    chains
 }
 
 impl Stmt {
@@ -168,10 +216,11 @@ impl Stmt {
     /// [`blocks_mut`](Self::blocks_mut)), and it names every statement kind: a new block-holding statement does
     /// not compile until it says where its blocks are.
     pub fn blocks(&self) -> impl DoubleEndedIterator<Item = &Block> {
-        let (a, b) = match self {
-            Stmt::If { accept, reject, .. } => (Some(accept), Some(reject)),
-            Stmt::While { header, body, .. } => (Some(header), Some(body)),
-            Stmt::For { body, .. } | Stmt::Warpgroup { body, .. } => (Some(body), None),
+        let (a, b, regions): (_, _, &[RoleRegion]) = match self {
+            Stmt::If { accept, reject, .. } => (Some(accept), Some(reject), &[]),
+            Stmt::While { header, body, .. } => (Some(header), Some(body), &[]),
+            Stmt::For { body, .. } => (Some(body), None, &[]),
+            Stmt::Roles(regions) => (None, None, regions),
             Stmt::Emit(_)
             | Stmt::Op { .. }
             | Stmt::WriteVar { .. }
@@ -179,17 +228,18 @@ impl Stmt {
             | Stmt::Break
             | Stmt::Continue
             | Stmt::Return
-            | Stmt::Barrier(_) => (None, None),
+            | Stmt::Barrier(_) => (None, None, &[]),
         };
-        a.into_iter().chain(b)
+        a.into_iter().chain(b).chain(regions.iter().map(|r| &r.body))
     }
 
     /// [`blocks`](Self::blocks), mutably.
     pub fn blocks_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Block> {
-        let (a, b) = match self {
-            Stmt::If { accept, reject, .. } => (Some(accept), Some(reject)),
-            Stmt::While { header, body, .. } => (Some(header), Some(body)),
-            Stmt::For { body, .. } | Stmt::Warpgroup { body, .. } => (Some(body), None),
+        let (a, b, regions): (_, _, &mut [RoleRegion]) = match self {
+            Stmt::If { accept, reject, .. } => (Some(accept), Some(reject), &mut []),
+            Stmt::While { header, body, .. } => (Some(header), Some(body), &mut []),
+            Stmt::For { body, .. } => (Some(body), None, &mut []),
+            Stmt::Roles(regions) => (None, None, regions),
             Stmt::Emit(_)
             | Stmt::Op { .. }
             | Stmt::WriteVar { .. }
@@ -197,9 +247,9 @@ impl Stmt {
             | Stmt::Break
             | Stmt::Continue
             | Stmt::Return
-            | Stmt::Barrier(_) => (None, None),
+            | Stmt::Barrier(_) => (None, None, &mut []),
         };
-        a.into_iter().chain(b)
+        a.into_iter().chain(b).chain(regions.iter_mut().map(|r| &mut r.body))
     }
 
     /// Whether `break` and `continue` in this statement's blocks refer to it.
@@ -215,7 +265,7 @@ impl Stmt {
             | Stmt::Continue
             | Stmt::Return
             | Stmt::Barrier(_)
-            | Stmt::Warpgroup { .. } => false,
+            | Stmt::Roles(_) => false,
         }
     }
 
@@ -233,7 +283,7 @@ impl Stmt {
             | Stmt::Continue
             | Stmt::Return
             | Stmt::Barrier(_)
-            | Stmt::Warpgroup { .. } => None,
+            | Stmt::Roles(_) => None,
         }
     }
 
@@ -250,7 +300,7 @@ impl Stmt {
             | Stmt::Continue
             | Stmt::Return
             | Stmt::Barrier(_)
-            | Stmt::Warpgroup { .. } => None,
+            | Stmt::Roles(_) => None,
         }
     }
 
@@ -280,7 +330,7 @@ impl Stmt {
                 *start = f(*start);
                 *end = f(*end);
             }
-            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_) | Stmt::Warpgroup { .. } => {}
+            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_) | Stmt::Roles(_) => {}
         }
     }
 
@@ -300,7 +350,7 @@ impl Stmt {
                 f(start);
                 f(end);
             }
-            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_) | Stmt::Warpgroup { .. } => {}
+            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_) | Stmt::Roles(_) => {}
         }
     }
 

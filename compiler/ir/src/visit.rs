@@ -17,7 +17,7 @@
 use crate::arena::{Handle, Loc};
 use crate::expr::Expr;
 use crate::module::Var;
-use crate::stmt::{Block, Role, Stmt, Unroll};
+use crate::stmt::{Block, RoleRegion, Stmt, Unroll};
 
 /// The fields of a [`Stmt::For`], as [`Rewrite::for_`] receives them.
 #[derive(Clone, Debug, PartialEq)]
@@ -125,9 +125,13 @@ pub trait Rewrite {
         Ok(())
     }
 
-    /// A warpgroup region.
-    fn warpgroup(&mut self, role: Role, regs: Option<u32>, body: Block, mut out: Out<'_>) -> Result<(), Self::Error> {
-        out.push(Stmt::Warpgroup { role, regs, body: self.block(body)? });
+    /// A chain of role regions.
+    fn roles(&mut self, regions: Vec<RoleRegion>, mut out: Out<'_>) -> Result<(), Self::Error> {
+        let mut rewritten = Vec::with_capacity(regions.len());
+        for RoleRegion { role, regs, body, at } in regions {
+            rewritten.push(RoleRegion { role, regs, body: self.block(body)?, at });
+        }
+        out.push(Stmt::Roles(rewritten));
         Ok(())
     }
 }
@@ -160,7 +164,7 @@ pub fn rewrite_stmt<R: Rewrite + ?Sized>(r: &mut R, stmt: Stmt, mut out: Out<'_>
             return r.for_(ForLoop { var, start, end, step, unroll, stages, body }, out);
         }
         Stmt::While { header, cond, body } => return r.while_(header, cond, body, out),
-        Stmt::Warpgroup { role, regs, body } => return r.warpgroup(role, regs, body, out),
+        Stmt::Roles(regions) => return r.roles(regions, out),
         stmt @ (Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier(_)) => out.push(stmt),
     }
     Ok(())

@@ -134,7 +134,7 @@ fn param_uses(k: &cutec_ir::Kernel) -> Vec<(bool, bool)> {
         | cutec_ir::Stmt::Continue
         | cutec_ir::Stmt::Return
         | cutec_ir::Stmt::Barrier(_)
-        | cutec_ir::Stmt::Warpgroup { .. } => {}
+        | cutec_ir::Stmt::Roles(_) => {}
     });
     uses
 }

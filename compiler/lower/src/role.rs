@@ -1,6 +1,6 @@
 //! Warpgroup roles: `role producer(registers = 40) { .. }` and `role consumer(warpgroups = 2, registers = 232)
 //! as wg { .. }` at the top level of a kernel body take consecutive warpgroups of the block (warpgroup `w` is
-//! threads `128 w..128 w + 127`), in source order, and lower to [`cutec_ir::Stmt::Warpgroup`] regions; `wg` is
+//! threads `128 w..128 w + 127`), in source order, and lower to the regions of a [`cutec_ir::Stmt::Roles`] chain (roles written one after the other share one); `wg` is
 //! `thread_idx.x / 128 - first`, the warpgroup's rank in its role (uniform in a warpgroup, so `gemm` may depend
 //! on it). Before any role is lowered, [`Lower::plan_roles`] places them all and checks that they can run: every
 //! role has threads and every warpgroup a role (E0313), and the register budgets fit the SM (E0314), since a
@@ -188,7 +188,8 @@ impl Lower<'_> {
         let body = self.b.close_block();
         self.at(head);
         let role = Role { name: name.name.clone(), first: slot.first, count: slot.count };
-        self.b.push(cutec_ir::Stmt::Warpgroup { role, regs: slot.regs, body });
+        let at = cutec_ir::Loc::new(self.file(), head);
+        self.b.push_role_region(cutec_ir::RoleRegion { role, regs: slot.regs, body, at });
         result
     }
 }

@@ -105,8 +105,8 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
     // The registers are the roles' (`roles.rs` checks their regions), set where each region starts.
     let mut budgets = Vec::new();
     k.body.visit(&mut |s| {
-        if let Stmt::Warpgroup { regs, .. } = s {
-            budgets.push(*regs);
+        if let Stmt::Roles(regions) = s {
+            budgets.extend(regions.iter().map(|r| r.regs));
         }
     });
     assert_eq!(budgets, [Some(40), Some(232)]);

@@ -3,17 +3,26 @@
 
 use crate::lower::{example, lower_source, lowered_and_optimized};
 use cutec_diagnostics::Diagnostic;
-use cutec_ir::{KernelBuilder, Module, Role, Stmt, ValidationError, validate};
+use cutec_ir::{Block, KernelBuilder, Loc, Module, Role, RoleRegion, Stmt, ValidationError, validate};
 
-/// The top-level warpgroup regions of a kernel: (name, first, count, regs).
+/// The warpgroup regions of a kernel: (name, first, count, regs).
 fn regions(k: &cutec_ir::Kernel) -> Vec<(String, u32, u32, Option<u32>)> {
     let mut v = Vec::new();
     k.body.visit(&mut |s| {
-        if let Stmt::Warpgroup { role, regs, .. } = s {
-            v.push((role.name.clone(), role.first, role.count, *regs));
+        if let Stmt::Roles(regions) = s {
+            v.extend(regions.iter().map(|r| (r.role.name.clone(), r.role.first, r.role.count, r.regs)));
         }
     });
     v
+}
+
+/// The role chains of a kernel's top level: the names of each chain's regions.
+fn chains(k: &cutec_ir::Kernel) -> Vec<Vec<String>> {
+    let chain = |s: &Stmt| match s {
+        Stmt::Roles(regions) => Some(regions.iter().map(|r| r.role.name.clone()).collect()),
+        _ => None,
+    };
+    k.body.stmts().iter().filter_map(chain).collect()
 }
 
 /// The codes and messages of the lowering's errors on `source`.
@@ -41,8 +50,10 @@ fn roles_take_consecutive_warpgroups_and_bind_their_rank() {
     let (module, text) = lowered_and_optimized(&src, "k", &[]);
     let k = &module.kernels[0];
     assert_eq!(regions(k), [("producer".into(), 0, 1, Some(40)), ("consumer".into(), 1, 2, Some(232))], "{text}");
+    // Roles written one after the other are one chain, which the text shows like `else if`.
+    assert_eq!(chains(k), [vec!["producer".to_string(), "consumer".to_string()]], "{text}");
     // The rank is `thread_idx.x / 128 - 1`, computed in the consumers' region.
-    assert!(text.contains("warpgroup consumer 1..3 regs(232) {"), "{text}");
+    assert!(text.contains("} else warpgroup consumer 1..3 regs(232) {"), "{text}");
     assert!(text.contains("= div %") && text.contains(", 128"), "{text}");
     let again = cutec_ir::print(&cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")));
     assert_eq!(again, text);
@@ -56,6 +67,19 @@ fn a_role_without_registers_sets_none_and_the_rank_is_optional() {
 }";
     let (module, text) = lowered_and_optimized(src, "k", &[]);
     assert_eq!(regions(&module.kernels[0]), [("a".into(), 0, 1, None), ("b".into(), 1, 1, None)], "{text}");
+}
+
+#[test]
+fn roles_apart_are_chains_apart() {
+    // A statement between two roles ends the chain: the second role's region is entered after it, by every
+    // thread that reaches it.
+    let src = "kernel k(x: Tensor<f32, N:1, gmem>) launch(grid = (1), block = (256)) {
+    role a { x[0] = 1.0; }
+    x[5] = 2.0;
+    role b { x[1] = 1.0; }
+}";
+    let (module, text) = lowered_and_optimized(src, "k", &[]);
+    assert_eq!(chains(&module.kernels[0]), [vec!["a".to_string()], vec!["b".to_string()]], "{text}");
 }
 
 #[test]
@@ -184,6 +208,32 @@ fn a_region_needs_its_warpgroups_in_a_known_block() {
         region(Some([256, 1, 1]), 0, 0),
         Err(ValidationError::NoSuchWarpgroups { first: 0, count: 0, warpgroups: 2 })
     );
+}
+
+#[test]
+fn a_role_chain_holds_regions_of_disjoint_warpgroups() {
+    let chain = |second: (u32, u32)| {
+        let mut b = KernelBuilder::new("k");
+        b.kernel_mut().block_size = Some([384, 1, 1]);
+        let region = |name: &str, (first, count): (u32, u32)| RoleRegion {
+            role: Role { name: name.into(), first, count },
+            regs: None,
+            body: Block::new(),
+            at: Loc::NONE,
+        };
+        b.push(Stmt::Roles(vec![region("p", (0, 1)), region("c", second)]));
+        validate(&Module { kernels: vec![b.finish()] }).map(drop).map_err(|e| e.error)
+    };
+    assert_eq!(chain((1, 2)), Ok(()));
+    assert_eq!(chain((0, 2)), Err(ValidationError::OverlappingRoles { first: "p".into(), second: "c".into() }));
+    // The builder starts a new chain for a region that shares warpgroups with the chain before it.
+    let mut b = KernelBuilder::new("k");
+    b.kernel_mut().block_size = Some([384, 1, 1]);
+    for (name, first) in [("a", 0), ("b", 1), ("c", 1)] {
+        let role = Role { name: name.into(), first, count: 1 };
+        b.push_role_region(RoleRegion { role, regs: None, body: Block::new(), at: Loc::NONE });
+    }
+    assert_eq!(chains(&b.finish()), [vec!["a".to_string(), "b".to_string()], vec!["c".to_string()]]);
 }
 
 /// `cutec explain` states the target's limits in words; they are the numbers `cutec-target` holds.

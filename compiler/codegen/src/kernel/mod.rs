@@ -164,11 +164,11 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
     fn uses_setmaxnreg(&self) -> bool {
         let mut found = false;
         self.kernel.body.visit(&mut |s| {
-            found |= matches!(
-                s,
-                cutec_ir::Stmt::Op { op: cutec_ir::Op::Setmaxnreg { .. }, .. }
-                    | cutec_ir::Stmt::Warpgroup { regs: Some(_), .. }
-            )
+            found |= match s {
+                cutec_ir::Stmt::Op { op: cutec_ir::Op::Setmaxnreg { .. }, .. } => true,
+                cutec_ir::Stmt::Roles(regions) => regions.iter().any(|r| r.regs.is_some()),
+                _ => false,
+            }
         });
         found
     }

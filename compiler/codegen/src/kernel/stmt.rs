@@ -4,7 +4,7 @@ use super::{KernelCodegen, LoopTargets, ll};
 use crate::CodegenError;
 use crate::intrinsics as nv;
 use crate::metadata;
-use cutec_ir::{Barrier, Block, Dim, Expr, Handle, SpecialReg, Stmt, Unroll};
+use cutec_ir::{Barrier, Block, Dim, Expr, Handle, RoleRegion, SpecialReg, Stmt, Unroll};
 use inkwell::IntPredicate;
 use inkwell::values::BasicValueEnum;
 
@@ -29,13 +29,6 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 }
                 self.wgmma_run(&run)?;
                 i += span;
-                continue;
-            }
-            // Consecutive regions of disjoint warpgroups: one chain of tests (see `warpgroups`).
-            let regions = warpgroup_run(stmts, i);
-            if !regions.is_empty() {
-                self.warpgroups(&regions)?;
-                i += regions.len();
                 continue;
             }
             self.stmt(&stmts[i])?;
@@ -72,7 +65,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 self.for_(ptr, self.value(start)?, self.value(end)?, step, unroll, body)?;
             }
             Stmt::While { ref header, cond, ref body } => self.while_(header, cond, body)?,
-            Stmt::Warpgroup { ref role, regs, ref body } => self.warpgroups(&[(role, regs, body)])?,
+            Stmt::Roles(ref regions) => self.warpgroups(regions)?,
             Stmt::Break | Stmt::Continue => {
                 let Some(targets) = self.loops.last().copied() else {
                     return Err(CodegenError::llvm("loops", "a jump outside a loop"));
@@ -193,13 +186,13 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
     /// uniform registers and needs no `WARPSYNC` before its warpgroup instructions. (Separate `if`s, where a
     /// region's test follows the join of the previous region and its divergent code, cost 5 % of the GEMM on the
     /// H200: `scripts/gpu/gemm_variants.py`, docs/perf-notes.md.)
-    fn warpgroups(&mut self, regions: &[(&cutec_ir::Role, Option<u32>, &Block)]) -> Result<(), CodegenError> {
+    fn warpgroups(&mut self, regions: &[RoleRegion]) -> Result<(), CodegenError> {
         let i32t = self.context.i32_type();
         let tid = self.call(&nv::special_reg(SpecialReg::ThreadIdx(Dim::X)), &[], &[])?.into_int_value();
         let wg = ll(self.builder.build_int_unsigned_div(tid, i32t.const_int(128, false), "wg"))?;
         let f = self.function()?;
         let merge = self.context.append_basic_block(f, "endrole");
-        for (k, &(role, regs, body)) in regions.iter().enumerate() {
+        for (k, RoleRegion { role, regs, body, .. }) in regions.iter().enumerate() {
             let b = &self.builder;
             let rank = ll(b.build_int_sub(wg, i32t.const_int(u64::from(role.first), false), ""))?;
             let count = i32t.const_int(u64::from(role.count), false);
@@ -208,7 +201,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             let next = if k + 1 == regions.len() { merge } else { self.context.append_basic_block(f, "nextrole") };
             ll(self.builder.build_conditional_branch(cond, then_bb, next))?;
             self.builder.position_at_end(then_bb);
-            if let Some(regs) = regs {
+            if let Some(regs) = *regs {
                 // The validator made sure the block size, hence the registers at entry, is known.
                 let entry =
                     self.kernel.entry_registers().ok_or_else(|| CodegenError::llvm("setmaxnreg", "no block size"))?;
@@ -227,22 +220,6 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         }
         Ok(())
     }
-}
-
-/// The role regions of the run starting at `stmts[i]`: consecutive `Warpgroup` statements whose warpgroups are
-/// pairwise disjoint (a thread runs at most one of them, so they can be tested as one `else if` chain); empty if
-/// `stmts[i]` is not one.
-fn warpgroup_run(stmts: &[Stmt], i: usize) -> Vec<(&cutec_ir::Role, Option<u32>, &Block)> {
-    let mut run: Vec<(&cutec_ir::Role, Option<u32>, &Block)> = Vec::new();
-    for s in &stmts[i..] {
-        let Stmt::Warpgroup { role, regs, body } = s else { break };
-        let (lo, hi) = (role.first, role.first.saturating_add(role.count));
-        if run.iter().any(|(r, _, _)| lo < r.first.saturating_add(r.count) && r.first < hi) {
-            break;
-        }
-        run.push((role, *regs, body));
-    }
-    run
 }
 
 /// The `wgmma.mma_async` operations of the run starting at `stmts[i]`: consecutive ones of the same shape on the
@@ -296,6 +273,6 @@ fn in_run(s: &Stmt) -> InRun<'_> {
         | Stmt::Continue
         | Stmt::Return
         | Stmt::Barrier(_)
-        | Stmt::Warpgroup { .. } => InRun::End,
+        | Stmt::Roles(_) => InRun::End,
     }
 }

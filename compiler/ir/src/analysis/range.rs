@@ -333,9 +333,11 @@ impl<'k> Ranges<'k> {
                     out.push((*var, r));
                     self.collect_writes(body, region, out);
                 }
-                Stmt::Warpgroup { role, body, .. } => {
-                    let inner = self.role(region, role);
-                    self.collect_writes(body, inner, out);
+                Stmt::Roles(regions) => {
+                    for r in regions {
+                        let inner = self.role(region, &r.role);
+                        self.collect_writes(&r.body, inner, out);
+                    }
                 }
                 other => {
                     for b in other.blocks() {

@@ -426,13 +426,15 @@ impl Walk<'_> {
                     exits = exits.meet(gone);
                 }
                 Stmt::Barrier(Barrier::Cta) => self.require("bar.sync 0", Scope::Cta, here, loc),
-                Stmt::Warpgroup { regs, body, .. } => {
-                    if regs.is_some() {
-                        self.require("setmaxnreg", Scope::Warpgroup, here, loc);
+                Stmt::Roles(regions) => {
+                    for r in regions {
+                        if r.regs.is_some() {
+                            self.require("setmaxnreg", Scope::Warpgroup, here, loc);
+                        }
+                        // The region is entered by whole warpgroups (its test is on `tid.x / 128`).
+                        let role = Fact::varying(128, Cause::Condition(loc));
+                        exits = exits.meet(self.block(&r.body, here.meet(role)));
                     }
-                    // The region is entered by whole warpgroups (its test is on `tid.x / 128`).
-                    let role = Fact::varying(128, Cause::Condition(loc));
-                    exits = exits.meet(self.block(body, here.meet(role)));
                 }
             }
         }

@@ -10,7 +10,7 @@ use super::lexer::{Spanned, Tok};
 use crate::arena::{Arena, Handle, Loc};
 use crate::expr::{Expr, Literal, SpecialReg};
 use crate::module::{Alloc, Kernel, Param, Var};
-use crate::stmt::{Barrier, Block, Role, Stmt, Unroll};
+use crate::stmt::{Barrier, Block, Role, RoleRegion, Stmt, Unroll};
 use crate::types::{AddrSpace, Scalar, Type};
 use std::collections::HashMap;
 
@@ -458,6 +458,24 @@ impl Parser {
         }
     }
 
+    /// `NAME FIRST..END [regs(R)] { .. }` after `warpgroup`: one region of a role chain.
+    fn role_region(&mut self) -> PResult<RoleRegion> {
+        let name = self.word()?;
+        let first: u32 = self.integer()?;
+        match self.next()? {
+            Tok::DotDot => {}
+            _ => return self.error("expected `..`"),
+        }
+        let end: u32 = self.integer()?;
+        let Some(count) = end.checked_sub(first) else {
+            return self.error(format!("warpgroups {first}..{end} is an empty range"));
+        };
+        let role = Role { name, first, count };
+        let regs = if self.eat_word("regs") { Some(self.paren_int()?) } else { None };
+        self.punct('{')?;
+        Ok(RoleRegion { role, regs, body: self.stmts()?, at: Loc::NONE })
+    }
+
     fn keyword_stmt(&mut self, w: &str) -> PResult<Stmt> {
         Ok(match w {
             "store" => {
@@ -520,20 +538,12 @@ impl Parser {
                 Stmt::While { header, cond, body: self.stmts()? }
             }
             "warpgroup" => {
-                let name = self.word()?;
-                let first: u32 = self.integer()?;
-                match self.next()? {
-                    Tok::DotDot => {}
-                    _ => return self.error("expected `..`"),
+                let mut regions = vec![self.role_region()?];
+                while self.eat_word("else") {
+                    self.keyword("warpgroup")?;
+                    regions.push(self.role_region()?);
                 }
-                let end: u32 = self.integer()?;
-                let Some(count) = end.checked_sub(first) else {
-                    return self.error(format!("warpgroups {first}..{end} is an empty range"));
-                };
-                let role = Role { name, first, count };
-                let regs = if self.eat_word("regs") { Some(self.paren_int()?) } else { None };
-                self.punct('{')?;
-                Stmt::Warpgroup { role, regs, body: self.stmts()? }
+                Stmt::Roles(regions)
             }
             "break" => Stmt::Break,
             "continue" => Stmt::Continue,

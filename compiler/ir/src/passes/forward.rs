@@ -13,7 +13,7 @@ use super::{Analyses, Pass, PassError};
 use crate::arena::Handle;
 use crate::expr::Expr;
 use crate::module::{Kernel, Module, Var};
-use crate::stmt::{Block, Role, Stmt};
+use crate::stmt::{Block, RoleRegion, Stmt};
 use crate::visit::{ForLoop, Out, Rewrite};
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
@@ -121,11 +121,16 @@ impl Rewrite for Forward<'_> {
         Ok(())
     }
 
-    fn warpgroup(&mut self, role: Role, regs: Option<u32>, body: Block, mut out: Out<'_>) -> Result<(), Infallible> {
-        let written = written_in(&body);
-        let body = self.nested(body);
+    fn roles(&mut self, regions: Vec<RoleRegion>, mut out: Out<'_>) -> Result<(), Infallible> {
+        // Each region starts from what is known before the chain; after it, what any region writes is unknown.
+        let mut written = HashSet::new();
+        let mut rewritten = Vec::with_capacity(regions.len());
+        for RoleRegion { role, regs, body, at } in regions {
+            written.extend(written_in(&body));
+            rewritten.push(RoleRegion { role, regs, body: self.nested(body), at });
+        }
         self.known.retain(|v, _| !written.contains(v));
-        out.push(Stmt::Warpgroup { role, regs, body });
+        out.push(Stmt::Roles(rewritten));
         Ok(())
     }
 }

@@ -66,12 +66,17 @@ fn first_outside(
         {
             return Some((ptr, kind));
         }
-        let inner = match stmt {
-            Stmt::Warpgroup { role, .. } => ranges.role(region, role),
-            _ => region,
-        };
+        if let Stmt::Roles(regions) = stmt {
+            for r in regions {
+                let inner = ranges.role(region, &r.role);
+                if let Some(found) = first_outside(kernel, info, ranges, &r.body, inner) {
+                    return Some(found);
+                }
+            }
+            continue;
+        }
         for b in stmt.blocks() {
-            if let Some(found) = first_outside(kernel, info, ranges, b, inner) {
+            if let Some(found) = first_outside(kernel, info, ranges, b, region) {
                 return Some(found);
             }
         }

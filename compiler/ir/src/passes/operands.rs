@@ -231,9 +231,13 @@ fn register_budget(kernel: &Kernel) -> Option<OperandError> {
     let mut per_warpgroup = vec![None::<u32>; threads.div_ceil(128) as usize];
     let mut largest: Option<(u32, Loc)> = None;
     fn regions(block: &Block, out: &mut Vec<(u32, u32, u32, Loc)>) {
-        for (stmt, loc) in block.iter() {
-            if let Stmt::Warpgroup { role, regs: Some(r), .. } = stmt {
-                out.push((role.first, role.count, *r, loc));
+        for stmt in block.stmts() {
+            if let Stmt::Roles(chain) = stmt {
+                for region in chain {
+                    if let Some(r) = region.regs {
+                        out.push((region.role.first, region.role.count, r, region.at));
+                    }
+                }
             }
             for b in stmt.blocks() {
                 regions(b, out);
@@ -273,12 +277,16 @@ impl Check<'_> {
         for (stmt, loc) in block.iter() {
             let found = match stmt {
                 Stmt::Op { op, .. } => self.op(op, loc, region),
-                Stmt::Warpgroup { role, regs, body } => {
-                    let inner = self.ranges.role(region, role);
-                    if let Some(e) = regs.and_then(|r| self.role_registers(role.name.as_str(), r, body, loc)) {
-                        return Some(e);
+                Stmt::Roles(regions) => {
+                    let mut found = None;
+                    for r in regions {
+                        let inner = self.ranges.role(region, &r.role);
+                        if let Some(e) = r.regs.and_then(|n| self.role_registers(&r.role.name, n, &r.body, r.at)) {
+                            return Some(e);
+                        }
+                        found = found.or_else(|| self.block(&r.body, inner));
                     }
-                    self.block(body, inner)
+                    found
                 }
                 other => {
                     let mut found = None;

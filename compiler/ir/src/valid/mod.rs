@@ -111,6 +111,10 @@ pub enum ValidationError {
     WarpgroupsWithoutBlock,
     #[error("a warpgroup region over {count} warpgroups from warpgroup {first}, in a block of {warpgroups}")]
     NoSuchWarpgroups { first: u32, count: u32, warpgroups: u32 },
+    #[error("a role chain without regions")]
+    EmptyRoleChain,
+    #[error("the regions of roles `{first}` and `{second}` share warpgroups, but one chain holds both")]
+    OverlappingRoles { first: String, second: String },
 }
 
 /// A [`ValidationError`] in a kernel, at a location.
@@ -285,9 +289,9 @@ impl Flow<'_> {
                 }
                 r
             }
-            Stmt::Warpgroup { ref body, .. } => {
+            Stmt::Roles(ref regions) => {
                 self.check_stmt(stmt).map_err(|e| (loc, e))?;
-                self.block(body)
+                regions.iter().try_for_each(|r| self.block(&r.body))
             }
             Stmt::Emit(_)
             | Stmt::Op { .. }
@@ -408,20 +412,31 @@ impl Flow<'_> {
             }
             // Checked by `stmt` (the header's scope covers the condition).
             Stmt::While { .. } | Stmt::Return | Stmt::Barrier(_) => {}
-            Stmt::Warpgroup { role: Role { first, count, .. }, regs, .. } => {
-                if let Some(r) = regs
-                    && !cutec_target::setmaxnreg_takes(r)
-                {
-                    return Err(ValidationError::BadRegisterBudget(r));
+            Stmt::Roles(ref regions) => {
+                if regions.is_empty() {
+                    return Err(ValidationError::EmptyRoleChain);
                 }
-                // Codegen picks `setmaxnreg.inc` or `.dec` against the registers at entry, which the block size
-                // gives; and the region's warpgroups must exist.
-                let warpgroups = match self.kernel.block_size {
-                    Some([x, 1, 1]) if x % 128 == 0 => x / 128,
-                    _ => return Err(ValidationError::WarpgroupsWithoutBlock),
-                };
-                if count == 0 || first.checked_add(count).is_none_or(|end| end > warpgroups) {
-                    return Err(ValidationError::NoSuchWarpgroups { first, count, warpgroups });
+                for (i, region) in regions.iter().enumerate() {
+                    let Role { first, count, .. } = region.role;
+                    if let Some(r) = region.regs
+                        && !cutec_target::setmaxnreg_takes(r)
+                    {
+                        return Err(ValidationError::BadRegisterBudget(r));
+                    }
+                    // Codegen picks `setmaxnreg.inc` or `.dec` against the registers at entry, which the block
+                    // size gives; and the region's warpgroups must exist.
+                    let warpgroups = match self.kernel.block_size {
+                        Some([x, 1, 1]) if x % 128 == 0 => x / 128,
+                        _ => return Err(ValidationError::WarpgroupsWithoutBlock),
+                    };
+                    if count == 0 || first.checked_add(count).is_none_or(|end| end > warpgroups) {
+                        return Err(ValidationError::NoSuchWarpgroups { first, count, warpgroups });
+                    }
+                    // A thread runs at most one region of a chain: codegen tests them as one `else if` chain.
+                    if let Some(other) = regions[..i].iter().find(|o| o.overlaps(region)) {
+                        let (a, b) = (other.role.name.clone(), region.role.name.clone());
+                        return Err(ValidationError::OverlappingRoles { first: a, second: b });
+                    }
                 }
             }
         }

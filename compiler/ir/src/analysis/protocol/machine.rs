@@ -494,15 +494,25 @@ impl<'p, 'k> Machine<'p, 'k> {
                 let round = b.1;
                 self.block(gi, Pending::Cta { round })
             }
-            Stmt::Warpgroup { role, body, .. } => {
-                let (first, end) = (i64::from(role.first) * 128, i64::from(role.first + role.count) * 128);
+            Stmt::Roles(regions) => {
+                // The threads split by the region their warpgroup runs (-1: none of them).
                 let shape = self.shape;
-                let inside = |t: u32| Val::Int(i64::from((first..end).contains(&shape.tid(t, Dim::X))));
-                let Some(v) = self.split_by(gi, inside) else { return Ok(Flow::Again) };
-                if v == Val::Int(0) {
-                    return Ok(self.advance(gi, vec![]));
-                }
-                Ok(self.advance(gi, vec![Frame::Role(&role.name), Frame::Block { block: body, next: 0 }]))
+                let region_of = |t: u32| {
+                    let wg = shape.tid(t, Dim::X) / 128;
+                    let runs = |r: &crate::stmt::RoleRegion| {
+                        let w = r.role.warpgroups();
+                        (i64::from(w.start)..i64::from(w.end)).contains(&wg)
+                    };
+                    let i = regions.iter().position(runs);
+                    Val::Int(i.map_or(-1, |i| i as i64))
+                };
+                let Some(v) = self.split_by(gi, region_of) else { return Ok(Flow::Again) };
+                let region = match v {
+                    Val::Int(i) => usize::try_from(i).ok().and_then(|i| regions.get(i)),
+                    _ => None,
+                };
+                let Some(r) = region else { return Ok(self.advance(gi, vec![])) };
+                Ok(self.advance(gi, vec![Frame::Role(&r.role.name), Frame::Block { block: &r.body, next: 0 }]))
             }
             Stmt::Op { op, result } => self.op(gi, op, *result, loc),
         }

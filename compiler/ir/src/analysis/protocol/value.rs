@@ -185,8 +185,8 @@ fn inert_stmt(s: &Stmt, relevant_vars: &[bool], out: &mut std::collections::Hash
         Stmt::WriteVar { var, .. } => !relevant_vars.get(var.index()).copied().unwrap_or(true),
         // A role's region is never stepped over (it sets registers and places threads), but the branches of
         // data in it are.
-        Stmt::Warpgroup { body, .. } => {
-            for x in body.stmts() {
+        Stmt::Roles(regions) => {
+            for x in regions.iter().flat_map(|r| r.body.stmts()) {
                 inert_stmt(x, relevant_vars, out);
             }
             false

@@ -58,7 +58,7 @@ fn complete(
         if !matches!(stmts[i], Stmt::Op { op: Op::TmaLoadUnscheduled { .. }, .. }) {
             let mut s = stmts[i].clone();
             let looping = s.is_loop();
-            let role = matches!(s, Stmt::Warpgroup { .. });
+            let role = matches!(s, Stmt::Roles(_));
             for b in s.blocks_mut() {
                 let inner = std::mem::take(b);
                 *b = complete(k, inner, prefix, in_loop || looping, in_role || role)?;

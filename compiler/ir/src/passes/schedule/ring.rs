@@ -28,7 +28,7 @@ use crate::expr::{BinaryOp, CompareOp, Expr};
 use crate::module::{Module, Var};
 use crate::op::Op;
 use crate::passes::{Analyses, Pass, PassError};
-use crate::stmt::{Block, Role, Stmt};
+use crate::stmt::{Block, Role, RoleRegion, Stmt};
 use std::collections::{HashMap, HashSet};
 
 pub struct PipelineLoops;
@@ -88,7 +88,7 @@ impl Pass for PipelineLoops {
 
 /// Rewrites the pipelined loops of `block` (at nesting `depth`; `in_role` inside a `Warpgroup` region); the
 /// barriers' initialisations go to `prefix`, the kernel's first statements.
-/// Where a block is: its nesting, inside a `Warpgroup` region or not, and whether the threads of the CTA may
+/// Where a block is: its nesting, inside a role region or not, and whether the threads of the CTA may
 /// disagree on reaching it (a condition or loop bounds not proved the same in every thread).
 #[derive(Clone, Copy)]
 struct Where {
@@ -135,7 +135,7 @@ fn rewrite_block(
             out.append(pipeline(k, lp, prefix)?);
             continue;
         }
-        let role = matches!(s, Stmt::Warpgroup { .. });
+        let role = matches!(s, Stmt::Roles(_));
         let split = at.split
             || match &s {
                 Stmt::If { cond, .. } | Stmt::While { cond, .. } => !uniform.contains(cond),
@@ -397,7 +397,8 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
             let next = g.bin(BinaryOp::Add, base, n);
             g.write(ring, next);
         });
-        g.push(Stmt::Warpgroup { role: Role { name: "producer".into(), first: 0, count: 1 }, regs: None, body });
+        let role = Role { name: "producer".into(), first: 0, count: 1 };
+        g.push(Stmt::Roles(vec![RoleRegion { role, regs: None, body, at: loc }]));
     } else {
         // The prologue: the first S - 1 copies.
         let tid = g.thread_x();

@@ -17,7 +17,7 @@ use crate::expr::Expr;
 use crate::module::{Module, Var};
 use crate::op::Op;
 use crate::passes::{Analyses, Pass, PassError};
-use crate::stmt::{Block, Role, Stmt};
+use crate::stmt::{Block, Role, RoleRegion, Stmt, role_chains};
 use std::collections::HashSet;
 
 pub struct SpecializeWarps;
@@ -49,7 +49,12 @@ fn producer_loop(s: &Stmt) -> bool {
 }
 
 fn producer_loop_body(body: &Block) -> bool {
-    body.stmts().iter().any(|s| matches!(s, Stmt::Warpgroup { role, .. } if role.name == "producer"))
+    body.stmts().iter().any(is_producer)
+}
+
+/// Whether `s` is a role chain with the producer's region in it.
+fn is_producer(s: &Stmt) -> bool {
+    matches!(s, Stmt::Roles(regions) if regions.iter().any(|r| r.role.name == "producer"))
 }
 
 /// Splits the body of a loop around a producer region into the producer's body (the values it needs, computed
@@ -60,7 +65,7 @@ fn distribute(k: &mut Kernel, body: Block, var: Handle<Var>) -> Result<(Block, B
     // Variables the consumers' statements write in the body (not the loop's own).
     let mut written: HashSet<Handle<Var>> = HashSet::new();
     for s in &stmts {
-        if matches!(s, Stmt::Warpgroup { .. }) {
+        if matches!(s, Stmt::Roles(_)) {
             continue;
         }
         written.extend(s.writes_var());
@@ -75,14 +80,16 @@ fn distribute(k: &mut Kernel, body: Block, var: Handle<Var>) -> Result<(Block, B
     let mut consumer = Block::new();
     for (s, at) in stmts.into_iter().zip(locs) {
         match s {
-            Stmt::Warpgroup { role, body, .. } if role.name == "producer" => {
-                let mut bad = false;
-                body.visit(&mut |x| x.for_each_use(&k.exprs, |o| bad |= consumer_only.contains(&o)));
-                if bad {
-                    return Err(());
+            Stmt::Roles(regions) if regions.iter().any(|r| r.role.name == "producer") => {
+                for RoleRegion { body, .. } in regions {
+                    let mut bad = false;
+                    body.visit(&mut |x| x.for_each_use(&k.exprs, |o| bad |= consumer_only.contains(&o)));
+                    if bad {
+                        return Err(());
+                    }
+                    let body = super::substitute(k, body, &mut memo);
+                    producer.append(body);
                 }
-                let body = super::substitute(k, body, &mut memo);
-                producer.append(body);
             }
             Stmt::Emit(h) => {
                 let e = k.exprs.get(h).cloned();
@@ -139,8 +146,9 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     let consumers = consumers - 1;
     let body = std::mem::take(&mut k.body);
     let (stmts, locs) = body.into_parts();
-    let user_role = stmts.iter().any(|s| matches!(s, Stmt::Warpgroup { role, .. } if role.name != "producer"));
-    let Some(first_region) = stmts.iter().position(|s| matches!(s, Stmt::Warpgroup { .. }) || producer_loop(s)) else {
+    let user_role =
+        stmts.iter().any(|s| matches!(s, Stmt::Roles(regions) if regions.iter().any(|r| r.role.name != "producer")));
+    let Some(first_region) = stmts.iter().position(|s| matches!(s, Stmt::Roles(_)) || producer_loop(s)) else {
         k.body = Block::from_parts(stmts, locs);
         let problem =
             "a `warp_specialized` kernel without a pipelined loop: its producer would have nothing to do".into();
@@ -161,7 +169,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     // The variables the consumers write: a value reading one moves with them.
     let mut written: HashSet<Handle<Var>> = HashSet::new();
     for s in &stmts[split..] {
-        if matches!(s, Stmt::Warpgroup { .. }) {
+        if matches!(s, Stmt::Roles(_)) {
             continue;
         }
         written.extend(s.writes_var());
@@ -170,7 +178,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
         }
     }
     let mut shared = Block::new();
-    let mut producers = Block::new();
+    let mut producers: Vec<RoleRegion> = Vec::new();
     let mut consumer = Block::new();
     let mut moved: HashSet<Handle<Expr>> = HashSet::new();
     let mut trailer = Block::new();
@@ -196,12 +204,14 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
                 let producer_loop = Stmt::For { var, start, end, step, unroll, stages, body: producer_body };
                 let role = Role { name: "producer".into(), first: 0, count: 1 };
                 let region = Block::from_parts(vec![producer_loop], vec![at]);
-                producers.push(Stmt::Warpgroup { role, regs: Some(PRODUCER_REGISTERS), body: region }, at);
+                producers.push(RoleRegion { role, regs: Some(PRODUCER_REGISTERS), body: region, at });
                 consumer.push(Stmt::For { var, start, end, step, unroll, stages, body: consumer_body }, at);
             }
-            Stmt::Warpgroup { role, body, .. } => {
+            Stmt::Roles(regions) => {
                 let mut uses_moved = false;
-                body.visit(&mut |x| x.for_each_use(&k.exprs, |o| uses_moved |= moved.contains(&o)));
+                for r in &regions {
+                    r.body.visit(&mut |x| x.for_each_use(&k.exprs, |o| uses_moved |= moved.contains(&o)));
+                }
                 if uses_moved {
                     k.body = Block::new();
                     let problem = "the pipelined loop's copies depend on work of the consumers".to_string();
@@ -209,7 +219,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
                     return Err(refuse(PASS, k, at, problem, "this loop", help));
                 }
                 let regs = Some(PRODUCER_REGISTERS);
-                producers.push(Stmt::Warpgroup { role, regs, body }, at);
+                producers.extend(regions.into_iter().map(|r| RoleRegion { regs, at, ..r }));
             }
             // The cluster barrier a shared ring ends the kernel with: every thread of both roles reaches it.
             Stmt::Op { op: Op::ClusterBarrier, .. } if i + 1 == total => trailer.push(s, at),
@@ -242,8 +252,13 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     }
     let regs = consumer_registers(consumers);
     let role = Role { name: "consumer".into(), first: 1, count: consumers };
-    shared.append(producers);
-    shared.push(Stmt::Warpgroup { role, regs: Some(regs), body: consumer }, loc);
+    // The producer's regions and the consumers' as role chains: the last producer region and the consumers'
+    // form one, entered once by every warp.
+    producers.push(RoleRegion { role, regs: Some(regs), body: consumer, at: loc });
+    for chain in role_chains(producers) {
+        let at = chain.first().map_or(loc, |r| r.at);
+        shared.push(Stmt::Roles(chain), at);
+    }
     shared.append(trailer);
     k.body = shared;
     Ok(())

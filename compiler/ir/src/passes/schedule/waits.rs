@@ -110,7 +110,7 @@ impl Waits<'_> {
                 let entry = pending || self.after(body, pending);
                 entry || self.after(body, entry)
             }
-            Stmt::Warpgroup { body, .. } => self.after(body, pending),
+            Stmt::Roles(regions) => regions.iter().any(|r| self.after(&r.body, pending)),
             _ => pending,
         }
     }
@@ -144,9 +144,14 @@ impl Waits<'_> {
                     b.push(Stmt::Op { result: None, op: Op::WgmmaWait { pending: 0 } }, end);
                     *body = b;
                 }
-                Stmt::For { body, .. } | Stmt::Warpgroup { body, .. } => {
+                Stmt::For { body, .. } => {
                     let entry = if looping { pending || self.after(body, pending) } else { pending };
                     *body = self.block(std::mem::take(body), entry).0;
+                }
+                Stmt::Roles(regions) => {
+                    for r in regions {
+                        r.body = self.block(std::mem::take(&mut r.body), pending).0;
+                    }
                 }
                 Stmt::While { header, body, .. } => {
                     let entry = pending || self.after(body, pending);
