@@ -271,9 +271,12 @@ pub fn op(kernel: &Kernel, op: &Op) -> Effects {
         Op::FenceProxyAsync => Effects::BARRIER,
         Op::NamedBarrier { .. } => Effects::BARRIER | Effects::COLLECTIVE,
         Op::WgmmaFence => Effects::BARRIER | Effects::COLLECTIVE,
-        Op::Wgmma { acc, a, a_desc, .. } => {
+        Op::Wgmma { acc, a_desc, ref steps, .. } => {
             // A from registers ("RS") is read from its register array as the operation is issued.
-            let a_regs = if a_desc.is_none() { reads_at(kernel, a) } else { Effects::NONE };
+            let mut a_regs = Effects::NONE;
+            if a_desc.is_none() {
+                steps.iter().for_each(|s| a_regs |= reads_at(kernel, s.a));
+            }
             a_regs
                 | Effects::reads(AddrSpace::Shared)
                 | reads_at(kernel, acc)
@@ -511,10 +514,10 @@ impl Footprint {
             Op::BulkCommit => (vec![], vec![Domain::BulkGroups], vec![]),
             Op::BulkWait { .. } => (vec![], vec![], vec![Domain::BulkGroups]),
             Op::PrefetchTensorMap { map } => (vec![at(map, None, false)], vec![], vec![]),
-            Op::Wgmma { acc, a, a_desc, .. } => {
+            Op::Wgmma { acc, a_desc, ref steps, .. } => {
                 let mut accesses = vec![whole(shared, false), at(acc, None, false), at(acc, None, true)];
                 if a_desc.is_none() {
-                    accesses.push(at(a, None, false));
+                    accesses.extend(steps.iter().map(|s| at(s.a, None, false)));
                 }
                 (accesses, vec![Domain::WgmmaGroups], vec![])
             }

@@ -138,7 +138,7 @@ pub use cutec_target::{MAX_SHARED_BYTES, MAX_STATIC_SHARED_BYTES, SM_REGISTERS};
 pub use effects::Effects;
 pub use expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, SpecialReg, UnaryOp};
 pub use module::{Alloc, Kernel, Module, Param, Var, entry_registers};
-pub use op::{GmmaDesc, GmmaSwizzle, Op, WgmmaShape};
+pub use op::{GmmaDesc, GmmaSwizzle, Op, WgmmaShape, WgmmaStep};
 pub use parse::{ParseError, parse};
 pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, run_pipeline};
 pub use print::{print, print_kernel, stmt_line};

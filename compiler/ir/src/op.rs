@@ -78,6 +78,14 @@ impl GmmaDesc {
     }
 }
 
+/// One k-step of an [`Op::Wgmma`]: where its A and B are, and whether it adds to the accumulator (`scale_d`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct WgmmaStep {
+    pub a: Handle<Expr>,
+    pub b: Handle<Expr>,
+    pub scale_d: Handle<Expr>,
+}
+
 /// An operation with effects (see the module documentation).
 #[derive(Clone, PartialEq, Debug)]
 pub enum Op {
@@ -153,21 +161,18 @@ pub enum Op {
     FenceProxyAsync,
     /// `wgmma.fence.sync.aligned`: before the first `wgmma.mma_async` of a group.
     WgmmaFence,
-    /// `wgmma.mma_async.sync.aligned`: `acc (+)= A * B` over the warpgroup, with B in shared memory at `b`,
-    /// read as its descriptor says; `scale_d` false means `acc = A * B`. `acc` points to the register array
-    /// holding this thread's part of the accumulator (`n / 2` values of `f32`). A is in shared memory at `a`
-    /// like B when `a_desc` is a descriptor ("SS"); with `None` ("RS"), `a` points to this k-step's part of the
-    /// thread's A fragment in a register array: 8 values of `shape.input`, passed as 4 registers of 32 bits
-    /// (CuTe's `ALayout_64x16`, [`cutec_layout::wgmma_a_register_layout`]).
-    Wgmma {
-        shape: WgmmaShape,
-        acc: Handle<Expr>,
-        a: Handle<Expr>,
-        a_desc: Option<GmmaDesc>,
-        b: Handle<Expr>,
-        b_desc: GmmaDesc,
-        scale_d: Handle<Expr>,
-    },
+    /// The k-steps of one `gemm` on one accumulator, each a `wgmma.mma_async.sync.aligned`, in order: step `j`
+    /// does `acc (+)= A_j * B_j` over the warpgroup, with B_j in shared memory at `steps[j].b`, read as
+    /// `b_desc` says; its `scale_d` false means `acc = A_j * B_j`. `acc` points to the register array holding
+    /// this thread's part of the accumulator (`n / 2` values of `f32`). A_j is in shared memory at `steps[j].a`
+    /// like B when `a_desc` is a descriptor ("SS"); with `None` ("RS"), `steps[j].a` points to the step's part
+    /// of the thread's A fragment in a register array: 8 values of `shape.input`, passed as 4 registers of 32
+    /// bits (CuTe's `ALayout_64x16`, [`cutec_layout::wgmma_a_register_layout`]).
+    ///
+    /// The steps are one operation because they are one instruction sequence on the same registers: codegen
+    /// issues them as one asm statement, so the accumulator is loaded and stored once (it does not look for
+    /// such runs among adjacent statements). Invariant (the validator's): at least one step.
+    Wgmma { shape: WgmmaShape, acc: Handle<Expr>, a_desc: Option<GmmaDesc>, b_desc: GmmaDesc, steps: Vec<WgmmaStep> },
     /// `setmaxnreg.inc` (`inc`) or `.dec.sync.aligned.u32 regs`: sets the calling warpgroup's registers per
     /// thread.
     Setmaxnreg { regs: u32, inc: bool },
@@ -294,11 +299,13 @@ impl Op {
                 f(ptr);
                 values.iter().copied().for_each(&mut f);
             }
-            Op::Wgmma { acc, a, b, scale_d, .. } => {
+            Op::Wgmma { acc, ref steps, .. } => {
                 f(acc);
-                f(a);
-                f(b);
-                f(scale_d);
+                for s in steps {
+                    f(s.a);
+                    f(s.b);
+                    f(s.scale_d);
+                }
             }
             Op::FenceProxyAsync
             | Op::WgmmaFence
@@ -360,11 +367,13 @@ impl Op {
                 *ptr = f(*ptr);
                 values.iter_mut().for_each(|v| *v = f(*v));
             }
-            Op::Wgmma { acc, a, b, scale_d, .. } => {
+            Op::Wgmma { acc, steps, .. } => {
                 *acc = f(*acc);
-                *a = f(*a);
-                *b = f(*b);
-                *scale_d = f(*scale_d);
+                for s in steps {
+                    s.a = f(s.a);
+                    s.b = f(s.b);
+                    s.scale_d = f(s.scale_d);
+                }
             }
             Op::FenceProxyAsync
             | Op::WgmmaFence

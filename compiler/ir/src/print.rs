@@ -309,20 +309,29 @@ impl Printer<'_> {
             }
             Op::NamedBarrier { id, threads } => format!("{name} {}, {}", o(id), o(threads)),
             Op::BulkWait { pending, .. } => format!("{name} {pending}"),
-            Op::Wgmma { shape, acc, a, a_desc, b, b_desc, scale_d } => format!(
-                "{name} m{}n{}k{}.{} {}, {} {}, {} {}, scale_d {}",
-                shape.m,
-                shape.n,
-                shape.k,
-                // One type when A and B agree (`m64n128k16.bf16`), else both (`m64n256k32.e4m3.e5m2`).
-                if shape.input == shape.input_b { shape.input.to_string() } else { shape.input_suffix() },
-                o(acc),
-                o(a),
-                a_desc.as_ref().map_or_else(|| "regs".to_string(), desc),
-                o(b),
-                desc(&b_desc),
-                o(scale_d)
-            ),
+            // The descriptors once, with the first step; the other steps after `;`:
+            // `wgmma.mma_async m64n128k16.bf16 %acc, %a0 desc(..), %b0 desc(..), scale_d %s0; %a1, %b1, scale_d %s1`.
+            Op::Wgmma { shape, acc, a_desc, b_desc, ref steps } => {
+                let mut text = format!(
+                    "{name} m{}n{}k{}.{} {}",
+                    shape.m,
+                    shape.n,
+                    shape.k,
+                    // One type when A and B agree (`m64n128k16.bf16`), else both (`m64n256k32.e4m3.e5m2`).
+                    if shape.input == shape.input_b { shape.input.to_string() } else { shape.input_suffix() },
+                    o(acc),
+                );
+                for (j, s) in steps.iter().enumerate() {
+                    if j == 0 {
+                        let a = a_desc.as_ref().map_or_else(|| "regs".to_string(), desc);
+                        let b = desc(&b_desc);
+                        text += &format!(", {} {a}, {} {b}, scale_d {}", o(s.a), o(s.b), o(s.scale_d));
+                    } else {
+                        text += &format!("; {}, {}, scale_d {}", o(s.a), o(s.b), o(s.scale_d));
+                    }
+                }
+                text
+            }
             Op::Setmaxnreg { regs, .. } => format!("{name} {regs}"),
             Op::WgmmaWait { pending } => format!("{name} {pending}"),
             Op::FenceProxyAsync

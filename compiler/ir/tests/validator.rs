@@ -192,7 +192,8 @@ fn fp8_wgmma_is_k32_from_shared_memory() {
         let t = b.bool(true);
         let shape = cutec_ir::WgmmaShape { m: 64, n: 128, k, input, input_b };
         let a_desc = (a_space == AddrSpace::Shared).then_some(desc);
-        b.op(cutec_ir::Op::Wgmma { shape, acc, a, a_desc, b: sb, b_desc: desc, scale_d: t });
+        let steps = vec![cutec_ir::WgmmaStep { a, b: sb, scale_d: t }];
+        b.op(cutec_ir::Op::Wgmma { shape, acc, a_desc, b_desc: desc, steps });
         validate(&Module { kernels: vec![b.finish()] }).map(|_| ()).map_err(|e| e.error)
     };
     assert_eq!(wgmma(Scalar::E4M3, Scalar::E5M2, 32, AddrSpace::Shared), Ok(()));

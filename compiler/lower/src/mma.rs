@@ -27,7 +27,7 @@ use crate::error::LowerError;
 use cutec_diagnostics::Span;
 use cutec_grammar::ast;
 use cutec_ir::entry_registers;
-use cutec_ir::{AddrSpace, Expr, GmmaDesc, Handle, Op, WgmmaShape};
+use cutec_ir::{AddrSpace, Expr, GmmaDesc, Handle, Op, WgmmaShape, WgmmaStep};
 use cutec_layout::{Int, IntTuple, Layout};
 use cutec_sema::{Method, Scalar, SymInt, Type};
 
@@ -498,12 +498,16 @@ impl Lower<'_> {
         }
         let one = self.b.bool(true);
         self.b.op(Op::WgmmaFence);
-        for (j, ((pa, desc_a), sb)) in steps_a.into_iter().zip(&steps_b).enumerate() {
-            let pb = self.operand_ptr(&tb, *sb, e.span)?;
+        // The k-steps of the tile, one group on the accumulator (one asm statement in codegen).
+        let a_desc = steps_a.first().and_then(|(_, d)| *d);
+        let mut steps = Vec::with_capacity(steps_b.len());
+        for (j, ((a, _), sb)) in steps_a.into_iter().zip(&steps_b).enumerate() {
+            let b = self.operand_ptr(&tb, *sb, e.span)?;
             // `accumulate = false` makes the first k-step overwrite the accumulator (scale-d 0); the others add.
             let scale_d = if j == 0 { accumulate.unwrap_or(one) } else { one };
-            self.b.op(Op::Wgmma { shape, acc: tacc.base, a: pa, a_desc: desc_a, b: pb, b_desc: desc_b, scale_d });
+            steps.push(WgmmaStep { a, b, scale_d });
         }
+        self.b.op(Op::Wgmma { shape, acc: tacc.base, a_desc, b_desc: desc_b, steps });
         self.b.op(Op::WgmmaCommit);
         Ok(Value::Unit)
     }

@@ -83,12 +83,13 @@ fn the_fp8_gemm_ring_is_128_byte_swizzled_with_four_k32_steps() {
     let wgmmas: Vec<_> = ops(k)
         .into_iter()
         .filter_map(|o| match o {
-            Op::Wgmma { shape, a_desc: Some(a), b_desc, .. } => Some((shape, a, b_desc)),
+            Op::Wgmma { shape, a_desc: Some(a), b_desc, steps, .. } => Some((shape, a, b_desc, steps.len())),
             _ => None,
         })
         .collect();
-    assert_eq!(wgmmas.len(), 4, "{text}");
-    for (shape, a, b) in wgmmas {
+    // One wgmma group per k-tile, of four k-steps.
+    assert_eq!(wgmmas.iter().map(|w| w.3).collect::<Vec<_>>(), [4], "{text}");
+    for (shape, a, b, _) in wgmmas {
         assert_eq!((shape.m, shape.n, shape.k, shape.input, shape.input_b), (64, 256, 32, Scalar::E4M3, Scalar::E4M3));
         for d in [a, b] {
             assert_eq!((d.swizzle, d.lbo, d.sbo, d.mn_major), (GmmaSwizzle::B128, 16, 1024, false));
@@ -120,9 +121,11 @@ fn fp8_gemms_mix_e4m3_and_e5m2_from_shared_memory() {
     let (module, text) = lowered_and_optimized(&mixed("wgmma<64, 64, 32, e4m3, e5m2, f32>"), "k", &[]);
     let shapes: Vec<_> = ops(&module.kernels[0])
         .into_iter()
-        .filter_map(|o| if let Op::Wgmma { shape, .. } = o { Some((shape.input, shape.input_b)) } else { None })
+        .filter_map(|o| {
+            if let Op::Wgmma { shape, steps, .. } = o { Some((shape.input, shape.input_b, steps.len())) } else { None }
+        })
         .collect();
-    assert_eq!(shapes, [(Scalar::E4M3, Scalar::E5M2); 4], "{text}");
+    assert_eq!(shapes, [(Scalar::E4M3, Scalar::E5M2, 4)], "{text}");
     assert!(text.contains("m64n64k32.e4m3.e5m2"), "{text}");
     // fp8 A from registers is not supported yet (E0300).
     let rs = mixed("wgmma<64, 64, 32, e4m3, e5m2, f32>")

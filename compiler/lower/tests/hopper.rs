@@ -86,12 +86,15 @@ fn the_gemm_ring_is_128_byte_swizzled_aligned_and_dynamic() {
     let wgmmas: Vec<_> = ops
         .iter()
         .filter_map(|o| match o {
-            Op::Wgmma { shape, a_desc: Some(a_desc), b_desc, .. } => Some((shape.n, *a_desc, *b_desc)),
+            Op::Wgmma { shape, a_desc: Some(a_desc), b_desc, steps, .. } => {
+                Some((shape.n, *a_desc, *b_desc, steps.len()))
+            }
             _ => None,
         })
         .collect();
-    assert_eq!(wgmmas.len(), 4);
-    for (n, a, b) in wgmmas {
+    // One wgmma group of four k-steps per consumer warpgroup's gemm.
+    assert_eq!(wgmmas.iter().map(|w| w.3).collect::<Vec<_>>(), [4]);
+    for (n, a, b, _) in wgmmas {
         assert_eq!(n, 256);
         for d in [a, b] {
             assert_eq!((d.swizzle, d.sbo, d.mn_major), (GmmaSwizzle::B128, 1024, false));
@@ -264,12 +267,12 @@ fn b_stored_k_by_n_is_read_n_major_through_a_transposed_view() {
     let descs: Vec<_> = ops(k)
         .iter()
         .filter_map(|o| match o {
-            Op::Wgmma { a_desc, b_desc, .. } => Some((*a_desc, *b_desc)),
+            Op::Wgmma { a_desc, b_desc, steps, .. } => Some((*a_desc, *b_desc, steps.len())),
             _ => None,
         })
         .collect();
-    assert_eq!(descs.len(), 4, "four k-steps of 16 per 64-deep k-tile");
-    for (a, b) in descs {
+    assert_eq!(descs.iter().map(|d| d.2).collect::<Vec<_>>(), [4], "four k-steps of 16 per 64-deep k-tile");
+    for (a, b, _) in descs {
         let a = a.expect("A in shared memory");
         assert!(!a.mn_major && b.mn_major, "A K-major, B N-major: {a:?} {b:?}");
         assert_eq!(b.swizzle, GmmaSwizzle::B128);
@@ -283,14 +286,14 @@ fn a_register_fragment_makes_rs_wgmmas_that_round_trip() {
     let wgmmas: Vec<_> = ops(k)
         .into_iter()
         .filter_map(|o| match o {
-            Op::Wgmma { shape, a_desc, b_desc, .. } => Some((shape.n, a_desc, b_desc)),
+            Op::Wgmma { shape, a_desc, b_desc, steps, .. } => Some((shape.n, a_desc, b_desc, steps.len())),
             _ => None,
         })
         .collect();
-    // BK = 64: four k-steps, A from the fragment's registers (the validator checked each step's A is a
-    // `ptr<local>`), B a 128-byte-swizzled K-major descriptor.
-    assert_eq!(wgmmas.len(), 4, "{text}");
-    for (n, a_desc, b_desc) in wgmmas {
+    // BK = 64: one group of four k-steps, A from the fragment's registers (the validator checked each step's A
+    // is a `ptr<local>`), B a 128-byte-swizzled K-major descriptor.
+    assert_eq!(wgmmas.iter().map(|w| w.3).collect::<Vec<_>>(), [4], "{text}");
+    for (n, a_desc, b_desc, _) in wgmmas {
         assert_eq!(n, 128);
         assert_eq!(a_desc, None);
         assert_eq!((b_desc.swizzle, b_desc.sbo, b_desc.mn_major), (GmmaSwizzle::B128, 1024, false));
@@ -336,14 +339,15 @@ fn a_converted_accumulator_is_an_a_fragment() {
     gemm(mma, p, sb, acc, accumulate = false);",
     );
     let (module, text) = lowered_and_optimized(&src, "k", &[]);
-    let descs: Vec<bool> = ops(&module.kernels[0])
+    let descs: Vec<(bool, usize)> = ops(&module.kernels[0])
         .iter()
         .filter_map(|o| match o {
-            Op::Wgmma { a_desc, .. } => Some(a_desc.is_some()),
+            Op::Wgmma { a_desc, steps, .. } => Some((a_desc.is_some(), steps.len())),
             _ => None,
         })
         .collect();
-    assert_eq!(descs, [true, true, true, true, false, false, false, false], "{text}");
+    // Two groups of four k-steps: S from shared memory, then P from registers.
+    assert_eq!(descs, [(true, 4), (false, 4)], "{text}");
 }
 
 #[test]

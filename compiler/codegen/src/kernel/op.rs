@@ -178,21 +178,25 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 self.setmaxnreg(regs, inc)?;
                 return Ok(None);
             }
-            Op::Wgmma { .. } => {
-                self.wgmma_run(std::slice::from_ref(op))?;
+            Op::Wgmma { shape, acc, a_desc, b_desc, ref steps } => {
+                self.wgmma_group(shape, acc, a_desc, b_desc, steps)?;
                 return Ok(None);
             }
         }))
     }
 
-    /// A run of `wgmma.mma_async` on one accumulator (see [`crate::inline_ptx::wgmma`]): the accumulator's
+    /// The k-steps of a wgmma group on one accumulator (see [`crate::inline_ptx::wgmma`]): the accumulator's
     /// `n / 2` values are loaded from its register array, passed through one asm statement tied to its results,
     /// and stored back; SROA turns the array into SSA values, so the accumulator stays in the same registers
     /// from one wgmma to the next (no copies between them).
-    pub(super) fn wgmma_run(&mut self, run: &[Op]) -> Result<(), CodegenError> {
-        let Some(Op::Wgmma { shape, acc, a_desc, b_desc, .. }) = run.first().cloned() else {
-            return Err(CodegenError::llvm("wgmma", "an empty run"));
-        };
+    fn wgmma_group(
+        &mut self,
+        shape: cutec_ir::WgmmaShape,
+        acc: Handle<Expr>,
+        a_desc: Option<cutec_ir::GmmaDesc>,
+        b_desc: cutec_ir::GmmaDesc,
+        steps: &[cutec_ir::WgmmaStep],
+    ) -> Result<(), CodegenError> {
         let regs = shape.n / 2;
         let (f32t, i32t, i64t) = (self.context.f32_type(), self.context.i32_type(), self.context.i64_type());
         let acc = self.value(acc)?.into_pointer_value();
@@ -205,8 +209,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             args.push(ll(self.builder.build_load(f32t, slot, ""))?.into());
             slots.push(slot);
         }
-        for op in run {
-            let Op::Wgmma { a, a_desc, b, b_desc, scale_d, .. } = *op else { continue };
+        for &cutec_ir::WgmmaStep { a, b, scale_d } in steps {
             match a_desc {
                 Some(desc) => args.push(self.descriptor(a, desc)?.into()),
                 None => {
@@ -220,10 +223,10 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             args.push(scale.into());
         }
         let input = shape.input_suffix();
-        let steps = run.len() as u32;
         let a_mn = a_desc.map(|d| d.mn_major);
+        let n_steps = steps.len() as u32;
         let (ty, callee) =
-            crate::inline_ptx::wgmma(self.context, shape.n, shape.k, &input, a_mn, b_desc.mn_major, steps);
+            crate::inline_ptx::wgmma(self.context, shape.n, shape.k, &input, a_mn, b_desc.mn_major, n_steps);
         let out = ll(self.builder.build_indirect_call(ty, callee, &args, "wgmma"))?;
         self.store_results(out, slots, "wgmma")
     }

@@ -10,29 +10,13 @@ use inkwell::values::BasicValueEnum;
 
 impl<'ctx> KernelCodegen<'_, 'ctx> {
     pub(super) fn block(&mut self, block: &Block) -> Result<(), CodegenError> {
-        let stmts = block.stmts();
-        let mut i = 0;
-        while i < stmts.len() {
+        for s in block.stmts() {
             if self.terminated() {
                 // Statements after a jump are unreachable; give them a block of their own.
                 let dead = self.context.append_basic_block(self.function()?, "dead");
                 self.builder.position_at_end(dead);
             }
-            // A run of `wgmma.mma_async` on one accumulator (the k-steps of a `gemm`), with only pure expressions
-            // between them: one asm statement, so the accumulator is loaded and stored once for the run.
-            let (run, span) = wgmma_run(stmts, i);
-            if run.len() > 1 {
-                for s in &stmts[i..i + span] {
-                    if let Stmt::Emit(h) = *s {
-                        self.emit_expr(h)?;
-                    }
-                }
-                self.wgmma_run(&run)?;
-                i += span;
-                continue;
-            }
-            self.stmt(&stmts[i])?;
-            i += 1;
+            self.stmt(s)?;
         }
         Ok(())
     }
@@ -219,60 +203,5 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             ll(self.builder.build_unconditional_branch(to))?;
         }
         Ok(())
-    }
-}
-
-/// The `wgmma.mma_async` operations of the run starting at `stmts[i]`: consecutive ones of the same shape on the
-/// same accumulator, with only `Emit` statements (pure expressions) between them; empty if `stmts[i]` is not one.
-/// Also the number of statements from the first operation to the last.
-fn wgmma_run(stmts: &[Stmt], i: usize) -> (Vec<cutec_ir::Op>, usize) {
-    let mut run: Vec<cutec_ir::Op> = Vec::new();
-    let mut span = 0;
-    for (n, s) in stmts[i..].iter().enumerate() {
-        match in_run(s) {
-            InRun::Wgmma(op @ cutec_ir::Op::Wgmma { shape, acc, a_desc, b_desc, .. }) => {
-                let same = run.first().is_none_or(|first| {
-                    matches!(first, cutec_ir::Op::Wgmma { shape: s0, acc: a0, a_desc: da, b_desc: db, .. }
-                        if s0 == shape && a0 == acc && da.map(|d| d.mn_major) == a_desc.map(|d| d.mn_major)
-                            && db.mn_major == b_desc.mn_major)
-                });
-                if !same {
-                    break;
-                }
-                run.push(op.clone());
-                span = n + 1;
-            }
-            InRun::Pure if !run.is_empty() => {}
-            InRun::Wgmma(_) | InRun::Pure | InRun::End => break,
-        }
-    }
-    (run, span)
-}
-
-/// What a statement is to a run of wgmmas.
-enum InRun<'a> {
-    /// One of its operations (an `Op::Wgmma`).
-    Wgmma(&'a cutec_ir::Op),
-    /// A pure expression that may lie between two of them.
-    Pure,
-    /// Anything else: the run ends before it.
-    End,
-}
-
-fn in_run(s: &Stmt) -> InRun<'_> {
-    match s {
-        Stmt::Op { op: op @ cutec_ir::Op::Wgmma { .. }, .. } => InRun::Wgmma(op),
-        Stmt::Emit(_) => InRun::Pure,
-        Stmt::Op { .. }
-        | Stmt::WriteVar { .. }
-        | Stmt::Store { .. }
-        | Stmt::If { .. }
-        | Stmt::For { .. }
-        | Stmt::While { .. }
-        | Stmt::Break
-        | Stmt::Continue
-        | Stmt::Return
-        | Stmt::Barrier(_)
-        | Stmt::Roles(_) => InRun::End,
     }
 }

@@ -115,7 +115,7 @@ pub fn lex(text: &str) -> Result<Vec<Spanned>, ParseError> {
                 let w = take(&mut i, &mut col, &name_char);
                 push(Tok::Word(w));
             }
-            '(' | ')' | '{' | '}' | '[' | ']' | ',' | ':' | '=' | '<' | '>' => {
+            '(' | ')' | '{' | '}' | '[' | ']' | ',' | ':' | ';' | '=' | '<' | '>' => {
                 i += 1;
                 col += 1;
                 push(Tok::Punct(c));

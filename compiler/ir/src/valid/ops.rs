@@ -107,7 +107,7 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             Err(E::BadOp { op: "setmaxnreg", why: "the register count is a multiple of 8 in 24..=256" })
         }
         Op::Setmaxnreg { .. } => Ok(None),
-        Op::Wgmma { shape, acc, a, a_desc, b, scale_d, .. } => {
+        Op::Wgmma { shape, acc, a_desc, ref steps, .. } => {
             // A and B are both 16-bit (one type) or both fp8 (any mix); K is 32 bytes of them.
             let k = match (shape.input, shape.input_b) {
                 (a @ (Scalar::F16 | Scalar::BF16), b) if a == b => 16,
@@ -125,13 +125,21 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             if k == 32 && a_desc.is_none() {
                 return Err(E::BadOp { op: "wgmma.mma_async", why: "fp8 A from registers is not supported yet" });
             }
+            if steps.is_empty() {
+                return Err(E::BadOp { op: "wgmma.mma_async", why: "a wgmma group has at least one k-step" });
+            }
             expect(acc, &|t| t == Type::Ptr(AddrSpace::Local), "a register array (ptr<local>)")?;
-            match a_desc {
-                Some(_) => expect(a, &shared, "a shared-memory operand")?,
-                None => expect(a, &|t| t == Type::Ptr(AddrSpace::Local), "an A fragment in registers (ptr<local>)")?,
-            };
-            expect(b, &shared, "a shared-memory operand")?;
-            expect(scale_d, &|t| t == Type::I1, "i1")?;
+            for s in steps {
+                match a_desc {
+                    Some(_) => expect(s.a, &shared, "a shared-memory operand")?,
+                    None => {
+                        let local = |t| t == Type::Ptr(AddrSpace::Local);
+                        expect(s.a, &local, "an A fragment in registers (ptr<local>)")?
+                    }
+                };
+                expect(s.b, &shared, "a shared-memory operand")?;
+                expect(s.scale_d, &|t| t == Type::I1, "i1")?;
+            }
             Ok(None)
         }
         Op::FenceProxyAsync | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => Ok(None),

@@ -4,7 +4,7 @@
 use super::{PResult, Parser, scalar};
 use crate::arena::Handle;
 use crate::expr::{Expr, ShuffleMode};
-use crate::op::{Op, WgmmaShape};
+use crate::op::{Op, WgmmaShape, WgmmaStep};
 
 impl Parser {
     /// The operation named `m` with its operands, or `None` if `m` names no operation.
@@ -114,7 +114,17 @@ impl Parser {
                 let b_desc = self.gmma_desc()?;
                 self.punct(',')?;
                 self.keyword("scale_d")?;
-                Op::Wgmma { shape, acc, a, a_desc, b, b_desc, scale_d: self.operand()? }
+                let mut steps = vec![WgmmaStep { a, b, scale_d: self.operand()? }];
+                // The group's other k-steps: `; %a, %b, scale_d %s`.
+                while self.eat_punct(';') {
+                    let a = self.operand()?;
+                    self.punct(',')?;
+                    let b = self.operand()?;
+                    self.punct(',')?;
+                    self.keyword("scale_d")?;
+                    steps.push(WgmmaStep { a, b, scale_d: self.operand()? });
+                }
+                Op::Wgmma { shape, acc, a_desc, b_desc, steps }
             }
             "setmaxnreg.inc" => Op::Setmaxnreg { regs: self.integer()?, inc: true },
             "setmaxnreg.dec" => Op::Setmaxnreg { regs: self.integer()?, inc: false },

@@ -48,10 +48,10 @@ impl Pass for CompleteWgmma {
 fn async_arrays(k: &Kernel) -> HashSet<Handle<Alloc>> {
     let mut set = HashSet::new();
     k.body.visit(&mut |s| {
-        if let Stmt::Op { op: Op::Wgmma { acc, a, a_desc, .. }, .. } = s {
+        if let Stmt::Op { op: Op::Wgmma { acc, a_desc, steps, .. }, .. } = s {
             set.extend(super::alloc_of(k, *acc));
             if a_desc.is_none() {
-                set.extend(super::alloc_of(k, *a));
+                set.extend(steps.iter().filter_map(|s| super::alloc_of(k, s.a)));
             }
         }
     });
