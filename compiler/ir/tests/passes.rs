@@ -10,7 +10,7 @@ fn run(mut module: Module) -> String {
 }
 
 /// The passes, in the order they run.
-const PIPELINE: [&str; 16] = [
+const PIPELINE: [&str; 17] = [
     "unroll",
     "forward-vars",
     "fold-constants",
@@ -25,6 +25,7 @@ const PIPELINE: [&str; 16] = [
     "compact",
     "check-collectives",
     "check-operands",
+    "check-sync",
     "check-protocol",
     "check-fragment-bounds",
 ];

@@ -163,14 +163,6 @@ pub enum LowerError {
     },
     /// The roles of the kernel cannot run (E0313, E0314).
     Role(RoleError),
-    /// The mbarriers of `name` are initialised (the primary span) and never waited on.
-    MbarrierNeverWaited {
-        name: String,
-    },
-    /// A wait on the mbarriers of `name`, on which nothing arrives.
-    MbarrierNeverArrives {
-        name: String,
-    },
     /// A CTA rank not provably in the cluster of `cluster` CTAs (or with no cluster).
     CtaRank {
         cluster: Option<i64>,
@@ -336,31 +328,6 @@ impl Located {
                 "an mbarrier is an element of a `u64` tensor in shared memory, such as `bars[0]`".into(),
             ),
             E::TmaNotABox { problem } => err(codes::TMA_NOT_A_BOX, problem.clone()),
-            E::MbarrierNeverWaited { name } => {
-                err(codes::MBARRIER_NEVER_COMPLETES, format!("no thread waits on `{name}`"))
-                    .with_primary_message(format!(
-                        "the mbarriers of `{name}` are initialised here, and waited on by nobody"
-                    ))
-                    .with_note(
-                        "an mbarrier orders the threads that arrive on it before the threads that wait on it; \
-                         without a wait it orders nothing",
-                    )
-                    .with_help(format!(
-                        "wait on it where its data is used (`mbarrier_wait({name}[s], phase)`), or remove it"
-                    ))
-            }
-            E::MbarrierNeverArrives { name } => {
-                err(codes::MBARRIER_NEVER_COMPLETES, format!("this wait on `{name}` never completes"))
-                    .with_primary_message(format!("nothing ever arrives on `{name}`"))
-                    .with_note(
-                        "an mbarrier's phase completes when its expected arrivals (and transaction bytes) are in; \
-                         with none, the waiting threads wait forever",
-                    )
-                    .with_help(format!(
-                        "arrive on it (`mbarrier_arrive({name}[s])`, `mbarrier_arrive_expect_tx`) or name it in a \
-                         `tma_load(.., bar = {name}[s])`"
-                    ))
-            }
             E::Role(role) => role_diagnostic(file, span, role),
         }
     }

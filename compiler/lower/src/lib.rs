@@ -35,7 +35,6 @@ mod prove;
 mod role;
 mod stmatrix;
 mod stmt;
-mod sync_check;
 mod tma;
 mod value;
 
@@ -221,8 +220,6 @@ pub(crate) struct Lower<'p> {
     /// The accumulators `fragment_c` made for a tiled MMA over several warpgroups, by allocation: each thread
     /// holds its warpgroup's part, so `store(acc, tile)` partitions `tile` as `partition_c` would.
     pub(crate) mma_accumulators: HashMap<Handle<Expr>, mma::MmaTiling>,
-    /// What the body does with each mbarrier tensor (see `sync_check`).
-    pub mbarriers: sync_check::MbarrierUses,
     /// The statement budget's state (see `budget`).
     pub budget: budget::Budget,
     /// In the body of a `persistent` kernel: the tile it runs (see `persistent`).
@@ -271,7 +268,6 @@ impl<'p> Lower<'p> {
             roles: HashMap::new(),
             current_role: None,
             mma_accumulators: HashMap::new(),
-            mbarriers: sync_check::MbarrierUses::default(),
             budget: budget::Budget::default(),
             tile: None,
             tile_store_wait: false,
@@ -360,7 +356,6 @@ impl<'p> Lower<'p> {
             Some(p) => self.persistent_body(p, &f.body, f.sig_span),
             None => self.block(&f.body),
         };
-        self.check_mbarriers();
         self.frames.pop();
     }
 

@@ -19,7 +19,6 @@
 //! Elements of a box outside the argument are filled with zeros by loads and skipped by stores (the hardware
 //! does it), so TMA copies need no predicate: a ragged tile is correct as is.
 
-use super::sync_check::BarrierUse;
 use super::value::{TensorView, Value};
 use super::{LResult, Lower};
 use crate::error::LowerError;
@@ -186,12 +185,7 @@ impl Lower<'_> {
         let Some(first) = args.first() else {
             return self.internal(e.span, "an mbarrier call without its barrier");
         };
-        let used = match b {
-            Builtin::MbarrierInit => BarrierUse::Init,
-            Builtin::MbarrierWait => BarrierUse::Wait,
-            _ => BarrierUse::Arrive,
-        };
-        let bar = self.mbarrier_ptr(&first.value, used, e.span)?;
+        let bar = self.mbarrier_ptr(&first.value)?;
         let mut ints = Vec::new();
         // `mbarrier_arrive(bar, cta = r)`: the barrier at the same place in CTA r of the cluster.
         let remote = match args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "cta")) {
@@ -237,16 +231,15 @@ impl Lower<'_> {
         Ok(Value::Unit)
     }
 
-    /// The shared-memory address of an mbarrier: an element `bars[i]` of a `u64` tensor in shared memory. The
-    /// call at `call` uses it as `used` (recorded for E0315).
-    fn mbarrier_ptr(&mut self, e: &ast::Expr, used: BarrierUse, call: Span) -> LResult<Handle<Expr>> {
+    /// The shared-memory address of an mbarrier: an element `bars[i]` of a `u64` tensor in shared memory. (That
+    /// each is waited on and arrived on, E0315, is the IR's `check-sync`.)
+    fn mbarrier_ptr(&mut self, e: &ast::Expr) -> LResult<Handle<Expr>> {
         let not_one = |this: &mut Self| this.fail(e.span, LowerError::NotAnMbarrier);
         let ExprKind::Index { base, indices } = &e.kind else { return not_one(self) };
         let Value::Tensor(t) = self.expr(base)? else { return not_one(self) };
         if t.space != AddrSpace::Shared || t.elem != Scalar::U64 {
             return not_one(self);
         }
-        self.note_mbarrier(t.base, used, call);
         let coord = self.index_coord(indices)?;
         let coord = self.coord_of(&coord, e.span)?;
         let (shape, stride) = (t.layout.shape().clone(), t.layout.stride().clone());
@@ -275,7 +268,7 @@ impl Lower<'_> {
             None => None,
         };
         let (g, s) = (self.expr(&src.value)?, self.expr(&dst.value)?);
-        let bar = self.mbarrier_ptr(&bar.value, BarrierUse::Arrive, e.span)?;
+        let bar = self.mbarrier_ptr(&bar.value)?;
         let (Value::Tensor(g), Value::Tensor(s)) = (g, s) else {
             return self.unsupported(e.span, "`tma_load` into a new buffer without `pipelined`");
         };

@@ -180,13 +180,54 @@ fn mbarriers_nobody_waits_on_or_nothing_arrives_on_are_refused() {
 }}"
         )
     };
-    assert_eq!(errors(&kernel("mbarrier_arrive(bars[1]);")), [("E0315".into(), "no thread waits on `bars`".into())]);
+    // The IR's `check-sync` proves it of the lowered kernel (and of what the scheduling passes write).
+    let check_sync = |source: &str| -> Result<(), (String, String)> {
+        let mut module = lower_source(source, "k", &[]).unwrap_or_else(|d| panic!("{d:#?}"));
+        let pass = cutec_ir::find_pass("check-sync").expect("the pass exists");
+        let mut analyses = cutec_ir::passes::Analyses::default();
+        cutec_ir::passes::run_pass(pass, &mut module, &mut analyses).map_err(|e| {
+            let d = e.to_diagnostic();
+            (d.code.to_string(), d.message)
+        })
+    };
     assert_eq!(
-        errors(&kernel("mbarrier_wait(bars[1], 0);")),
-        [("E0315".into(), "this wait on `bars` never completes".into())]
+        check_sync(&kernel("mbarrier_arrive(bars[1]);")),
+        Err(("E0315".into(), "no thread waits on `bars`".into()))
     );
-    // Per tensor: an arrival on one element and a wait on another are the tensor's protocol.
-    assert!(lower_source(&kernel("mbarrier_arrive(bars[1]); mbarrier_wait(bars[0], 0);"), "k", &[]).is_ok());
+    assert_eq!(
+        check_sync(&kernel("mbarrier_wait(bars[1], 0);")),
+        Err(("E0315".into(), "this wait on `bars` never completes".into()))
+    );
+    // Per tensor: an arrival on one element and a wait on another are the tensor's protocol (whether this wait
+    // completes is `check-protocol`'s proof).
+    assert_eq!(check_sync(&kernel("mbarrier_arrive(bars[1]); mbarrier_wait(bars[0], 0);")), Ok(()));
+}
+
+#[test]
+fn role_chains_that_leave_warpgroups_out_are_refused_after_the_passes() {
+    // IR as a pass could leave it: a block of three warpgroups, a chain over two of them.
+    let text = "kernel @k(%x: ptr<global> align(4)) block(384, 1, 1) {
+  warpgroup producer 0..1 regs(40) {
+    store 1.0, %x align(4)
+  } else warpgroup consumer 1..2 regs(232) {
+    store 2.0, %x align(4)
+  }
+}
+";
+    let run = |text: &str| {
+        let mut module = cutec_ir::parse(text).unwrap_or_else(|e| panic!("{e}"));
+        let pass = cutec_ir::find_pass("check-sync").expect("the pass exists");
+        let mut analyses = cutec_ir::passes::Analyses::default();
+        cutec_ir::passes::run_pass(pass, &mut module, &mut analyses).map_err(|e| {
+            let d = e.to_diagnostic();
+            (d.code.to_string(), d.message)
+        })
+    };
+    assert_eq!(run(text), Err(("E0313".into(), "warpgroup 2 of the block runs no role".into())));
+    assert_eq!(run(&text.replace("consumer 1..2", "consumer 1..3")), Ok(()));
+    // Two chains together cover the block.
+    let apart = text.replace("} else warpgroup consumer 1..2", "}\n  warpgroup consumer 1..3");
+    assert_eq!(run(&apart), Ok(()));
 }
 
 #[test]

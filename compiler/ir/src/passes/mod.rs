@@ -18,6 +18,7 @@ mod fragment_bounds;
 pub mod operands;
 pub mod protocol;
 mod schedule;
+pub mod sync;
 mod unroll;
 
 /// The statement budget of a kernel (see the `unroll` pass), which the lowering also charges before it expands.
@@ -67,6 +68,9 @@ pub enum PassErrorKind {
     /// An operand of a Hopper instruction outside the range the hardware defines (the `check-operands` pass).
     #[error("{}", .0.message())]
     Operand(Box<operands::OperandError>),
+    /// Roles that leave warpgroups out, or an mbarrier never waited on or arrived on (the `check-sync` pass).
+    #[error("{}", .0.message())]
+    Sync(Box<sync::SyncError>),
     /// A protocol error: a wait that never returns, a wrong parity, bytes, an early exit (`check-protocol`).
     #[error("{}", protocol::headline(.0.kind))]
     Protocol(Box<crate::analysis::protocol::ProtocolError>),
@@ -118,6 +122,7 @@ impl PassError {
             PassErrorKind::Divergent(_) => codes::WARPGROUP_DIVERGENT,
             PassErrorKind::FragmentIndex(_) => codes::FRAGMENT_INDEX,
             PassErrorKind::Operand(ref e) => e.code(),
+            PassErrorKind::Sync(ref e) => e.code(),
             PassErrorKind::Protocol(ref e) => protocol::code(e),
             PassErrorKind::Schedule(_) => codes::SCHEDULE,
             PassErrorKind::Invalid(_) => codes::INTERNAL,
@@ -166,6 +171,7 @@ impl PassError {
                 }
             }
             PassErrorKind::Operand(e) => e.to_diagnostic(),
+            PassErrorKind::Sync(e) => e.to_diagnostic(),
             PassErrorKind::Protocol(e) => protocol::to_diagnostic(e),
             PassErrorKind::Schedule(e) => {
                 Diagnostic::error(self.code(), e.problem.clone(), self.loc.file, self.loc.span)
@@ -274,6 +280,7 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
         &compact::Compact,
         &collectives::CheckCollectives,
         &operands::CheckOperands,
+        &sync::CheckSync,
         &protocol::CheckProtocol,
         &fragment_bounds::CheckFragmentBounds,
     ]
