@@ -54,6 +54,11 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
 sed 's/ persistent(raster = grouped(GROUP_M))//' examples/gemm_sm90.cute > "$GPU_DIR/gemm_sm90_grid.cute"
 grep -q "persistent(raster" "$GPU_DIR/gemm_sm90_grid.cute" && { echo "build.sh: gemm_sm90_grid kept persistent" >&2; exit 1; }
 "$c" build "$GPU_DIR/gemm_sm90_grid.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
+# gemm_epilogue.cute with a bf16 bias: a 16-bit global tensor read into the f32 epilogue (ld.global.b16, cvt.f32.bf16).
+sed 's/bias: Tensor<f32, N:1, gmem>/bias: Tensor<bf16, N:1, gmem>/' examples/gemm_epilogue.cute \
+    > "$GPU_DIR/gemm_epilogue_bf16bias.cute"
+grep -q "bias: Tensor<bf16" "$GPU_DIR/gemm_epilogue_bf16bias.cute" || { echo "build.sh: the bias stayed f32" >&2; exit 1; }
+"$c" build "$GPU_DIR/gemm_epilogue_bf16bias.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
 sed 's/ pipelined(stages = STAGES)//' examples/gemm_pipelined.cute > "$GPU_DIR/gemm_plain.cute"
 grep -q "pipelined(" "$GPU_DIR/gemm_plain.cute" && { echo "build.sh: gemm_plain kept pipelined" >&2; exit 1; }
 "$c" build "$GPU_DIR/gemm_plain.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"

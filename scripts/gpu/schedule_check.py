@@ -67,11 +67,14 @@ def epilogue(work, quick):
     timed against torch's addmm followed by gelu (bf16, the same run) and against gemm_sm90 (the plain GEMM)."""
     ok_all = True
     print("== gemm_epilogue.cute: bias + GELU (tanh) fused into the scheduled GEMM's epilogue")
-    for m, n, k in [(128, 256, 64), (1000, 776, 336), (129, 264, 72), (300, 512, 136), (2048, 2048, 2048)]:
-        rc, out, _, t = run_read(work, "gemm_epilogue.ptx", "gemm_bias_gelu", {"M": m, "N": n, "K": k},
+    # The example (f32 bias), and the same with a bf16 bias read into the f32 epilogue.
+    shapes = [(128, 256, 64), (1000, 776, 336), (129, 264, 72), (300, 512, 136), (2048, 2048, 2048)]
+    for module, m, n, k in [(mod, *s) for mod in ("gemm_epilogue", "gemm_epilogue_bf16bias") for s in shapes]:
+        rc, out, _, t = run_read(work, module + ".ptx", "gemm_bias_gelu", {"M": m, "N": n, "K": k},
                                  ("a", "b", "bias"), "c")
+        label = f"{f'{m}x{n}x{k}':>18} {module:<24}"
         if rc != 0:
-            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
+            print(f"{label} FAIL cutec run failed:\n{out}")
             ok_all = False
             continue
         a, b, bias, c = t["a"].float(), t["b"].float(), t["bias"].float(), t["c"].float()
@@ -79,7 +82,7 @@ def epilogue(work, quick):
         rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
         ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
         ok_all &= ok
-        print(f"{f'{m}x{n}x{k}':>18} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+        print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.2e} (bias {t['bias'].dtype})")
     if quick:
         return ok_all
     print(f"{'M x N x K':>18} {'fused ms':>9} {'plain ms':>9} {'fused/plain':>11} {'torch ms':>9} {'torch/fused':>11}")

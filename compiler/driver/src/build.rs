@@ -46,8 +46,11 @@ pub struct Artifacts {
     pub warnings: Vec<Diagnostic>,
     /// Wall time of each stage, in order (`cutec build --timings`).
     pub timings: Vec<(&'static str, std::time::Duration)>,
-    /// Wall time of each IR pass, in order: the parts of the stage `IR passes`.
+    /// Wall time of each IR pass that changes the module, in order: the parts of the stage `IR passes`.
     pub pass_timings: Vec<(&'static str, std::time::Duration)>,
+    /// Wall time of each checking pass, which run beside code generation (the stage [`CHECKS_STAGE`] is the
+    /// wait for them after it).
+    pub check_timings: Vec<(&'static str, std::time::Duration)>,
 }
 
 /// A failed build: the sources and the diagnostics saying why.
@@ -57,6 +60,9 @@ pub struct BuildFailure {
 }
 
 /// Checks, lowers, optimises and generates code for `source`.
+/// The stage of [`Artifacts::timings`] that is the wait for the checking passes once code generation is done.
+pub const CHECKS_STAGE: &str = "checks (after codegen)";
+
 pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Checked, Artifacts), BuildFailure> {
     let mut timings = Vec::new();
     let mut clock = std::time::Instant::now();
@@ -104,33 +110,57 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         }
     };
     let mut pass_timings = Vec::new();
+    let (transforms, checks) = cutec_ir::pipeline_parts();
     let pipeline = cutec_ir::PipelineOptions {
         verify_each: cfg!(debug_assertions),
         after_pass: Some(&mut hook),
         timings: Some(&mut pass_timings),
     };
-    let mut check_warnings = match cutec_ir::run_pipeline(&mut module, pipeline) {
-        Ok(info) => info.warnings,
+    let pipeline_failed = |checked, e: cutec_ir::passes::PipelineError| match e {
         // A pass that cannot do what the program asks (E0324 and others, at the loop or kernel).
-        Err(cutec_ir::passes::PipelineError::Pass(e)) if e.code() != cutec_ir::codes::INTERNAL => {
-            return Err(fail(checked, vec![e.to_diagnostic()]));
+        cutec_ir::passes::PipelineError::Pass(e) if e.code() != cutec_ir::codes::INTERNAL => {
+            fail(checked, vec![e.to_diagnostic()])
         }
-        Err(e) => {
-            return Err(fail(checked, vec![internal(root, format!("the IR is invalid after a pass: {e}"))]));
-        }
+        e => fail(checked, vec![internal(root, format!("the IR is invalid after a pass: {e}"))]),
     };
+    if let Err(e) = cutec_ir::run_passes(&mut module, &transforms, pipeline) {
+        return Err(pipeline_failed(checked, e));
+    }
     let ir_scheduled = cutec_ir::print(&module);
+    // A checking pass changes nothing: what it "leaves" is the scheduled module.
+    if dump.is_none() && checks.iter().any(|p| opts.dump_after.as_deref() == Some(p.name())) {
+        dump = Some(ir_scheduled.clone());
+    }
     lap("IR passes", &mut timings);
-    // After the pipeline: `unroll` turns the indices of unrolled loops into constants.
-    let mut warnings = cutec_ir::warnings(&module);
-    warnings.append(&mut check_warnings);
     let options = Options {
         opt_level: opts.opt_level,
         module_file: opts.module_file.clone(),
         keep_llvm_ir: opts.llvm_ir,
         ..Options::default()
     };
-    let out = match cutec_codegen::compile(&module, &interfaces, &options) {
+    // The checking passes (collectives, operands, roles and mbarriers, the protocol's simulation) run on a copy of
+    // the module on another thread while LLVM compiles the module: the two take similar time, and a check only
+    // refuses, so its verdict is awaited before anything is used.
+    let mut copy = module.clone();
+    let mut check_timings = Vec::new();
+    let (checked_ir, compiled, waited) = std::thread::scope(|s| {
+        let checking = s.spawn(|| {
+            let options = cutec_ir::PipelineOptions { timings: Some(&mut check_timings), ..Default::default() };
+            cutec_ir::run_passes(&mut copy, &checks, options)
+        });
+        let compiled = cutec_codegen::compile(&module, &interfaces, &options);
+        let codegen_done = std::time::Instant::now();
+        let checked_ir = checking.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (checked_ir, compiled, codegen_done.elapsed())
+    });
+    let mut check_warnings = match checked_ir {
+        Ok(info) => info.warnings,
+        Err(e) => return Err(pipeline_failed(checked, e)),
+    };
+    // After the pipeline: `unroll` turns the indices of unrolled loops into constants.
+    let mut warnings = cutec_ir::warnings(&module);
+    warnings.append(&mut check_warnings);
+    let out = match compiled {
         Ok(o) => o,
         Err(cutec_codegen::CodegenError::Unsupported { what }) => {
             let d = Diagnostic::error(
@@ -143,10 +173,11 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         }
         Err(e) => return Err(fail(checked, vec![internal(root, e.to_string())])),
     };
-    // The codegen phases' own laps replace the one lap they add up to.
+    // The codegen phases' own laps replace the one lap they add up to, with the wait for the checks after them.
     lap("codegen", &mut timings);
     timings.pop();
     timings.extend(out.timings.iter().copied());
+    timings.push((CHECKS_STAGE, waited));
     let ptxas = if opts.assemble {
         match cutec_codegen::assemble_with_ptxas(&out.ptx) {
             Ok(r) => Some(r),
@@ -189,6 +220,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         warnings,
         timings,
         pass_timings,
+        check_timings,
     };
     Ok((checked, artifacts))
 }

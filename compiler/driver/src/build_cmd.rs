@@ -103,10 +103,14 @@ pub(crate) fn build(
                     for (stage, d) in &art.timings {
                         eprintln!("time: {:>8.3} ms  {stage}", d.as_secs_f64() * 1e3);
                         // The passes that cost something, each on its own line (like rustc's -Z time-passes).
-                        if *stage == "IR passes" {
-                            for (pass, d) in art.pass_timings.iter().filter(|(_, d)| d.as_secs_f64() >= 1e-3) {
-                                eprintln!("time: {:>8.3} ms    {pass}", d.as_secs_f64() * 1e3);
-                            }
+                        let passes = match *stage {
+                            "IR passes" => art.pass_timings.as_slice(),
+                            // Each check's own time, beside code generation (the stage is what was left to wait).
+                            cutec::build::CHECKS_STAGE => art.check_timings.as_slice(),
+                            _ => &[],
+                        };
+                        for (pass, d) in passes.iter().filter(|(_, d)| d.as_secs_f64() >= 1e-3) {
+                            eprintln!("time: {:>8.3} ms    {pass}", d.as_secs_f64() * 1e3);
                         }
                     }
                     eprintln!("time: {:>8.3} ms  total", total.as_secs_f64() * 1e3);

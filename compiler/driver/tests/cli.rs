@@ -267,6 +267,23 @@ fn build_writes_ptx_and_manifest_with_a_summary() {
     let o = cutec(&["build", "examples/copy.cute", "--emit", "ir", "--dump-after", "dce", "-o", "-"]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("kernel @copy"), "the IR after dce goes to stderr");
+    // A checking pass (they run beside code generation) dumps the module the transforms left.
+    let o = cutec(&["build", "examples/row_sum.cute", "--emit", "ptx", "--dump-after", "check-protocol", "-o", "-"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("kernel @row_sum"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn timings_show_the_checks_beside_code_generation() {
+    let o = cutec(&["build", "examples/row_sum.cute", "--emit", "ptx", "--timings", "-o", "-"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("time:")).collect();
+    let at = |name: &str| lines.iter().position(|l| l.ends_with(name)).unwrap_or_else(|| panic!("no {name}: {err}"));
+    // The stages in order, the checks' wait after the codegen phases, each check's own time under it.
+    assert!(at("  IR passes") < at("  PTX emission") && at("  PTX emission") < at("  checks (after codegen)"), "{err}");
+    assert!(at("    check-protocol") > at("  checks (after codegen)"), "{err}");
+    assert!(at("  total") == lines.len() - 1, "{err}");
 }
 
 #[test]

@@ -140,7 +140,9 @@ pub use expr::{BinaryOp, CompareOp, Dim, Expr, Literal, MathFn, ShuffleMode, Spe
 pub use module::{Alloc, Kernel, Module, Param, Var, entry_registers};
 pub use op::{GmmaDesc, GmmaSwizzle, Op, WgmmaShape, WgmmaStep};
 pub use parse::{ParseError, parse};
-pub use passes::{Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, run_pipeline};
+pub use passes::{
+    Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, pipeline_parts, run_passes, run_pipeline,
+};
 pub use print::{print, print_kernel, stmt_line};
 pub use stmt::{Barrier, Block, Role, RoleRegion, Stmt, Unroll, role_chains};
 pub use types::{AddrSpace, Scalar, Type};

@@ -286,6 +286,16 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
     ]
 }
 
+/// The pipeline in two parts: the passes up to the last one that changes the module, and the checking passes
+/// after it, which change nothing. The driver runs the checks on a copy of the module beside code generation
+/// (they only refuse: their verdict is waited for before any output is written).
+pub fn pipeline_parts() -> (Vec<&'static dyn Pass>, Vec<&'static dyn Pass>) {
+    let mut passes = pipeline();
+    let checks_from = passes.iter().rposition(|p| !p.preserves_all()).map_or(0, |i| i + 1);
+    let checks = passes.split_off(checks_from);
+    (passes, checks)
+}
+
 /// Finds a pass of the pipeline by name.
 pub fn find_pass(name: &str) -> Option<&'static dyn Pass> {
     pipeline().into_iter().find(|p| p.name() == name)
@@ -311,7 +321,17 @@ pub struct PipelineOptions<'a> {
 }
 
 /// Runs the pipeline over `module`; gives the validator's analysis of the result.
-pub fn run_pipeline(module: &mut Module, mut options: PipelineOptions<'_>) -> Result<ModuleInfo, PipelineError> {
+pub fn run_pipeline(module: &mut Module, options: PipelineOptions<'_>) -> Result<ModuleInfo, PipelineError> {
+    run_passes(module, &pipeline(), options)
+}
+
+/// Runs `passes` (a part of the pipeline, in order: see [`pipeline_parts`]) over `module`; gives the validator's
+/// analysis of the result, with the warnings of the checks among them.
+pub fn run_passes(
+    module: &mut Module,
+    passes: &[&'static dyn Pass],
+    mut options: PipelineOptions<'_>,
+) -> Result<ModuleInfo, PipelineError> {
     let mut analyses = Analyses::default();
     let mut clock = std::time::Instant::now();
     let mut lap = |name: &'static str, timings: &mut Option<&mut Vec<_>>| {
@@ -323,7 +343,7 @@ pub fn run_pipeline(module: &mut Module, mut options: PipelineOptions<'_>) -> Re
     };
     analyses.info(module)?;
     lap("validate", &mut options.timings);
-    for pass in pipeline() {
+    for &pass in passes {
         run_pass(pass, module, &mut analyses)?;
         if options.verify_each {
             analyses.info(module)?;
