@@ -9,7 +9,7 @@
 //! when `min(c)` is. Nothing is proven about what the form cannot express: the access is then predicated.
 
 use super::Lower;
-use cutec_ir::{BinaryOp, CompareOp, Expr, Handle, SpecialReg};
+use cutec_ir::{BinaryOp, CompareOp, Expr, Handle, MathFn, SpecialReg};
 use cutec_sema::{SymInt, SymOp};
 
 /// How deep bounds are expanded (an atom's bound mentions other atoms, whose bounds are expanded in turn).
@@ -203,13 +203,42 @@ impl Lower<'_> {
         Some(out)
     }
 
-    /// Whether every term of `l` is non-negative: a non-negative constant and non-negative multiples of atoms
-    /// that cannot be negative.
+    /// Whether `l` cannot be negative: non-negative multiples of atoms that cannot be negative, and a constant
+    /// that their constant lower bounds make up for (`N - 1` where the launch needs `N >= 1`).
     fn nonneg(&self, l: &Linear, depth: u32) -> bool {
-        l.konst >= 0
-            && l.terms.iter().all(|(a, c)| {
-                *c >= 0 && depth < MAX_DEPTH && self.range_of(a, depth).0.is_some_and(|lo| self.nonneg(&lo, depth + 1))
-            })
+        let mut floor = l.konst;
+        for (a, c) in &l.terms {
+            if *c < 0 || depth >= MAX_DEPTH {
+                return false;
+            }
+            let Some(lo) = self.range_of(a, depth).0 else { return false };
+            if !self.nonneg(&lo, depth + 1) {
+                return false;
+            }
+            // The atom is at least `lo`, itself at least 0 (and exactly its constant when it has no terms).
+            let at_least = if lo.terms.is_empty() { lo.konst } else { 0 };
+            let Some(f) = c.checked_mul(at_least).and_then(|x| floor.checked_add(x)) else { return false };
+            floor = f;
+        }
+        floor >= 0
+    }
+
+    /// Whether every launch the runtime accepts has the dynamic dimension `name` at least 1: a factor
+    /// `ceil_div(name, c)` (or `name`) of a grid extent, which the runtime requires to be at least 1.
+    fn positive_dim(&self, name: &str) -> bool {
+        fn forces(s: &SymInt, name: &str) -> bool {
+            match s {
+                SymInt::Dim(d) => d == name,
+                SymInt::Op(SymOp::Mul, a, b) => match (a.as_const(), b.as_const()) {
+                    (Some(k), _) if k > 0 => forces(b, name),
+                    (_, Some(k)) if k > 0 => forces(a, name),
+                    _ => forces(a, name) || forces(b, name),
+                },
+                SymInt::Op(SymOp::CeilDiv, x, c) => c.as_const().is_some_and(|c| c > 0) && forces(x, name),
+                _ => false,
+            }
+        }
+        self.kernel_info.launch.as_ref().is_some_and(|l| l.grid.iter().any(|g| forces(g, name)))
     }
 
     /// What is known of an atom: a lower and an upper bound (inclusive), as linear forms.
@@ -217,7 +246,12 @@ impl Lower<'_> {
         let zero = || Some(Linear::constant(0));
         match a {
             // Extents are read from shapes, which are not negative (the runtime checks its arguments).
-            Atom::Dim(name) if self.shape_dims.contains(name) => (zero(), None),
+            // Extents are not negative (the runtime checks its arguments); one that a grid extent is made of is
+            // at least 1.
+            // (The atom is `name / d` for the divisor `d` the kernel requires: at least 1 as well.)
+            Atom::Dim(name) if self.shape_dims.contains(name) => {
+                (Some(Linear::constant(i64::from(self.positive_dim(name)))), None)
+            }
             Atom::Dim(_) => (None, None),
             Atom::Value(h) => self.range_of_value(*h, depth),
             Atom::LoopVar(v) => match self.loop_ranges.get(v) {
@@ -313,6 +347,27 @@ impl Lower<'_> {
                 }
                 None => (None, None),
             },
+            // `min(a, b)` is at most either operand and `max(a, b)` at least either: that operand is the bound
+            // (the one of dimensions and constants, like the `N - 1` of `min(col, N - 1)`, when one is). The other
+            // side is bounded when both operands are: by 0 when both are non-negative, by the smaller (larger) of
+            // two constant bounds.
+            &Expr::Math { fun: fun @ (MathFn::Min | MathFn::Max), arg, arg1: Some(other), .. } if self.is_int(arg) => {
+                let (Some(a), Some(b)) = (self.linear_ir(arg, depth + 1), self.linear_ir(other, depth + 1)) else {
+                    return (None, None);
+                };
+                let fixed = |l: &Linear| l.terms.iter().all(|(t, _)| matches!(t, Atom::Dim(_)));
+                let near = if fixed(&a) && !fixed(&b) { a.clone() } else { b.clone() };
+                let min = fun == MathFn::Min;
+                let far = match (self.extreme(&a, !min, depth + 1), self.extreme(&b, !min, depth + 1)) {
+                    (Some(x), Some(y)) if x.terms.is_empty() && y.terms.is_empty() => {
+                        let k = if min { x.konst.min(y.konst) } else { x.konst.max(y.konst) };
+                        Some(Linear::constant(k))
+                    }
+                    (Some(x), Some(y)) if min && self.nonneg(&x, depth + 1) && self.nonneg(&y, depth + 1) => zero(),
+                    _ => None,
+                };
+                if min { (far, Some(near)) } else { (Some(near), far) }
+            }
             _ => (None, None),
         }
     }

@@ -160,3 +160,25 @@ fn static_tiles_keep_exactly_their_elements_inside() {
         assert_eq!(count(&text, "if "), 0, "case {case}: every predicate is static:\n{src}\n{text}");
     }
 }
+
+#[test]
+fn a_clamped_index_needs_no_predicate_when_the_grid_needs_the_extent() {
+    // `min(i, N - 1)` is below N, and not negative once N >= 1: a grid of ceil_div(N, 256) CTAs, which the
+    // runtime requires to be at least 1, needs N >= 1.
+    let src = |grid: &str| {
+        format!(
+            "kernel k(x: Tensor<f32, N:1, gmem>, y: Tensor<f32, M:1, gmem>) launch(grid = ({grid}), block = (256)) {{
+    let i = block_idx.x * 256 + thread_idx.x;
+    if i < M {{
+        y[i] = x[min(i, N - 1)];
+    }}
+}}"
+        )
+    };
+    let (_, clamped) = lowered_and_optimized(&src("ceil_div(M, 256) * ceil_div(N, 1 << 30)"), "k", &[]);
+    // The one test left is the store's `i < M`.
+    assert_eq!((count(&clamped, "cmp."), count(&clamped, "if ")), (1, 1), "{clamped}");
+    // Without N in the grid, N may be 0 and `N - 1` negative: the load keeps its lower test.
+    let (_, open) = lowered_and_optimized(&src("ceil_div(M, 256)"), "k", &[]);
+    assert!(count(&open, "cmp.") > 1, "{open}");
+}
