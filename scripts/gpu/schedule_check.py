@@ -275,7 +275,8 @@ def sanitize():
     print("== compute-sanitizer on the scheduled GEMMs, 300x512x136 (3 k-tiles: fewer than the 4 stages)")
     gemm = {"M": 300, "N": 512, "K": 136}
     cases = [(m + ".ptx", k, gemm) for m, k, _, _ in SCHEDULED]
-    cases += [("gemm_epilogue.ptx", "gemm_bias_gelu", gemm), ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000})]
+    cases += [("gemm_epilogue.ptx", "gemm_bias_gelu", gemm), ("gemm_epilogue_bf16bias.ptx", "gemm_bias_gelu", gemm),
+              ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000})]
     return sanitizer_runs(cases, width=22)
 
 
