@@ -50,6 +50,11 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
 "$c" build examples/row_sum.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_batched.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_fp8.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+# Split-K for small M (scripts/gpu/splitk_check.py compiles and launches these from Python, and times the pair):
+# 64-row tiles, direct or through the workspace, the reduction through distributed shared memory, and 128-row
+# tiles.
+"$c" build examples/gemm_splitk.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_splitk_cluster.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # gemm_sm90.cute without `persistent`: its grid of tiles launched as it is, one CTA per tile.
 sed 's/ persistent(raster = grouped(GROUP_M))//' examples/gemm_sm90.cute > "$GPU_DIR/gemm_sm90_grid.cute"
 grep -q "persistent(raster" "$GPU_DIR/gemm_sm90_grid.cute" && { echo "build.sh: gemm_sm90_grid kept persistent" >&2; exit 1; }
@@ -79,6 +84,7 @@ defined gemm_sm90_manual_rows gemm_sm90_manual -D GROUP_M=1
 # Without clusters: every CTA loads its whole tile of B.
 defined gemm_sm90_manual_c1 gemm_sm90_manual -D CLUSTER_M=1
 defined gemm_sm90_persistent_c1 gemm_sm90_persistent -D CLUSTER_M=1
+defined gemm_splitk_bm128 gemm_splitk -D BM=128
 # Narrower tiles: twice as many for the small-M shapes, which leave most SMs idle with 128 x 256 tiles.
 defined gemm_sm90_manual_bn128 gemm_sm90_manual -D BN=128 -D STAGES=4
 # fp8 (scripts/gpu/fp8_check.py): the e4m3 GEMM, its epilogue from registers (any N), and the conversions.

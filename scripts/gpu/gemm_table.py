@@ -4,6 +4,11 @@ reference of the same inputs, then timed in the same run as its anchors: cuBLAS 
 tutorial matmul for bf16, `torch._scaled_mm` (fast accumulation) for fp8. Prints TFLOP/s (2 M N K over the median
 time), the ratio to the anchor, and the geometric mean of the ratios over the shapes.
 
+When the `cutec` Python package imports, the bf16 table has one more column, `dispatch`: for M <= 256 the launch
+splitk_check.plan picks from examples/gemm_splitk.cute (64-row tiles direct, or split-K: GEMM + deterministic
+reduction, launched from Python and timed together), for larger M gemm_sm90 (its own column's time). Its
+correctness is splitk_check.py's.
+
 Run from scripts/gpu on the GPU machine, after scripts/gpu/build.sh (the modules and `cutec` in $GPU_DIR):
     GPU_DIR=../../.gpu python3 gemm_table.py [--skip-check]
 Exit status: 0 when every case is correct, 1 otherwise.
@@ -62,16 +67,34 @@ def bench(module, kernel, m, n, k, fp8):
     return float(b["median_ms"]) if rc == 0 else float("nan")
 
 
-def table(kind, kernels, anchors, fp8):
+def splitk_dispatch():
+    """The `dispatch` column: (name, fn(a, b, times) -> ms), or None without the cutec Python package."""
+    try:
+        import splitk_check as sk
+    except ImportError as e:
+        print(f"(no dispatch column: {e})")
+        return None
+
+    def ms(a, b, times):
+        m, n, k = a.shape[0], b.shape[0], a.shape[1]
+        if m > 256:
+            return times["gemm_sm90"]
+        return sk.pair_ms(sk.plan(m, n, k), a, b, iters=20)[0]
+    return ("dispatch", ms)
+
+
+def table(kind, kernels, anchors, fp8, extra=None):
     print(f"== {kind}: TFLOP/s (ratio to {anchors[0][0]}), medians of 20 launches, CUDA events, the same run")
-    names = [m for m, _ in kernels] + [a for a, _ in anchors]
+    names = [m for m, _ in kernels] + ([extra[0]] if extra else []) + [a for a, _ in anchors]
     print(f"{'M x N x K':>18}" + "".join(f"{n:>22}" for n in names))
-    ratios = {m: [] for m, _ in kernels + [(a, None) for a, _ in anchors[1:]]}
+    ratios = {m: [] for m, _ in kernels + ([extra] if extra else []) + [(a, None) for a, _ in anchors[1:]]}
     for m, n, k in SHAPES:
         flop = 2.0 * m * n * k
         times = {mod: bench(mod, ker, m, n, k, fp8) for mod, ker in kernels}
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        if extra:
+            times[extra[0]] = extra[1](a, b, times)
         for name, anchor in anchors:
             times[name] = median_ms(anchor(a, b))
         ref = times[anchors[0][0]]
@@ -110,7 +133,7 @@ def main():
             c = torch.empty(a.shape[0], b.shape[0], device="cuda", dtype=torch.bfloat16)
             return lambda: mm(a, b, c)
         bf16_anchors.append(("Triton", triton_anchor))
-    table("bf16", BF16, bf16_anchors, fp8=False)
+    table("bf16", BF16, bf16_anchors, fp8=False, extra=splitk_dispatch())
     one = torch.tensor(1.0, device="cuda")
 
     def scaled(a, b):

@@ -177,11 +177,14 @@ impl Lower<'_> {
         }
     }
 
-    /// A positive integer known to divide `s` (`i64::MAX` for zero): constants, products and sums of them, and
-    /// the divisors recorded for the IR values it mentions.
+    /// A positive integer known to divide `s` (`i64::MAX` for zero): constants, products and sums of them, the
+    /// divisors recorded for the IR values it mentions, and what the kernel requires of its dynamic dimensions
+    /// (`static_assert(N % 4 == 0)`: the runtime refuses a launch that breaks it, so a row of N f32 is then a
+    /// whole number of 16-byte vectors).
     pub fn divisor(&self, s: &SymInt) -> i64 {
         s.known_divisor_by(&|leaf| match leaf {
             SymInt::Value { id, .. } => self.divisors.get(id).copied().unwrap_or(1),
+            SymInt::Dim(name) => self.required_divisor(name),
             _ => 1,
         })
     }

@@ -399,7 +399,7 @@ impl Lower<'_> {
     }
 
     /// The divisor the kernel requires of a dynamic dimension (`static_assert(M % d == 0)`), 1 if none.
-    fn required_divisor(&self, dim: &str) -> i64 {
+    pub(crate) fn required_divisor(&self, dim: &str) -> i64 {
         self.kernel_info
             .requires
             .iter()

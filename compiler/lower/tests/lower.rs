@@ -195,3 +195,34 @@ fn size_of_a_mode_is_the_size_of_that_mode() {
     insta::assert_snapshot!(lowered);
     assert_eq!(text.matches("for ").count(), 1, "only the k-tile loop is left after unrolling:\n{text}");
 }
+
+#[test]
+fn a_required_divisor_of_a_dimension_proves_vector_alignment() {
+    // Row `block_idx.x` of an (M, N) f32 tensor starts at block_idx.x * N: 16-byte aligned only when N % 4 == 0,
+    // which the kernel may require (the runtime refuses a launch that breaks it). Without the requirement the
+    // copy must stay scalar; with it, one 16-byte load and store per thread, and the manifest asks for 16-byte
+    // aligned arguments.
+    let source = |req: &str| {
+        format!(
+            "kernel k(x: Tensor<f32, (M, N):(N, 1), gmem>, y: Tensor<f32, (M, N):(N, 1), gmem>) \
+             launch(grid = (M), block = (32)) {{\n    {req}\n    let t = (32, 4):(4, 1);\n    \
+             copy(composition(x[block_idx.x, _], t)[thread_idx.x, _], composition(y[block_idx.x, _], t)[thread_idx.x, _]);\n}}\n"
+        )
+    };
+    let (_, plain, scalar) = optimized_with_interface(&source(""), "k", &[]);
+    let (_, required, vector) =
+        optimized_with_interface(&source("static_assert(N % 4 == 0, \"whole vectors\");"), "k", &[]);
+    let vector_loads = |text: &str| text.lines().filter(|l| l.contains("= load f32x4")).count();
+    assert_eq!(vector_loads(&scalar), 0, "{scalar}");
+    assert!(vector_loads(&vector) >= 1, "{vector}");
+    let align = |k: &cutec_manifest::Kernel| {
+        k.params
+            .iter()
+            .filter_map(|p| match p {
+                cutec_manifest::Param::Tensor(t) => Some(t.align_bytes),
+                cutec_manifest::Param::Scalar(_) => None,
+            })
+            .max()
+    };
+    assert_eq!((align(&plain), align(&required)), (Some(4), Some(16)));
+}

@@ -43,6 +43,12 @@ const SASS: &[Expect] = &[
     Expect { example: "gemm_sm90_persistent", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },
     Expect { example: "gemm_pipelined", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "STSM.16.M88.4", "BAR.SYNC"], lacks: &["LDL", "STL", "STG", "USETMAXREG"] },
     Expect { example: "gemm_fp8", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D.MULTICAST", "UCGABAR_ARV", "UCGABAR_WAIT", "UTMASTG.2D", "USETMAXREG"], lacks: &["LDL", "STL", "HGMMA"] },
+    // Split-K: the partials leave as f32 pairs from the accumulator's registers (no TMA store), and the
+    // reduction reads W 16 bytes at a time and writes 4 bf16 at once.
+    Expect { example: "gemm_splitk", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STG.E.64", "LDG.E.128", "F2FP.BF16.F32.PACK_AB"], lacks: &["LDL", "STL", "UTMASTG"] },
+    // The reduction through distributed shared memory: the partial tile into shared memory, the cluster barrier,
+    // the peers' partials 16 bytes at a time (`ld.shared::cluster` is a generic LD), 4 bf16 of C at once.
+    Expect { example: "gemm_splitk_cluster", defines: &[], has: &["HGMMA.64x128x16.F32.BF16", "UTMALDG.2D", "STS.64", "UCGABAR_ARV", "UCGABAR_WAIT", "LD.E.128", "STG.E.64"], lacks: &["LDL", "STL", "UTMASTG"] },
     Expect { example: "gemm_batched", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.3D", "UTMASTG.3D", "USETMAXREG"], lacks: &["LDL", "STL"] },
     Expect { example: "gemm_epilogue", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "MUFU.TANH", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "STSM.16.M88.4", "USETMAXREG"], lacks: &["LDL", "STL"] },
     Expect { example: "row_sum", defines: &[], has: &["UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "LDS", "SHFL.BFLY"], lacks: &["LDL", "STL", "LDG"] },
