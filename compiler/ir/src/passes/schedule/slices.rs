@@ -26,11 +26,14 @@ pub(super) fn slices_cover(k: &Kernel, copies: &[Copy], tile: Handle<crate::modu
     let Some(alloc) = k.allocs.get(tile) else {
         return Err(refuse(PASS, k, first.loc, "a copy into no allocation".into(), "here", "a compiler bug"));
     };
-    let size = u64::from(alloc.elem.size_bytes()).max(1);
+    // Byte ranges from the common index: an offset counts elements of its own type.
     let mut ranges = Vec::new();
     for c in &mine {
         let (rest, at) = match k.exprs.get(c.dst) {
-            Some(Expr::Offset { index, .. }) => split_constant(k, *index),
+            Some(Expr::Offset { index, elem, .. }) => {
+                let (rest, at) = split_constant(k, *index);
+                (rest, at.saturating_mul(i64::from(elem.size_bytes())))
+            }
             _ => (None, 0),
         };
         let bytes = match k.exprs.get(c.map) {
@@ -40,33 +43,28 @@ pub(super) fn slices_cover(k: &Kernel, copies: &[Copy], tile: Handle<crate::modu
         let Some(bytes) = bytes else {
             return Err(refuse(PASS, k, c.loc, "a copy whose box is not known".into(), "here", "a compiler bug"));
         };
-        ranges.push((rest, at, i64::try_from(bytes / size).unwrap_or(i64::MAX), c));
+        ranges.push((rest, at, i64::try_from(bytes).unwrap_or(i64::MAX), c));
     }
     let fail = |c: &Copy, problem: String| {
         let help = "give each copy its own tile, or copy a tile in boxes that fill it once";
         Err(refuse(PASS, k, c.loc, problem, "this copy", help))
     };
     ranges.sort_by_key(|r| r.1);
-    let mut total = 0i64;
     for w in ranges.windows(2) {
         let ((rest0, at0, n0, _), (rest1, at1, _, c1)) = (&w[0], &w[1]);
         if rest0 != rest1 || c1.multicast.map(|m| m.1) != first.multicast.map(|m| m.1) {
             return fail(c1, "two copies of the pipelined loop fill the same tile at places not known apart".into());
         }
-        if at0 + n0 > *at1 {
+        if at0.saturating_add(*n0) > *at1 {
             return fail(c1, "two copies of the pipelined loop fill the same tile".into());
         }
     }
-    for r in &ranges {
-        total = total.saturating_add(r.2);
-    }
+    let total = ranges.iter().fold(0i64, |t, r| t.saturating_add(r.2));
     let ctas = i64::from(first.multicast.map_or(1, |(_, n)| n));
-    if total.saturating_mul(ctas) != i64::from(alloc.len) {
-        let problem = format!(
-            "the copies of the pipelined loop into this tile fill {} of its {} elements",
-            total.saturating_mul(ctas),
-            alloc.len
-        );
+    let filled = total.saturating_mul(ctas);
+    let size = i64::try_from(alloc.size_bytes()).unwrap_or(i64::MAX);
+    if filled != size {
+        let problem = format!("the copies of the pipelined loop into this tile fill {filled} of its {size} bytes");
         return fail(first, problem);
     }
     Ok(())
