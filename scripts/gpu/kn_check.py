@@ -64,7 +64,8 @@ def timings(variants, rounds, shapes, refs):
     print("== TFLOP/s (ratio to cuBLAS on the same layout), medians of 50 launches, CUDA events, the same run")
     print("   K x N kernels against torch.matmul(a, b), b (K, N) contiguous; gemm_sm90 (B K-major) against "
           "torch.matmul(a, b.T), b (N, K) contiguous")
-    print(f"{'round':>5} {'M x N x K':>18}" + "".join(f"{n:>22}" for n in names) + f"{'cuBLAS kn':>11}{'cuBLAS nt':>11}")
+    head = "".join(f"{n:>22}" for n in names) + f"{'cuBLAS kn':>11}{'cuBLAS nt':>11}"
+    print(f"{'round':>5} {'M x N x K':>18}" + head)
     for r in range(rounds):
         for m, n, k in shapes:
             flop = 2.0 * m * n * k
