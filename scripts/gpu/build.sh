@@ -74,6 +74,8 @@ grep -q "mma.partition_c(local_tile(c" "$GPU_DIR/gemm_sm90_regs.cute" || { echo 
 "$c" build "$GPU_DIR/gemm_sm90_regs.cute" -D STAGES=4 --emit ptx,manifest,cubin -o "$GPU_DIR"
 # B stored K x N (row-major), read N-major by the wgmma.
 "$c" build examples/gemm_sm90_kn.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+# The same in the plain form, scheduled (scripts/gpu/kn_check.py), and its variants timed in the same run.
+"$c" build examples/gemm_kn.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # The book's steps towards it (book/src/hopper.md), timed in the same run.
 "$c" build book/listings/hopper_1_one_wgmma.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build book/listings/hopper_2_ring.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
@@ -87,6 +89,16 @@ defined gemm_sm90_persistent_c1 gemm_sm90_persistent -D CLUSTER_M=1
 defined gemm_splitk_bm128 gemm_splitk -D BM=128
 # Narrower tiles: twice as many for the small-M shapes, which leave most SMs idle with 128 x 256 tiles.
 defined gemm_sm90_manual_bn128 gemm_sm90_manual -D BN=128 -D STAGES=4
+# gemm_kn without clusters, with 128 x 128 tiles, and with clusters along N sharing A instead of B.
+defined gemm_kn_c1 gemm_kn -D CLUSTER_M=1
+defined gemm_kn_bn128 gemm_kn -D BN=128 -D STAGES=5
+defined gemm_kn_bn128_c1 gemm_kn -D BN=128 -D STAGES=5 -D CLUSTER_M=1
+sed -e 's/launch(grid = (ceil_div(M, CLUSTER_M \* BM) \* CLUSTER_M, ceil_div(N, BN)), block = (384), cluster = (CLUSTER_M, 1))/launch(grid = (ceil_div(M, BM), ceil_div(N, CLUSTER_M * BN) * CLUSTER_M), block = (384), cluster = (1, CLUSTER_M))/' \
+    -e 's/tma_load(ga\[_, _, k\], sa)/tma_load(ga[_, _, k], sa, multicast = CLUSTER_M)/' \
+    -e 's/tma_load(gb\[_, _, k\], sb, multicast = CLUSTER_M)/tma_load(gb[_, _, k], sb)/' examples/gemm_kn.cute > "$GPU_DIR/gemm_kn_ma.cute"
+grep -q "cluster = (1, CLUSTER_M)" "$GPU_DIR/gemm_kn_ma.cute" && grep -q "sa, multicast" "$GPU_DIR/gemm_kn_ma.cute" \
+    || { echo "build.sh: gemm_kn_ma kept its clusters" >&2; exit 1; }
+"$c" build "$GPU_DIR/gemm_kn_ma.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
 # fp8 (scripts/gpu/fp8_check.py): the e4m3 GEMM, its epilogue from registers (any N), and the conversions.
 "$c" build examples/gemm_fp8_manual.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 defined gemm_fp8_manual_regs gemm_fp8_manual -D TMA_STORE=false -D STAGES=4

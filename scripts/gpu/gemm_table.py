@@ -9,8 +9,11 @@ splitk_check.plan picks from examples/gemm_splitk.cute (64-row tiles direct, or 
 reduction, launched from Python and timed together), for larger M gemm_sm90 (its own column's time). Its
 correctness is splitk_check.py's.
 
+B stored K x N (gemm_kn, `torch.matmul(a, b)` with b contiguous (K, N)) has its own table, against cuBLAS on that
+layout; `--kn` runs it alone.
+
 Run from scripts/gpu on the GPU machine, after scripts/gpu/build.sh (the modules and `cutec` in $GPU_DIR):
-    GPU_DIR=../../.gpu python3 gemm_table.py [--skip-check]
+    GPU_DIR=../../.gpu python3 gemm_table.py [--skip-check] [--kn]
 Exit status: 0 when every case is correct, 1 otherwise.
 """
 import argparse
@@ -29,6 +32,7 @@ SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048), (128, 8192
           (1024, 8192, 8192), (16, 8192, 8192), (64, 8192, 8192), (4096, 14336, 4096)]
 BF16 = [("gemm_sm90", "gemm"), ("gemm_sm90_manual", "gemm_sm90_manual")]
 FP8 = [("gemm_fp8", "gemm_fp8"), ("gemm_fp8_manual", "gemm_fp8_manual")]
+KN = [("gemm_kn", "gemm_kn")]
 
 
 def geomean(xs):
@@ -112,13 +116,34 @@ def table(kind, kernels, anchors, fp8, extra=None):
     print("lowest ratio: " + ", ".join(f"{n} {v:.3f}" for n, v in low.items()))
 
 
+def kn_table(work, skip_check):
+    """gemm_kn (B stored K x N) on every shape: checked against float32 A * B, then timed against cuBLAS on the same
+    layout, torch.matmul(a, b) with b contiguous (K, N); `table` hands its anchors B as (N, K), transposed here."""
+    ok = True
+    if not skip_check:
+        print("== B stored K x N: correctness against float32 A * B of the same inputs (relative Frobenius <= 1e-2)")
+        for m, n, k in SHAPES:
+            for module, kernel in KN:
+                ok &= gemm_case(work, module + ".ptx", kernel, m, n, k, b_kn=True,
+                                label=f"{f'{m}x{n}x{k}':>18} {module:<18}")
+
+    def kn_anchor(a, b):
+        b_kn = b.T.contiguous()
+        return lambda: torch.matmul(a, b_kn)
+    table("bf16, B stored K x N", KN, [("cuBLAS", kn_anchor)], fp8=False)
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-check", action="store_true", help="time only")
+    ap.add_argument("--kn", action="store_true", help="only B stored K x N")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     work = tempfile.mkdtemp(prefix="cutec-table-", dir=GPU)
     ok = True
+    if args.kn:
+        return 0 if kn_table(work, args.skip_check) else 1
     if not args.skip_check:
         print("== correctness against float32 references of the same inputs (relative Frobenius error <= 1e-2)")
         for i, (m, n, k) in enumerate(SHAPES):

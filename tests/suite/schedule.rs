@@ -153,3 +153,24 @@ fn a_loop_over_tiles_in_both_roles(m: &Module) {
         .collect();
     assert_eq!(top.iter().filter(|n| **n == "barrier.cluster").count(), 2, "{top:?}");
 }
+
+/// B stored K x N: the plain loop of `examples/gemm_kn.cute` gets gemm_sm90's schedule, its B tile (256 columns
+/// of N, MN-major) loaded in boxes of 64 columns, each CTA of the cluster multicasting its two.
+#[test]
+fn the_k_by_n_gemm_has_the_k_major_schedule_with_b_in_boxes() {
+    let (kn, km) = (scheduled("gemm_kn", &[]), scheduled("gemm_sm90", &[]));
+    let (mut a, b) = (per_iteration(&kn), per_iteration(&km));
+    // Per k-tile, the producer issues one copy of A and two boxes of B where gemm_sm90 issues one copy of each.
+    let loads = a.get_mut("producer").and_then(|p| p.get_mut("tma.load")).expect("the producer's copies");
+    assert_eq!(*loads, 3);
+    *loads = 2;
+    assert_eq!(a, b, "per k-tile, in each role: K x N {a:#?}\nK-major {b:#?}");
+    // The same bytes per stage: 128 x 64 of A and 256 x 64 of B.
+    let text = cutec_ir::print(&kn);
+    assert!(text.contains("mbarrier.arrive.expect_tx") && text.contains(", 49152"), "the bytes of A's and B's boxes");
+    // wgmma reads B N-major: its descriptor's leading byte offset is the distance between two 64-column slices.
+    assert!(text.contains("desc(sw128, lbo 8192, sbo 1024, mn)"), "B's MN-major descriptor");
+    // 128 x 128 tiles without clusters: two boxes of B, at the two halves of its stage.
+    let art = build("gemm_kn", &[("BN", 128), ("CLUSTER_M", 1)]);
+    insta::assert_snapshot!("gemm_kn.sched.ir", art.ir_scheduled);
+}

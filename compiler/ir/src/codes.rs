@@ -177,7 +177,11 @@ nested) with one of stride 1, and the box's innermost extent must be a multiple 
 side must hold the box exactly as TMA writes it: the innermost mode of the box contiguous, the other modes in \
 order, with no padding, and swizzled by one of the swizzles TMA knows (`SW32_*`, `SW64_*`, `SW128_*`, whose rows \
 are then exactly 32, 64 or 128 bytes); its start must be aligned to 128 bytes (to the swizzle's 256, 512 or 1024 \
-bytes when swizzled). The message names the first element where the two sides disagree.\n\n    let s = \
+bytes when swizzled). `tma_load(src, layout)`, the form the scheduling passes pipeline, copies a tile wider than \
+its swizzle's rows as several boxes one row wide (an N-major tile of 256 `bf16` columns: 4 boxes of 64), each \
+checked like a tile, so each box's elements must be consecutive in the layout: stack an MN-major tile's atoms \
+along K first, `tile_to_shape(SW128_MN<bf16>, (BN, BK), (2, 1))`. The message names the first element where the \
+two sides disagree.\n\n    let s = \
 make_tensor<bf16, smem>(tile_to_shape(SW128_K<bf16>, (128, 64)));\n    tma_load(local_tile(a, (128, 64), \
 (block_idx.x, k)), s, bar = full[0]);\n",
     },
@@ -349,7 +353,8 @@ meet, for example:\n\n    for k in 0..n pipelined(stages = 1) { .. }    // error
 The conditions: a pipelined loop has `tma_load`s at the top level of its body (not under a condition), whose \
 coordinates are computed from the loop's variable and values fixed before the loop, and at least 2 stages; every \
 thread of the block reaches it and runs the same iterations (its bounds are proved uniform); the ring must fit \
-in shared memory; a `multicast = n` copy goes to every CTA of the cluster, and its tile is proved the same in \
+in shared memory; the copies into one tile (a tile wider than a TMA box comes as several, one per box) fill it \
+exactly once; a `multicast = n` copy goes to every CTA of the cluster, and its tile is proved the same in \
 each (it depends on no thread index, loaded value or `block_idx` along a dimension the cluster spans), inside a \
 pipelined loop; a block is one-dimensional where a pass picks a thread to issue copies; a \
 `warp_specialized` kernel has one pipelined loop at the top level of its body, a block of 128 threads per \

@@ -176,6 +176,8 @@ pub enum LowerError {
     /// A TMA copy the tensor maps cannot describe (E0309).
     TmaNotABox {
         problem: String,
+        /// What would make it one, where the lowering knows.
+        help: Option<&'static str>,
     },
 }
 
@@ -327,7 +329,13 @@ impl Located {
                 codes::NOT_AN_MBARRIER,
                 "an mbarrier is an element of a `u64` tensor in shared memory, such as `bars[0]`".into(),
             ),
-            E::TmaNotABox { problem } => err(codes::TMA_NOT_A_BOX, problem.clone()),
+            E::TmaNotABox { problem, help } => {
+                let d = err(codes::TMA_NOT_A_BOX, problem.clone());
+                match help {
+                    Some(h) => d.with_help(*h),
+                    None => d,
+                }
+            }
             E::Role(role) => role_diagnostic(file, span, role),
         }
     }

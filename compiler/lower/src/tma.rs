@@ -34,6 +34,8 @@ const MAX_BOX: i64 = cutec_target::TMA_MAX_BOX as i64;
 const MAX_CHECKED_ELEMENTS: i64 = 1 << 20;
 /// TMA needs the shared-memory side aligned to 128 bytes without a swizzle.
 const SMEM_ALIGN: i64 = 128;
+/// The most boxes one copy is split into (a tile of 256 columns of `bf16` in 128-byte swizzle rows takes 4).
+const MAX_BOXES: i64 = 64;
 /// TMA needs the global address aligned to 16 bytes.
 const GLOBAL_ALIGN: u32 = 16;
 
@@ -43,6 +45,12 @@ struct Plan {
     /// The box's origin along each TMA dimension, innermost first.
     coords: Vec<SymInt>,
 }
+
+/// The boxes of one copy: each one's plan and the part of the shared-memory tile it fills.
+type Boxes = Vec<(Plan, TensorView)>;
+/// Why a copy is not boxes one swizzle row wide: `None` where no mode could be sliced so, else the mode, the
+/// slice's width and the first slice's problem.
+type NoSplit = Option<(usize, i64, String)>;
 
 impl Lower<'_> {
     /// The Hopper builtins whose operands are places (mbarriers) or views whose tensor map is derived here;
@@ -310,11 +318,108 @@ impl Lower<'_> {
         if let Some(m) = multicast {
             return self.tma_load_multicast(e, m, g, s);
         }
-        let plan = self.tma_plan(&g, &s, e.span)?;
-        let (map, coords) = self.tensor_map(plan, &g, Some(false), e.span)?;
-        let dst = self.tile_start(&s, e.span)?;
-        self.b.op(Op::TmaLoadUnscheduled { dst, map, coords, multicast: None });
+        self.unscheduled_loads(&g, &s, None, e.span)?;
         Ok(Value::Tensor(s))
+    }
+
+    /// The unscheduled copies of the global tile `g` into the shared-memory tile `s`: one per box
+    /// ([`Lower::tma_boxes`]), each with the multicast mask `mask`.
+    fn unscheduled_loads(
+        &mut self,
+        g: &TensorView,
+        s: &TensorView,
+        mask: Option<Handle<Expr>>,
+        span: Span,
+    ) -> LResult<()> {
+        for (plan, piece) in self.tma_boxes(g, s, span)? {
+            let (map, coords) = self.tensor_map(plan, g, Some(false), span)?;
+            let dst = self.tile_start(&piece, span)?;
+            self.at(span);
+            self.b.op(Op::TmaLoadUnscheduled { dst, map, coords, multicast: mask });
+        }
+        Ok(())
+    }
+
+    /// The boxes that copy the global tile `g` to or from the shared-memory tile `s`, each with the part of `s`
+    /// it fills: the whole tile where one tensor map describes it ([`Lower::tma_plan`]); otherwise, where a mode
+    /// of the tile is wider than one row of its swizzle (a box row is at most the swizzle's span: 64 `bf16` for
+    /// 128 bytes), slices of that mode one row wide, in order, each a box of one and the same map. This is how
+    /// an MN-major tile of 256 columns of N is loaded: 4 boxes of 64 columns, each landing on its own atoms, as
+    /// CUTLASS's TMA partitioning does. Each slice is checked element by element like a whole tile; E0309 with
+    /// the whole tile's problem when no split works.
+    fn tma_boxes(&mut self, g: &TensorView, s: &TensorView, span: Span) -> LResult<Boxes> {
+        let problem = match self.box_plan(g, s, span)? {
+            Ok(plan) => return Ok(vec![(plan, s.clone())]),
+            Err(problem) => problem,
+        };
+        let error = match self.swizzle_row_slices(g, s, span)? {
+            Ok(pieces) => return Ok(pieces),
+            Err(None) => LowerError::TmaNotABox { problem, help: None },
+            // The whole tile's problem is then only that it is wider than a box row.
+            Err(Some((m, row, slice))) => LowerError::TmaNotABox {
+                problem: format!(
+                    "a box row is at most the swizzle's span, so this copy is boxes of {row} elements along mode \
+                     {m} of the tile, but {slice}"
+                ),
+                help: Some(
+                    "each box lands on consecutive elements of the tile: stack an MN-major tile's atoms along K \
+                     first, `tile_to_shape(atom, shape, (2, 1))`",
+                ),
+            },
+        };
+        self.fail(span, error)
+    }
+
+    /// The copy of `g` to `s` as slices of one mode, each one swizzle row wide and a box of the same map (see
+    /// [`Lower::tma_boxes`]); otherwise, where a mode could be sliced so, the mode, the slice's width and why its
+    /// first slice that is not a box is not one.
+    fn swizzle_row_slices(&mut self, g: &TensorView, s: &TensorView, span: Span) -> LResult<Result<Boxes, NoSplit>> {
+        let Some(sw) = &s.swizzle else { return Ok(Err(None)) };
+        let elem = self.tma_elem(s.elem, span)?;
+        let row = (16i64 << sw.bits()) / i64::from(elem.size_bytes());
+        let extents = |t: &TensorView| -> Option<Vec<i64>> {
+            (0..t.layout.rank())
+                .map(|i| t.layout.mode(i).ok().and_then(|m| m.size().ok()).and_then(|n| n.static_value()))
+                .collect()
+        };
+        // Element i of `g` is element i of `s`: slicing both alike keeps that only where their modes agree.
+        let (Some(ext), Some(ext_g)) = (extents(s), extents(g)) else { return Ok(Err(None)) };
+        if ext != ext_g || row < 1 {
+            return Ok(Err(None));
+        }
+        let mut why = None;
+        for m in 0..ext.len() {
+            let count = ext[m] / row;
+            if ext[m] <= row || ext[m] % row != 0 || count > MAX_BOXES {
+                continue;
+            }
+            let shape = ext.iter().enumerate().map(|(i, &x)| Value::Const(if i == m { row } else { x })).collect();
+            let tiler = self.tiler_of(&Value::Tuple(shape), span)?;
+            let mut pieces = Vec::new();
+            for j in 0..count {
+                let at = (0..ext.len()).map(|i| Value::Const(if i == m { j } else { 0 })).collect();
+                let coord = self.coord_of(&Value::Tuple(at), span)?;
+                let piece_g = self.local_tile(g, &tiler, coord.clone(), span)?;
+                let piece_s = self.local_tile(s, &tiler, coord, span)?;
+                match self.box_plan(&piece_g, &piece_s, span)? {
+                    Ok(plan) if pieces.first().is_none_or(|(p, _): &(Plan, TensorView)| p.map == plan.map) => {
+                        pieces.push((plan, piece_s));
+                    }
+                    Ok(_) => {
+                        why.get_or_insert((m, row, format!("box {j} needs another tensor map than box 0")));
+                        break;
+                    }
+                    Err(problem) => {
+                        why.get_or_insert((m, row, format!("in box {j}, {problem}")));
+                        break;
+                    }
+                }
+            }
+            if pieces.len() as i64 == count {
+                return Ok(Ok(pieces));
+            }
+        }
+        Ok(Err(why))
     }
 
     /// `tma_load(g, layout, multicast = n)`: the n CTAs of the kernel's cluster load the same tile; each copies
@@ -329,11 +434,7 @@ impl Lower<'_> {
         let cluster = self.b.kernel().cluster.map(|[x, y, z]| i64::from(x) * i64::from(y) * i64::from(z));
         // A multicast to one CTA is a plain copy (a kernel written for clusters of CLUSTER_M = 1).
         if n == 1 && cluster.unwrap_or(1) == 1 {
-            let plan = self.tma_plan(&g, &s, e.span)?;
-            let (map, coords) = self.tensor_map(plan, &g, Some(false), e.span)?;
-            let dst = self.tile_start(&s, e.span)?;
-            self.at(e.span);
-            self.b.op(Op::TmaLoadUnscheduled { dst, map, coords, multicast: None });
+            self.unscheduled_loads(&g, &s, None, e.span)?;
             return Ok(Value::Tensor(s));
         }
         if cluster != Some(n) || n < 2 {
@@ -355,12 +456,8 @@ impl Lower<'_> {
         let coord = self.coord_of(&Value::Tuple(vec![Value::Scalar(rank, Scalar::Int), Value::Const(0)]), e.span)?;
         let slice_s = self.local_tile(&s, &tiler, coord.clone(), e.span)?;
         let slice_g = self.local_tile(&g, &tiler, coord, e.span)?;
-        let plan = self.tma_plan(&slice_g, &slice_s, e.span)?;
-        let (map, coords) = self.tensor_map(plan, &slice_g, Some(false), e.span)?;
-        let dst = self.tile_start(&slice_s, e.span)?;
         let mask = self.b.i32(((1i64 << n) - 1) as i32);
-        self.at(e.span);
-        self.b.op(Op::TmaLoadUnscheduled { dst, map, coords, multicast: Some(mask) });
+        self.unscheduled_loads(&slice_g, &slice_s, Some(mask), e.span)?;
         Ok(Value::Tensor(s))
     }
 
@@ -483,54 +580,60 @@ impl Lower<'_> {
     /// The tensor map that moves the elements of the global view `g` to and from the shared-memory view `s`
     /// (element `i` of one is element `i` of the other, as in `copy`), checked element by element.
     fn tma_plan(&mut self, g: &TensorView, s: &TensorView, span: Span) -> LResult<Plan> {
-        let fail = |this: &mut Self, msg: String| this.fail(span, LowerError::TmaNotABox { problem: msg });
+        match self.box_plan(g, s, span)? {
+            Ok(plan) => Ok(plan),
+            Err(problem) => self.fail(span, LowerError::TmaNotABox { problem, help: None }),
+        }
+    }
+
+    /// [`Lower::tma_plan`] without the diagnostic: `Ok(Err(problem))` where no tensor map describes the copy
+    /// (E0309's message), so that a caller may try the copy as several boxes first.
+    fn box_plan(&mut self, g: &TensorView, s: &TensorView, span: Span) -> LResult<Result<Plan, String>> {
         if s.space != AddrSpace::Shared || g.space != AddrSpace::Global {
-            return fail(self, "a TMA copy moves a tile of a kernel argument to or from shared memory".into());
+            return Ok(Err("a TMA copy moves a tile of a kernel argument to or from shared memory".into()));
         }
         let c = match (&g.bounds, g.param) {
             (super::bounds::Bounds::Tracked(c), Some(p)) => ((**c).clone(), p),
             (super::bounds::Bounds::Lost(l), _) => {
-                return fail(self, format!("the coordinates of this view in `{}` are lost: {}", l.param, l.why));
+                return Ok(Err(format!("the coordinates of this view in `{}` are lost: {}", l.param, l.why)));
             }
-            _ => return fail(self, "the global side of a TMA copy must be a tile of a kernel argument".into()),
+            _ => return Ok(Err("the global side of a TMA copy must be a tile of a kernel argument".into())),
         };
         let (c, p) = c;
         let arg = self.argument_layout(p, span)?;
         let rank = arg.rank();
         let leaves = arg.leaves();
         if leaves.len() != rank || rank > 5 {
-            return fail(
-                self,
-                format!("TMA describes tensors of 1 to 5 modes that are single integers; `{}` is {arg}", c.param),
-            );
+            let msg = format!("TMA describes tensors of 1 to 5 modes that are single integers; `{}` is {arg}", c.param);
+            return Ok(Err(msg));
         }
         let Some(unit) = leaves.iter().position(|(_, d)| d.static_value() == Some(1)) else {
-            return fail(self, format!("TMA needs a mode of stride 1 in `{}`, whose layout is {arg}", c.param));
+            return Ok(Err(format!("TMA needs a mode of stride 1 in `{}`, whose layout is {arg}", c.param)));
         };
         let elem = self.tma_elem(s.elem, span)?;
         let e = i64::from(elem.size_bytes());
         let size = |l: &cutec_layout::Layout| l.size().ok().and_then(|s| s.static_value());
         let (Some(n), Some(ns)) = (size(&g.layout), size(&s.layout)) else {
-            return fail(self, "the tiles of a TMA copy must have static shapes".into());
+            return Ok(Err("the tiles of a TMA copy must have static shapes".into()));
         };
         if n != ns {
-            return fail(self, format!("the global tile has {n} elements and the shared-memory tile {ns}"));
+            return Ok(Err(format!("the global tile has {n} elements and the shared-memory tile {ns}")));
         }
         if n > MAX_CHECKED_ELEMENTS {
-            return fail(self, format!("a TMA tile of {n} elements is over the limit of {MAX_CHECKED_ELEMENTS}"));
+            return Ok(Err(format!("a TMA tile of {n} elements is over the limit of {MAX_CHECKED_ELEMENTS}")));
         }
         let Some(crd) = c.element_coords() else {
-            return fail(self, format!("the tile's elements do not step along `{}`'s modes by constants", c.param));
+            return Ok(Err(format!("the tile's elements do not step along `{}`'s modes by constants", c.param)));
         };
         let Ok(offsets) = s.layout.indices() else {
-            return fail(self, "the shared-memory tile of a TMA copy must have a static layout".into());
+            return Ok(Err("the shared-memory tile of a TMA copy must have a static layout".into()));
         };
         // The box: the extent of the coordinates along each mode.
         let mut boxd = vec![1i64; rank];
         for (m, xs) in crd.iter().enumerate() {
             let (lo, hi) = (xs.iter().copied().min().unwrap_or(0), xs.iter().copied().max().unwrap_or(0));
             if lo != 0 {
-                return fail(self, format!("the tile steps backwards along mode {m} of `{}`", c.param));
+                return Ok(Err(format!("the tile steps backwards along mode {m} of `{}`", c.param)));
             }
             boxd[m] = hi + 1;
             if boxd[m] > MAX_BOX {
@@ -538,12 +641,12 @@ impl Lower<'_> {
                     "the tile spans {} elements along mode {m} of `{}`; a TMA box spans at most {MAX_BOX}",
                     boxd[m], c.param
                 );
-                return fail(self, msg);
+                return Ok(Err(msg));
             }
         }
         if boxd.iter().product::<i64>() != n {
             let msg = format!("the tile's {n} elements do not fill a box of `{}`: they span {boxd:?}", c.param);
-            return fail(self, msg);
+            return Ok(Err(msg));
         }
         // TMA dimension 0 is the contiguous mode; the others in the order the shared-memory tile strides them.
         let unit_step = |m: usize| (0..n as usize).find(|&i| (0..rank).all(|k| crd[k][i] == i64::from(k == m)));
@@ -561,7 +664,7 @@ impl Lower<'_> {
         // Element i must be where TMA puts it: at its row-major position in the box (before the swizzle, which
         // both sides then apply alike).
         if offsets.len() != n as usize {
-            return fail(self, "the shared-memory tile of a TMA copy must have a static layout".into());
+            return Ok(Err("the shared-memory tile of a TMA copy must have a static layout".into()));
         }
         for (i, &at) in offsets.iter().enumerate() {
             let (mut lin, mut scale) = (0i64, 1i64);
@@ -578,7 +681,7 @@ impl Lower<'_> {
                     c.param,
                     order.iter().map(|&m| boxd[m]).collect::<Vec<_>>()
                 );
-                return fail(self, msg);
+                return Ok(Err(msg));
             }
         }
         let inner_bytes = boxd[unit] * e;
@@ -588,7 +691,7 @@ impl Lower<'_> {
                  needs a multiple of 16 bytes",
                 boxd[unit], c.param
             );
-            return fail(self, msg);
+            return Ok(Err(msg));
         }
         let (swizzle, period) = match &s.swizzle {
             None => (mf::TmaSwizzle::None, SMEM_ALIGN),
@@ -607,14 +710,14 @@ impl Lower<'_> {
                         e,
                         4 - log_e
                     );
-                    return fail(self, msg);
+                    return Ok(Err(msg));
                 }
                 if inner_bytes != row {
                     let msg = format!(
                         "a {row}-byte swizzle needs rows of exactly {row} bytes, but the box's innermost extent is \
                          {inner_bytes} bytes"
                     );
-                    return fail(self, msg);
+                    return Ok(Err(msg));
                 }
                 (mode, 128i64 << sw.bits())
             }
@@ -630,7 +733,7 @@ impl Lower<'_> {
                 self.describe_offset(&s.offset),
                 period / e
             );
-            return fail(self, msg);
+            return Ok(Err(msg));
         }
         self.align_allocation(s.base, period as u32);
         self.check_shared_limit(AddrSpace::Shared, span)?;
@@ -638,7 +741,7 @@ impl Lower<'_> {
         for &m in &order {
             match c.origin(m) {
                 Some(x) => coords.push(x),
-                None => return fail(self, format!("the tile's origin along mode {m} of `{}` is not known", c.param)),
+                None => return Ok(Err(format!("the tile's origin along mode {m} of `{}` is not known", c.param))),
             }
         }
         let map = mf::TensorMapParam {
@@ -651,7 +754,7 @@ impl Lower<'_> {
             l2_promotion: mf::TmaL2Promotion::B128,
             oob_fill: mf::TmaOobFill::Zero,
         };
-        Ok(Plan { map, coords })
+        Ok(Ok(Plan { map, coords }))
     }
 
     /// Raises the alignment of the shared-memory allocation `base` points to.

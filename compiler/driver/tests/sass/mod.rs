@@ -52,6 +52,9 @@ const SASS: &[Expect] = &[
     Expect { example: "gemm_batched", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.3D", "UTMASTG.3D", "USETMAXREG"], lacks: &["LDL", "STL"] },
     Expect { example: "gemm_epilogue", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "MUFU.TANH", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "STSM.16.M88.4", "USETMAXREG"], lacks: &["LDL", "STL"] },
     Expect { example: "row_sum", defines: &[], has: &["UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "LDS", "SHFL.BFLY"], lacks: &["LDL", "STL", "LDG"] },
+    // B stored K x N, scheduled: B's MN-major tile in 64-column boxes, each CTA of the cluster multicasting two.
+    Expect { example: "gemm_kn", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },
+    Expect { example: "gemm_kn", defines: &["BN=128", "STAGES=5", "CLUSTER_M=1"], has: &["HGMMA.64x128x16.F32.BF16", "UTMALDG.2D", "UTMASTG.2D", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG", "UTMALDG.2D.MULTICAST"] },
     Expect { example: "gemm_sm90_kn", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT"], lacks: &["LDL", "STL"] },
     Expect { example: "wgmma_rs", defines: &[], has: &["HGMMA.64x128x16.F32.BF16", "UTMALDG.2D", "UTMACCTL.PF", "LDG.E"], lacks: &["LDL", "STL"] },
     Expect { example: "gemm_simt", defines: &[], has: &["FFMA", "LDS", "STS", "BAR.SYNC"], lacks: &["LDL", "STL"] },

@@ -280,13 +280,17 @@ pub static BUILTINS: &[BuiltinInfo] = &[
         "Layout",
         "Copies of a interleaved (raked) by b.",
     ),
-    func(
-        B::Layout(LayoutOp::TileToShape),
-        "tile_to_shape",
-        &[p("atom", K::Layout), p("shape", K::Shape)],
-        "Layout",
-        "Repeats the layout `atom` (often a swizzle atom) until it covers `shape`.",
-    ),
+    BuiltinInfo {
+        optional: 1,
+        ..func(
+            B::Layout(LayoutOp::TileToShape),
+            "tile_to_shape",
+            &[p("atom", K::Layout), p("shape", K::Shape), p("order", K::Shape)],
+            "Layout",
+            "Repeats the layout `atom` (often a swizzle atom) until it covers `shape`, along the modes in `order` \
+             (first mode first without it): `(2, 1)` stacks an MN-major atom along K first.",
+        )
+    },
     func(
         B::Layout(LayoutOp::MakeOrderedLayout),
         "make_ordered_layout",

@@ -15,6 +15,10 @@
 //!   registers and everything else on the consumer warpgroups with the rest; a top-level loop around the producer
 //!   region (a loop over tiles) runs in both roles, each with its part of the body.
 //!
+//! A tile wider than one TMA box (an MN-major tile of B wider than its swizzle's rows) comes as several copies,
+//! one per box, each into its slice of the tile; the ring gives the tile one set of stages and expects all the
+//! boxes' bytes, once [`slices`] has checked that they fill the tile exactly once.
+//!
 //! With `multicast` copies (clusters sharing a tile), the ring's barriers count every CTA of the cluster, stages
 //! are released in every CTA, and cluster barriers publish the barriers and end the kernel.
 //!
@@ -26,6 +30,7 @@ mod copies;
 mod emit;
 mod ring;
 mod roles;
+mod slices;
 mod waits;
 
 pub use copies::CompleteCopies;

@@ -33,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 
 pub struct PipelineLoops;
 
-const PASS: &str = "pipeline-loops";
+pub(super) const PASS: &str = "pipeline-loops";
 
 impl Pass for PipelineLoops {
     fn name(&self) -> &'static str {
@@ -174,14 +174,18 @@ struct Loop {
 }
 
 /// One copy of the loop: its tile's allocation, where it lands in the tile, its map and coordinates, and with
-/// multicast its mask and the number of CTAs it lands in (each of which copies a slice of the tile).
-struct Copy {
-    tile: Handle<crate::module::Alloc>,
-    dst: Handle<Expr>,
-    map: Handle<Expr>,
-    coords: Vec<Handle<Expr>>,
-    multicast: Option<(Handle<Expr>, u32)>,
-    loc: Loc,
+/// multicast its mask and the number of CTAs it lands in (each of which copies a slice of the tile). A tile
+/// wider than a box (an MN-major tile of B wider than its swizzle's rows) is filled by several copies, each into
+/// its own slice.
+pub(super) struct Copy {
+    pub(super) tile: Handle<crate::module::Alloc>,
+    /// The index of the tile in the ring's stages.
+    pub(super) stage: usize,
+    pub(super) dst: Handle<Expr>,
+    pub(super) map: Handle<Expr>,
+    pub(super) coords: Vec<Handle<Expr>>,
+    pub(super) multicast: Option<(Handle<Expr>, u32)>,
+    pub(super) loc: Loc,
 }
 
 /// A ring's tiles: each allocation's stage length in elements, its element type and its address.
@@ -222,7 +226,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
         return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
     }
     // The copies: at the top level of the body, each into its own tile.
-    let (copies, rest) = take_copies(k, lp.body, loc)?;
+    let (mut copies, rest) = take_copies(k, lp.body, loc)?;
     if copies.is_empty() {
         let problem = "this `pipelined` loop has no `tma_load` to pipeline".to_string();
         let help = "load the loop's tiles with `tma_load(view, layout)`, or drop `pipelined`";
@@ -271,11 +275,14 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
     // The stages: each tile's allocation S times, every stage aligned as the tile asks.
     let mut before = k.shared_bytes();
     let mut stages = Vec::new();
-    for c in &copies {
-        if stages.iter().any(|st: &Stage| st.alloc == c.tile) {
-            let problem = "two copies of the pipelined loop fill the same tile".to_string();
-            return Err(refuse(PASS, k, c.loc, problem, "the second copy", "give each copy its own tile"));
+    for i in 0..copies.len() {
+        let c = &copies[i];
+        if let Some(at) = stages.iter().position(|st: &Stage| st.alloc == c.tile) {
+            copies[i].stage = at;
+            continue;
         }
+        super::slices::slices_cover(k, &copies, c.tile)?;
+        let c = &copies[i];
         let Some(a) = k.allocs.get_mut(c.tile) else {
             return Err(refuse(PASS, k, c.loc, "a copy into no allocation".into(), "here", "a compiler bug"));
         };
@@ -289,6 +296,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
         let elem = a.elem;
         let ptr = k.exprs.append(Expr::AllocPtr(c.tile), loc);
         stages.push(Stage { alloc: c.tile, elems, elem, ptr });
+        copies[i].stage = stages.len() - 1;
     }
     let full = mbarriers(k, "ring_full", lp.stages, loc);
     let empty = mbarriers(k, "ring_empty", lp.stages, loc);
@@ -526,7 +534,8 @@ impl Ring<'_> {
         let by = g.bin_c(BinaryOp::Mul, j, self.step);
         let kv = g.bin(BinaryOp::Add, self.start, by);
         let mut memo = HashMap::new();
-        for (c, x) in self.copies.iter().zip(self.stages) {
+        for c in self.copies {
+            let x = &self.stages[c.stage];
             let coords = c.coords.iter().map(|&h| clone_at(g, h, self.defined, self.var, kv, &mut memo)).collect();
             let off = g.bin_c(BinaryOp::Mul, st, x.elems);
             let stage = g.offset(x.ptr, off, x.elem);
@@ -555,7 +564,8 @@ fn take_copies(k: &Kernel, body: Block, loc: Loc) -> Result<(Vec<Copy>, Block), 
             let slice = matches!(k.exprs.get(*dst), Some(Expr::Offset { base, .. })
                 if matches!(k.exprs.get(*base), Some(Expr::AllocPtr(_))));
             let tile = match super::alloc_of(k, *dst) {
-                Some(a) if whole || (slice && multicast.is_some()) => a,
+                // A slice is checked with the other copies of its tile (`slices_cover`).
+                Some(a) if whole || slice => a,
                 _ => {
                     let problem = "a copy of the pipelined loop into part of a tile".to_string();
                     let help = "copy into the whole tile `tma_load` makes";
@@ -574,7 +584,7 @@ fn take_copies(k: &Kernel, body: Block, loc: Loc) -> Result<(Vec<Copy>, Block), 
                     }
                 },
             };
-            copies.push(Copy { tile, dst: *dst, map: *map, coords: coords.clone(), multicast, loc: at });
+            copies.push(Copy { tile, stage: 0, dst: *dst, map: *map, coords: coords.clone(), multicast, loc: at });
             continue;
         }
         let mut nested = None;
