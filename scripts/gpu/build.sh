@@ -64,6 +64,15 @@ sed 's/bias: Tensor<f32, N:1, gmem>/bias: Tensor<bf16, N:1, gmem>/' examples/gem
     > "$GPU_DIR/gemm_epilogue_bf16bias.cute"
 grep -q "bias: Tensor<bf16" "$GPU_DIR/gemm_epilogue_bf16bias.cute" || { echo "build.sh: the bias stayed f32" >&2; exit 1; }
 "$c" build "$GPU_DIR/gemm_epilogue_bf16bias.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
+# The epilogue's parts, timed against each other by epilogue_variants.py: the bias alone, GELU alone.
+sed 's/        acc\[i\] = gelu(acc\[i\] + bias\[col\]);/        acc[i] = acc[i] + bias[col];/' examples/gemm_epilogue.cute \
+    > "$GPU_DIR/gemm_epilogue_biasonly.cute"
+sed 's/        acc\[i\] = gelu(acc\[i\] + bias\[col\]);/        acc[i] = gelu(acc[i]);/' examples/gemm_epilogue.cute \
+    > "$GPU_DIR/gemm_epilogue_geluonly.cute"
+for v in biasonly geluonly; do
+    cmp -s examples/gemm_epilogue.cute "$GPU_DIR/gemm_epilogue_$v.cute" && { echo "build.sh: gemm_epilogue_$v is the example" >&2; exit 1; }
+    "$c" build "$GPU_DIR/gemm_epilogue_$v.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
+done
 sed 's/ pipelined(stages = STAGES)//' examples/gemm_pipelined.cute > "$GPU_DIR/gemm_plain.cute"
 grep -q "pipelined(" "$GPU_DIR/gemm_plain.cute" && { echo "build.sh: gemm_plain kept pipelined" >&2; exit 1; }
 "$c" build "$GPU_DIR/gemm_plain.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
@@ -86,7 +95,6 @@ defined gemm_sm90_manual_rows gemm_sm90_manual -D GROUP_M=1
 # Without clusters: every CTA loads its whole tile of B.
 defined gemm_sm90_manual_c1 gemm_sm90_manual -D CLUSTER_M=1
 defined gemm_sm90_persistent_c1 gemm_sm90_persistent -D CLUSTER_M=1
-defined gemm_splitk_bm128 gemm_splitk -D BM=128
 # Narrower tiles: twice as many for the small-M shapes, which leave most SMs idle with 128 x 256 tiles.
 defined gemm_sm90_manual_bn128 gemm_sm90_manual -D BN=128 -D STAGES=4
 # gemm_kn without clusters, with 128 x 128 tiles, and with clusters along N sharing A instead of B.

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# One GPU call: the fused epilogue's parts (epilogue_variants.py, issue 16) and the harness's GEMM tables with the
+# split-K dispatch column and B stored K x N (gemm_table.py, issue 17). Needs, in $GPU_DIR, what
+# scripts/gpu/build.sh writes and the release wheel of the Python package
+# (`maturin build --release -m python/Cargo.toml -o DIR`); `cutec` may be gzipped there (`cutec.gz`) to fit the
+# carry. Run from scripts/gpu on the GPU machine:
+#   GPU_DIR=../../.gpus bash table_run.sh
+set -u
+cd "$(dirname "$0")"
+export GPU_DIR=${GPU_DIR:-../../.gpu} PYTHONUNBUFFERED=1
+if [ ! -x "$GPU_DIR/cutec" ] && [ -f "$GPU_DIR/cutec.gz" ]; then
+    gunzip -c "$GPU_DIR/cutec.gz" > "$GPU_DIR/cutec" && chmod +x "$GPU_DIR/cutec"
+fi
+site=$(mktemp -d)
+python3 -m pip install -q --no-index --no-deps --target "$site" "$GPU_DIR"/cutec-*.whl 2>&1 | grep -v WARNING
+export PYTHONPATH="$site"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+status=0
+timeout 170 python3 epilogue_variants.py || status=1
+echo "== epilogue_variants.py done after ${SECONDS}s"
+timeout 340 python3 gemm_table.py || status=1
+echo "== gemm_table.py done after ${SECONDS}s"
+exit $status
