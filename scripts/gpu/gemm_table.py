@@ -10,7 +10,7 @@ reduction, launched from Python and timed together), for larger M gemm_sm90 (its
 correctness is splitk_check.py's.
 
 B stored K x N (gemm_kn, `torch.matmul(a, b)` with b contiguous (K, N)) has its own table, against cuBLAS on that
-layout; `--kn` runs it alone.
+layout, after the others; `--kn` runs it alone.
 
 Run from scripts/gpu on the GPU machine, after scripts/gpu/build.sh (the modules and `cutec` in $GPU_DIR):
     GPU_DIR=../../.gpu python3 gemm_table.py [--skip-check] [--kn]
@@ -165,6 +165,7 @@ def main():
         a8, b8 = a.to(f8.E4M3), b.to(f8.E4M3)
         return lambda: f8.scaled_mm(a8, b8, one, one)
     table("fp8 e4m3 -> bf16", FP8, [("_scaled_mm", scaled)], fp8=True)
+    ok &= kn_table(work, args.skip_check)
     return 0 if ok else 1
 
 

@@ -4,7 +4,7 @@
 # scripts/gpu/build.sh writes and the release wheel of the Python package
 # (`maturin build --release -m python/Cargo.toml -o DIR`); `cutec` may be gzipped there (`cutec.gz`) to fit the
 # carry. Run from scripts/gpu on the GPU machine:
-#   GPU_DIR=../../.gpus bash table_run.sh
+#   GPU_DIR=../../.gpus bash table_run.sh [--kn]   (--kn: only the B stored K x N table, with the split-K check)
 set -u
 cd "$(dirname "$0")"
 export GPU_DIR=${GPU_DIR:-../../.gpu} PYTHONUNBUFFERED=1
@@ -16,8 +16,13 @@ python3 -m pip install -q --no-index --no-deps --target "$site" "$GPU_DIR"/cutec
 export PYTHONPATH="$site"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 status=0
-timeout 170 python3 epilogue_variants.py || status=1
-echo "== epilogue_variants.py done after ${SECONDS}s"
-timeout 340 python3 gemm_table.py || status=1
+if [ "${1:-}" != "--kn" ]; then
+    timeout 170 python3 epilogue_variants.py || status=1
+    echo "== epilogue_variants.py done after ${SECONDS}s"
+fi
+timeout 340 python3 gemm_table.py "$@" || status=1
 echo "== gemm_table.py done after ${SECONDS}s"
+# The split-K kernels from the Python package: ragged shapes, the reduction's order, run-to-run bits.
+timeout 200 python3 splitk_check.py --only check || status=1
+echo "== splitk_check.py --only check done after ${SECONDS}s"
 exit $status
