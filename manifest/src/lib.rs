@@ -139,6 +139,12 @@ pub struct Kernel {
     /// The TMA tensor maps the runtime encodes at launch, passed after the dims.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tensor_maps: Vec<TensorMapParam>,
+    /// The floating-point operations one launch issues on the tensor cores, over the dims: 2 per multiply-add of
+    /// every wgmma the kernel runs, tiles at the edges counted whole (for a GEMM whose tiles divide M, N and K,
+    /// `2 M N K`). Absent when the compiler cannot count them (an MMA under a condition, or in a loop whose trip
+    /// count depends on more than the dims). `cutec run --bench` reports TFLOP/s from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flops: Option<Expr>,
 }
 
 /// `dim` must be a multiple of `multiple_of` (positive).

@@ -365,3 +365,18 @@ fn persistent_launches_at_most_one_cta_per_sm_in_whole_clusters() {
     assert!(!plain.to_json_pretty().contains("persistent"));
     assert!(persistent.to_json_pretty().contains("\"persistent\": true"));
 }
+
+#[test]
+fn flops_round_trip_and_may_name_only_declared_dimensions() {
+    let flops = serde_json::json!({ "op": "mul", "args": [{ "int": 2 }, { "dim": "M" }] });
+    let m = with(|v| kernel0(v)["flops"] = flops.clone()).expect("valid");
+    let f = m.kernels[0].flops.as_ref().expect("kept");
+    assert_eq!(f.eval_dims(&|d| (d == "M").then_some(21)), Ok(42));
+    assert_eq!(Manifest::from_json(&m.to_json_pretty()).expect("valid"), m);
+    // Absent when not counted, and left out when written.
+    let plain = Manifest::from_json(SOFTMAX).expect("valid");
+    assert_eq!(plain.kernels[0].flops, None);
+    assert!(!plain.to_json_pretty().contains("flops"));
+    let e = with(|v| kernel0(v)["flops"] = serde_json::json!({ "dim": "Q" })).expect_err("undeclared");
+    assert!(e.to_string().contains("Q"), "{e}");
+}

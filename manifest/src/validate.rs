@@ -174,6 +174,9 @@ fn kernel(k: &Kernel) -> Result<(), ManifestError> {
         }
     }
     expr(k, "smem_bytes", &launch.smem_bytes, &declared)?;
+    if let Some(flops) = &k.flops {
+        expr(k, "flops", flops, &declared)?;
+    }
     k.tensor_maps.iter().try_for_each(|m| tensor_map(k, m))
 }
 

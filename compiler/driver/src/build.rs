@@ -315,6 +315,9 @@ pub fn manifest_summary(m: &cutec_manifest::Manifest) -> String {
             list(&k.launch.block),
             k.launch.static_smem_bytes
         ));
+        if let Some(f) = &k.flops {
+            out.push_str(&format!("  tensor-core flops per launch: {f}\n"));
+        }
         if !k.const_params.is_empty() {
             let consts: Vec<String> = k
                 .const_params

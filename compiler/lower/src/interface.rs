@@ -102,6 +102,8 @@ impl Lower<'_> {
             const_params,
             // Added by the TMA copies as the body is lowered.
             tensor_maps: Vec::new(),
+            // Counted by the `gemm`s as the body is lowered.
+            flops: None,
             requires: info
                 .requires
                 .iter()

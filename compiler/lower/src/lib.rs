@@ -27,6 +27,7 @@ mod copy;
 mod epilogue;
 pub mod error;
 mod expr;
+mod flops;
 mod interface;
 mod layout;
 mod mma;
@@ -226,6 +227,8 @@ pub(crate) struct Lower<'p> {
     pub tile: Option<persistent::Tile>,
     /// A TMA-store epilogue in that body left its last stores' reads to be waited for after the loop.
     pub tile_store_wait: bool,
+    /// The tensor-core work counted so far (the manifest's `flops`).
+    pub(crate) flops: flops::Count,
 }
 
 /// The deepest nesting of blocks in a kernel, counting the blocks of inlined device functions: the parser bounds
@@ -271,6 +274,7 @@ impl<'p> Lower<'p> {
             budget: budget::Budget::default(),
             tile: None,
             tile_store_wait: false,
+            flops: flops::Count::default(),
         }
     }
 
@@ -356,6 +360,10 @@ impl<'p> Lower<'p> {
             Some(p) => self.persistent_body(p, &f.body, f.sig_span),
             None => self.block(&f.body),
         };
+        // The launch's tensor-core work: the grid's CTAs (a persistent kernel's tiles) times each one's.
+        if let Some(iface) = &mut self.interface {
+            iface.flops = self.flops.of_launch(&iface.launch.grid);
+        }
         self.frames.pop();
     }
 

@@ -507,8 +507,23 @@ impl Lower<'_> {
             let scale_d = if j == 0 { accumulate.unwrap_or(one) } else { one };
             steps.push(WgmmaStep { a, b, scale_d });
         }
+        let n_steps = steps.len();
         self.b.op(Op::Wgmma { shape, acc: tacc.base, a_desc, b_desc: desc_b, steps });
         self.b.op(Op::WgmmaCommit);
+        // The warpgroups that run this `gemm`: those of the tiled MMA; of the role it is in; or of the block (but
+        // the producer of a `warp_specialized` kernel, to which `specialize-warps` gives no MMA).
+        let warpgroups = match (tiling.wm * tiling.wn, self.current_role) {
+            (w, _) if w > 1 => Some(w),
+            (_, Some(role)) => Some(role.count),
+            (_, None) => match self.b.kernel().block_size {
+                Some([x, 1, 1]) if x % 128 == 0 => Some(x / 128 - u32::from(self.b.kernel().warp_specialized)),
+                _ => None,
+            },
+        };
+        match warpgroups {
+            Some(w) => self.count_mma(shape.n, shape.k, n_steps, w),
+            None => self.flops.early_exit(),
+        }
         Ok(Value::Unit)
     }
 

@@ -81,11 +81,13 @@ impl Lower<'_> {
                 // What the condition says holds in the `then` block: accesses there may need no predicate.
                 let known = self.facts.len();
                 self.learn(c);
+                self.flops.enter_condition();
                 let a = self.block(then_block);
                 self.facts.truncate(known);
                 let accept = self.b.close_block();
                 self.b.open_block();
                 let r = else_block.as_ref().map_or(Ok(()), |b| self.block(b));
+                self.flops.leave_condition();
                 let reject = self.b.close_block();
                 if splits {
                     self.divergent.pop();
@@ -119,9 +121,12 @@ impl Lower<'_> {
                     self.divergent.push((bounds, "these bounds may differ between the threads of a warpgroup"));
                 }
                 self.loop_exits.push(None);
+                let trips = self.trip_count(lo, hi);
+                self.flops.enter_loop(trips);
                 self.b.open_block();
                 let r = self.block(body);
                 let body = self.b.close_block();
+                self.flops.leave_loop();
                 self.loop_exits.pop();
                 if splits {
                     self.divergent.pop();
@@ -137,6 +142,8 @@ impl Lower<'_> {
                 self.at(s.span);
                 // Variables read in the loop may hold other values than before it (and after it).
                 self.epoch += 1;
+                // Its trip count is no formula of the dims.
+                self.flops.enter_loop(None);
                 self.b.open_block();
                 let c = self.expr(cond).and_then(|c| self.scalar(&c, Scalar::Bool, cond.span));
                 let header = self.b.close_block();
@@ -158,6 +165,7 @@ impl Lower<'_> {
                 let body = self.b.close_block();
                 self.at(s.span);
                 self.epoch += 1;
+                self.flops.leave_loop();
                 self.b.push(cutec_ir::Stmt::While { header, cond: c, body });
                 r
             }
@@ -167,6 +175,7 @@ impl Lower<'_> {
                 self.fail(s.span, LowerError::Persistent { problem: problem.into(), help: help.into() })
             }
             StmtKind::Return(None) if self.frames.len() == 1 => {
+                self.flops.early_exit();
                 if !self.divergent.is_empty() && self.left_early.is_none() {
                     self.left_early = Some(s.span);
                 }
@@ -175,6 +184,7 @@ impl Lower<'_> {
             }
             StmtKind::Return(_) => self.unsupported(s.span, "`return` here"),
             StmtKind::Break | StmtKind::Continue => {
+                self.flops.early_exit();
                 if !self.divergent.is_empty()
                     && let Some(exit @ None) = self.loop_exits.last_mut()
                 {

@@ -480,3 +480,32 @@ fn stmatrix_is_not_used_after_some_threads_returned() {
     let st = ops(&module.kernels[0]).iter().filter(|o| matches!(o, Op::Stmatrix { .. })).count();
     assert_eq!(st, 0);
 }
+
+/// The manifest's `flops`: 2 per multiply-add of every wgmma a launch issues, as a formula of the dims.
+#[test]
+fn the_manifest_counts_the_tensor_core_work_of_a_launch() {
+    let flops = |src: &str, kernel: &str| optimized_with_interface(src, kernel, &[]).1.flops;
+    let eval = |f: &cutec_manifest::Expr, dims: &[(&str, i64)]| {
+        f.eval_dims(&|d| dims.iter().find(|(n, _)| *n == d).map(|(_, v)| *v)).expect("evaluates")
+    };
+    // Tiles that divide the matrices: 2 M N K, for the plain persistent loop and the batched one.
+    let sm90 = flops(&example("gemm_sm90.cute"), "gemm").expect("counted");
+    assert_eq!(eval(&sm90, &[("M", 4096), ("N", 4096), ("K", 4096)]), 2 * 4096 * 4096 * 4096);
+    // Tiles at the edges run whole: 1000 x 776 x 336 is 8 x 4 tiles of 128 x 256, 6 k-tiles of 64.
+    assert_eq!(eval(&sm90, &[("M", 1000), ("N", 776), ("K", 336)]), 2 * (8 * 128) * (4 * 256) * (6 * 64));
+    let batched = flops(&example("gemm_batched.cute"), "gemm_batched").expect("counted");
+    assert_eq!(eval(&batched, &[("L", 3), ("M", 1024), ("N", 512), ("K", 256)]), 3 * 2 * 1024 * 512 * 256);
+    // One warpgroup per 64-row tile, by hand: the same count.
+    let kn = flops(&example("gemm_sm90_kn.cute"), "gemm_sm90_kn").expect("counted");
+    assert_eq!(eval(&kn, &[("M", 512), ("N", 512), ("K", 512)]), 2 * 512 * 512 * 512);
+    // Not a formula of the dims: a k-range from block_idx.z (split-K), a gemm under a condition.
+    assert_eq!(flops(&example("gemm_splitk.cute"), "gemm_splitk"), None);
+    let under_if = example("gemm_sm90_kn.cute").replace(
+        "gemm(mma, sa[_, _, s], sb[_, _, s], acc, accumulate = k > 0);",
+        "if k < K { gemm(mma, sa[_, _, s], sb[_, _, s], acc, accumulate = k > 0); }",
+    );
+    assert_ne!(under_if, example("gemm_sm90_kn.cute"));
+    assert_eq!(flops(&under_if, "gemm_sm90_kn"), None);
+    // No MMA: no count.
+    assert_eq!(flops(&example("gemm_simt.cute"), "gemm_simt"), None);
+}

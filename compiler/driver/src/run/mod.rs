@@ -30,7 +30,9 @@
 //! `scripts/gpu/compare.py`): `module ...`, `saved ...`, `launch ...`, `nan <param> <count>`, `wrote ...`, and with
 //! `--bench`:
 //! `bench kernel=<name> median_ms=<f> min_ms=<f> max_ms=<f> iters=<n> bytes=<n> gbps=<f>`, where `bytes` is the
-//! size of all tensor arguments and `gbps` is `bytes / median` in 10^9 bytes per second. With `--launch-overhead`:
+//! size of all tensor arguments and `gbps` is `bytes / median` in 10^9 bytes per second; for a kernel whose
+//! manifest counts its tensor-core work (`flops`, see the manifest), ` flops=<n> tflops=<f>` follow: the
+//! operations one launch issues for these dims, and `flops / median` in 10^12 per second. With `--launch-overhead`:
 //! `launch_overhead kernel=<name> checked_us=<f> prepared_us=<f> bare_us=<f> checked_over_bare=<f>
 //! prepared_over_bare=<f>` (host microseconds per launch call; see `cutec_runtime::measure_launch_overhead`).
 
@@ -340,9 +342,18 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
         let min = times.iter().copied().fold(f32::INFINITY, f32::min);
         let max = times.iter().copied().fold(0.0f32, f32::max);
         let gbps = bytes as f64 / (f64::from(med) * 1e-3) / 1e9;
+        // The tensor-core work the compiler counted for these dims, when it could (the manifest's `flops`).
+        let flops = kernel_manifest
+            .flops
+            .as_ref()
+            .and_then(|f| f.eval_dims(&|d| plan.dims.iter().find(|b| b.name == d).map(|b| b.value)).ok());
+        let tflops = match flops {
+            Some(f) => format!(" flops={f} tflops={:.1}", f as f64 / (f64::from(med) * 1e-3) / 1e12),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "bench kernel={} median_ms={med:.6} min_ms={min:.6} max_ms={max:.6} iters={} bytes={bytes} gbps={gbps:.1}",
+            "bench kernel={} median_ms={med:.6} min_ms={min:.6} max_ms={max:.6} iters={} bytes={bytes} gbps={gbps:.1}{tflops}",
             kernel.name(),
             times.len()
         )
