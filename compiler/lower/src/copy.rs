@@ -13,6 +13,9 @@ const MAX_VECTOR_BYTES: u32 = 16;
 /// Copies of more elements than this are not unrolled by the lowering (v0 has no loop form of `copy`).
 const MAX_COPY_ELEMENTS: usize = 1 << 14;
 
+/// Terms `(x, k)` of a sum `sum k * x`.
+type Terms = Vec<(SymInt, i64)>;
+
 impl Lower<'_> {
     /// `t[coord]`: an element (loaded) when the coordinate is complete, a sliced tensor when it has `_`.
     pub fn index(&mut self, t: Value, coord: Value, span: Span) -> LResult<Value> {
@@ -103,6 +106,13 @@ impl Lower<'_> {
             }
             return Ok(if out.len() == 1 { out.remove(0) } else { Value::Tuple(out) });
         }
+        if let [rows, _] = extents[..]
+            && let Some((row, col)) = self.split_rows_and_columns(&idx, rows)
+        {
+            let row = Value::Scalar(self.sum_of_terms(&row, span)?, cutec_sema::Scalar::Int);
+            let col = Value::Scalar(self.sum_of_terms(&col, span)?, cutec_sema::Scalar::Int);
+            return Ok(Value::Tuple(vec![row, col]));
+        }
         let mut rest = self.materialize(&idx, span)?;
         let mut out = Vec::new();
         for (m, &n) in extents.iter().enumerate() {
@@ -115,6 +125,156 @@ impl Lower<'_> {
             }
         }
         Ok(if out.len() == 1 { out.remove(0) } else { Value::Tuple(out) })
+    }
+
+    /// `(idx % rows, idx / rows)` without a division, when `idx` is a sum of terms `k * x` (`x >= 0` bounded, `k`
+    /// a constant) each of which lands in the rows (all of them together below `rows`) or in the columns (`k` a
+    /// multiple of `rows`): what a wgmma accumulator's partition of an identity tensor is, a part that depends on
+    /// the thread plus a constant per element. Written so, each element's row and column share the thread's part
+    /// (one computation for all of them) and differ by constants, instead of each being a division of its own:
+    /// equal rows are then the same value (the loads they index merge) and LLVM has no divisions to simplify.
+    fn split_rows_and_columns(&self, idx: &SymInt, rows: i64) -> Option<(Terms, Terms)> {
+        if rows <= 0 {
+            return None;
+        }
+        let mut parts = Vec::new();
+        self.index_terms(idx, 1, &mut parts, 0)?;
+        let (mut row, mut col): (Terms, Terms) = (Vec::new(), Vec::new());
+        let (mut konst, mut row_max) = (0i64, 0i64);
+        for (x, k) in parts {
+            if let Some(c) = x.as_const() {
+                konst = konst.checked_add(c.checked_mul(k)?)?;
+                continue;
+            }
+            // Every term is a non-negative multiple of a bounded non-negative value.
+            let (lo, hi) = self.constant_range(&x)?;
+            if k <= 0 || lo < 0 {
+                return None;
+            }
+            if k % rows == 0 {
+                col.push((x, k / rows));
+            } else {
+                row_max = row_max.checked_add(hi.checked_mul(k)?)?;
+                row.push((x, k));
+            }
+        }
+        if konst < 0 {
+            return None;
+        }
+        let (row_c, col_c) = (konst % rows, konst / rows);
+        // The rows' terms never carry into the columns.
+        if row_max.checked_add(row_c)? >= rows {
+            return None;
+        }
+        row.push((SymInt::Const(1), row_c));
+        col.push((SymInt::Const(1), col_c));
+        Some((row, col))
+    }
+
+    /// The IR value of `sum k * x` over `terms`, in order (a term's `x` an IR value or a symbolic integer).
+    fn sum_of_terms(&mut self, terms: &Terms, span: Span) -> LResult<Handle<cutec_ir::Expr>> {
+        let mut sum: Option<Handle<cutec_ir::Expr>> = None;
+        for (x, k) in terms {
+            let term = match x.as_const() {
+                Some(c) => {
+                    let v = c.checked_mul(*k).and_then(|v| i32::try_from(v).ok());
+                    let Some(v) = v else { return self.internal(span, "a coordinate past 32 bits") };
+                    if v == 0 && sum.is_some() {
+                        continue;
+                    }
+                    self.b.i32(v)
+                }
+                None => {
+                    let h = match x {
+                        SymInt::Value { id, .. } => match Handle::<cutec_ir::Expr>::from_value_id(*id) {
+                            Some(h) => h,
+                            None => return self.internal(span, "a coordinate's term without its IR value"),
+                        },
+                        other => self.materialize(other, span)?,
+                    };
+                    match i32::try_from(*k) {
+                        Ok(1) => h,
+                        Ok(k) => {
+                            let k = self.b.i32(k);
+                            self.b.mul(h, k)
+                        }
+                        Err(_) => return self.internal(span, "a coordinate's stride past 32 bits"),
+                    }
+                }
+            };
+            sum = Some(match sum {
+                Some(s) => self.b.add(s, term),
+                None => term,
+            });
+        }
+        match sum {
+            Some(s) => Ok(s),
+            None => Ok(self.b.i32(0)),
+        }
+    }
+
+    /// `s` as a sum of terms `k * x` with constant `k` (appended to `out`, times `sign`), opening sums, differences
+    /// and constant multiples, of symbolic integers and of the IR values they name.
+    fn index_terms(&self, s: &SymInt, sign: i64, out: &mut Vec<(SymInt, i64)>, depth: u32) -> Option<()> {
+        use cutec_sema::SymOp;
+        if depth > 64 {
+            return None;
+        }
+        let mul = |a: &SymInt, b: &SymInt, out: &mut Vec<(SymInt, i64)>| -> Option<bool> {
+            match (a.as_const(), b.as_const()) {
+                (_, Some(k)) => self.index_terms(a, sign.checked_mul(k)?, out, depth + 1).map(|()| true),
+                (Some(k), _) => self.index_terms(b, sign.checked_mul(k)?, out, depth + 1).map(|()| true),
+                _ => Some(false),
+            }
+        };
+        match s {
+            SymInt::Op(SymOp::Add, a, b) => {
+                self.index_terms(a, sign, out, depth + 1)?;
+                self.index_terms(b, sign, out, depth + 1)
+            }
+            SymInt::Op(SymOp::Sub, a, b) => {
+                self.index_terms(a, sign, out, depth + 1)?;
+                self.index_terms(b, sign.checked_neg()?, out, depth + 1)
+            }
+            SymInt::Op(SymOp::Mul, a, b) => {
+                if !mul(a, b, out)? {
+                    out.push((s.clone(), sign));
+                }
+                Some(())
+            }
+            SymInt::Value { id, .. } => {
+                let h = Handle::<cutec_ir::Expr>::from_value_id(*id)?;
+                let leaf = |h: Handle<cutec_ir::Expr>| SymInt::value(h.into(), String::new());
+                match self.b.kernel().exprs.get(h) {
+                    Some(&cutec_ir::Expr::Binary { op: cutec_ir::BinaryOp::Add, lhs, rhs }) => {
+                        self.index_terms(&leaf(lhs), sign, out, depth + 1)?;
+                        self.index_terms(&leaf(rhs), sign, out, depth + 1)
+                    }
+                    Some(&cutec_ir::Expr::Binary { op: cutec_ir::BinaryOp::Mul, lhs, rhs }) => {
+                        let (a, b) = (
+                            self.ir_const(lhs).map_or_else(|| leaf(lhs), SymInt::Const),
+                            self.ir_const(rhs).map_or_else(|| leaf(rhs), SymInt::Const),
+                        );
+                        if !mul(&a, &b, out)? {
+                            out.push((s.clone(), sign));
+                        }
+                        Some(())
+                    }
+                    Some(cutec_ir::Expr::Literal(l)) => {
+                        out.push((SymInt::Const(l.as_int()?), sign));
+                        Some(())
+                    }
+                    _ => {
+                        out.push((s.clone(), sign));
+                        Some(())
+                    }
+                }
+            }
+            other => {
+                out.push((other.clone(), sign));
+                Some(())
+            }
+        }
     }
 
     /// The address of an element and its alignment (the element's size: the base is at least that aligned).

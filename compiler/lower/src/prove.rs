@@ -71,6 +71,13 @@ impl Lower<'_> {
         self.linear(c, 0).and_then(|l| self.extreme(&l, false, 0)).is_some_and(|l| self.nonneg(&l, 0))
     }
 
+    /// The smallest and largest values of `c` over every run of the kernel, when both are constants.
+    pub(crate) fn constant_range(&self, c: &SymInt) -> Option<(i64, i64)> {
+        let l = self.linear(c, 0)?;
+        let (lo, hi) = (self.extreme(&l, false, 0)?, self.extreme(&l, true, 0)?);
+        (lo.terms.is_empty() && hi.terms.is_empty()).then_some((lo.konst, hi.konst))
+    }
+
     /// Whether `c < extent` holds wherever the lowering is: for every run of the kernel, or under the
     /// conditions of the enclosing `if`s.
     pub(crate) fn proves_below(&self, c: &SymInt, extent: &SymInt) -> bool {
@@ -391,7 +398,7 @@ impl Lower<'_> {
     }
 
     /// The value of an integer literal.
-    fn ir_const(&self, h: Handle<Expr>) -> Option<i64> {
+    pub(crate) fn ir_const(&self, h: Handle<Expr>) -> Option<i64> {
         match self.b.kernel().exprs.get(h)? {
             Expr::Literal(l) => l.as_int(),
             _ => None,

@@ -509,3 +509,28 @@ fn the_manifest_counts_the_tensor_core_work_of_a_launch() {
     // No MMA: no count.
     assert_eq!(flops(&example("gemm_simt.cute"), "gemm_simt"), None);
 }
+
+/// The coordinates of a wgmma accumulator's partition of an identity tensor: a part of the thread's plus a
+/// constant per element, so the per-element divisions of a flat index are gone (their count does not grow with
+/// the elements) and the rows and columns of one thread are few distinct values.
+#[test]
+fn identity_coordinates_of_an_accumulator_are_the_threads_part_plus_constants() {
+    let src = |n: u32| {
+        format!(
+            "kernel k(r: Tensor<i32, (64, {n}):({n}, 1), gmem>) launch(grid = (1), block = (128)) {{
+    let mma = tiled_mma(wgmma<64, {n}, 16, bf16, bf16, f32>, (1, 1, 1));
+    let coord = mma.partition_c(make_identity_tensor((64, {n})));
+    let place = mma.partition_c(r);
+    for i in 0..size(place) unroll {{
+        place[i] = get<0>(coord[i]) * 1000 + get<1>(coord[i]);
+    }}
+}}"
+        )
+    };
+    let divisions = |text: &str| text.lines().filter(|l| l.contains(" = div ") || l.contains(" = rem ")).count();
+    let (_, small) = lowered_and_optimized(&src(64), "k", &[]);
+    let (_, large) = lowered_and_optimized(&src(256), "k", &[]);
+    // 32 and 128 elements per thread: the same divisions (the thread's part), none per element.
+    assert_eq!(divisions(&small), divisions(&large), "{small}\n{large}");
+    assert!(divisions(&large) < 16, "{large}");
+}
