@@ -43,6 +43,8 @@ const SASS: &[Expect] = &[
     Expect { example: "gemm_sm90_persistent", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },
     Expect { example: "gemm_pipelined", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "STSM.16.M88.4", "BAR.SYNC"], lacks: &["LDL", "STL", "STG", "USETMAXREG"] },
     Expect { example: "gemm_fp8", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D.MULTICAST", "UCGABAR_ARV", "UCGABAR_WAIT", "UTMASTG.2D", "USETMAXREG"], lacks: &["LDL", "STL", "HGMMA"] },
+    // Per-row and per-column scales read in the epilogue (no spill: each thread's rows and columns load once).
+    Expect { example: "gemm_fp8_rowwise", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D.MULTICAST", "LDG.E", "UTMASTG.2D", "USETMAXREG"], lacks: &["LDL", "STL", "HGMMA"] },
     // Split-K: the partials leave as f32 pairs from the accumulator's registers (no TMA store), and the
     // reduction reads W 16 bytes at a time and writes 4 bf16 at once.
     Expect { example: "gemm_splitk", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STG.E.64", "LDG.E.128", "F2FP.BF16.F32.PACK_AB"], lacks: &["LDL", "STL", "UTMASTG"] },
