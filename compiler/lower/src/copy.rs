@@ -244,7 +244,7 @@ impl Lower<'_> {
             }
             SymInt::Value { id, .. } => {
                 let h = Handle::<cutec_ir::Expr>::from_value_id(*id)?;
-                let leaf = |h: Handle<cutec_ir::Expr>| SymInt::value(h.into(), String::new());
+                let leaf = super::prove::leaf;
                 match self.b.kernel().exprs.get(h) {
                     Some(&cutec_ir::Expr::Binary { op: cutec_ir::BinaryOp::Add, lhs, rhs }) => {
                         self.index_terms(&leaf(lhs), sign, out, depth + 1)?;

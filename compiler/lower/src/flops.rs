@@ -7,7 +7,7 @@
 //! (rather than a wrong one). Tiles at the edges count whole: they run whole on the tensor cores.
 
 use super::Lower;
-use cutec_ir::{BinaryOp, Expr, Handle};
+use cutec_ir::{Expr, Handle};
 use cutec_sema::{SymInt, SymOp};
 
 /// What is known so far of a kernel's tensor-core work.
@@ -89,21 +89,14 @@ impl Lower<'_> {
         if depth > 32 {
             return None;
         }
-        if let Some(d) = self.dims.iter().position(|d| *d == h).and_then(|i| self.kernel_info.dyn_dims.get(i)) {
-            return Some(SymInt::dim(d.name.clone()));
+        if let Some(name) = self.dim_name(h) {
+            return Some(SymInt::dim(name.to_owned()));
         }
         match self.b.kernel().exprs.get(h)? {
             Expr::Literal(l) => l.as_int().map(SymInt::Const),
             Expr::Convert { value, to } if to.is_int() => self.dims_formula(*value, depth + 1),
             &Expr::Binary { op, lhs, rhs } => {
-                let op = match op {
-                    BinaryOp::Add => SymOp::Add,
-                    BinaryOp::Sub => SymOp::Sub,
-                    BinaryOp::Mul => SymOp::Mul,
-                    BinaryOp::Div => SymOp::Div,
-                    BinaryOp::Rem => SymOp::Rem,
-                    _ => return None,
-                };
+                let op = super::prove::sym_op(op)?;
                 Some(SymInt::op(op, self.dims_formula(lhs, depth + 1)?, self.dims_formula(rhs, depth + 1)?))
             }
             &Expr::Math { fun: fun @ (cutec_ir::MathFn::Min | cutec_ir::MathFn::Max), arg, arg1: Some(b), .. } => {

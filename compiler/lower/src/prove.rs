@@ -71,6 +71,12 @@ impl Lower<'_> {
         self.linear(c, 0).and_then(|l| self.extreme(&l, false, 0)).is_some_and(|l| self.nonneg(&l, 0))
     }
 
+    /// The name of the dynamic dimension whose kernel parameter `h` is, if it is one.
+    pub(crate) fn dim_name(&self, h: Handle<Expr>) -> Option<&str> {
+        let i = self.dims.iter().position(|d| *d == h)?;
+        self.kernel_info.dyn_dims.get(i).map(|d| d.name.as_str())
+    }
+
     /// The smallest and largest values of `c` over every run of the kernel, when both are constants.
     pub(crate) fn constant_range(&self, c: &SymInt) -> Option<(i64, i64)> {
         let l = self.linear(c, 0)?;
@@ -154,8 +160,8 @@ impl Lower<'_> {
     /// The linear form of an IR value: sums and constant multiples are opened, anything else is an atom.
     fn linear_ir(&self, h: Handle<Expr>, depth: u32) -> Option<Linear> {
         let atom = || Some(Linear::atom(Atom::Value(h), 1));
-        if let Some(d) = self.dims.iter().position(|d| *d == h).and_then(|i| self.kernel_info.dyn_dims.get(i)) {
-            return self.linear(&SymInt::dim(d.name.clone()), depth + 1);
+        if let Some(name) = self.dim_name(h) {
+            return self.linear(&SymInt::dim(name.to_owned()), depth + 1);
         }
         match self.b.kernel().exprs.get(h)? {
             Expr::Literal(l) => l.as_int().map(Linear::constant),
@@ -167,11 +173,9 @@ impl Lower<'_> {
                 None => atom(),
             },
             Expr::Binary { op, lhs, rhs } => {
-                let op = match op {
-                    BinaryOp::Add => SymOp::Add,
-                    BinaryOp::Sub => SymOp::Sub,
-                    BinaryOp::Mul => SymOp::Mul,
-                    BinaryOp::Div => SymOp::Div,
+                // A remainder is an atom, whose range `range_of` knows.
+                let op = match sym_op(*op) {
+                    Some(op @ (SymOp::Add | SymOp::Sub | SymOp::Mul | SymOp::Div)) => op,
                     _ => return atom(),
                 };
                 let l = self.linear(&SymInt::op(op, leaf(*lhs), leaf(*rhs)), depth + 1)?;
@@ -416,6 +420,18 @@ impl Lower<'_> {
 }
 
 /// An IR value as a symbolic leaf (the form reads it back through the arena; its name is never printed).
-fn leaf(h: Handle<Expr>) -> SymInt {
+pub(crate) fn leaf(h: Handle<Expr>) -> SymInt {
     SymInt::value(h.into(), String::new())
+}
+
+/// The symbolic operator of an integer IR operation with the same semantics (truncating `div` and `rem`).
+pub(crate) fn sym_op(op: BinaryOp) -> Option<SymOp> {
+    Some(match op {
+        BinaryOp::Add => SymOp::Add,
+        BinaryOp::Sub => SymOp::Sub,
+        BinaryOp::Mul => SymOp::Mul,
+        BinaryOp::Div => SymOp::Div,
+        BinaryOp::Rem => SymOp::Rem,
+        _ => return None,
+    })
 }
