@@ -49,7 +49,7 @@ pub enum ManifestError {
     BadRequirement { kernel: String, dim: String, multiple_of: i64 },
     #[error("kernel `{kernel}`: launch.{what} has {len} entries; it must have 1 to 3")]
     LaunchArity { kernel: String, what: &'static str, len: usize },
-    #[error("kernel `{kernel}`: launch.{what}: {source}")]
+    #[error("kernel `{kernel}`: {what}: {source}")]
     LaunchExpr { kernel: String, what: String, source: ExprError },
     #[error("kernel `{kernel}`: tensor map `{map}` describes `{tensor}`, which is not a parameter of the kernel")]
     TensorMapUnknownTensor { kernel: String, map: String, tensor: String },

@@ -378,5 +378,8 @@ fn flops_round_trip_and_may_name_only_declared_dimensions() {
     assert_eq!(plain.kernels[0].flops, None);
     assert!(!plain.to_json_pretty().contains("flops"));
     let e = with(|v| kernel0(v)["flops"] = serde_json::json!({ "dim": "Q" })).expect_err("undeclared");
-    assert!(e.to_string().contains("Q"), "{e}");
+    assert!(
+        e.to_string().contains("`Q`") && e.to_string().contains("flops") && !e.to_string().contains("launch.flops"),
+        "{e}"
+    );
 }

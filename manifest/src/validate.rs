@@ -170,10 +170,10 @@ fn kernel(k: &Kernel) -> Result<(), ManifestError> {
             return Err(ManifestError::LaunchArity { kernel: kname(), what, len: list.len() });
         }
         for (i, e) in list.iter().enumerate() {
-            expr(k, &format!("{what}[{i}]"), e, &declared)?;
+            expr(k, &format!("launch.{what}[{i}]"), e, &declared)?;
         }
     }
-    expr(k, "smem_bytes", &launch.smem_bytes, &declared)?;
+    expr(k, "launch.smem_bytes", &launch.smem_bytes, &declared)?;
     if let Some(flops) = &k.flops {
         expr(k, "flops", flops, &declared)?;
     }
@@ -274,6 +274,7 @@ fn tensor_map(k: &Kernel, m: &TensorMapParam) -> Result<(), ManifestError> {
     Ok(())
 }
 
+/// `what` names the expression as the manifest does (`launch.grid[0]`, `flops`).
 fn expr(k: &Kernel, what: &str, e: &crate::Expr, declared: &dyn Fn(&str) -> bool) -> Result<(), ManifestError> {
     // Only dimensions and constants are known at launch (deserialized expressions have nothing else).
     let mut other = None;
@@ -295,9 +296,7 @@ fn expr(k: &Kernel, what: &str, e: &crate::Expr, declared: &dyn Fn(&str) -> bool
         }
     });
     match undeclared {
-        Some(dim) => {
-            Err(ManifestError::UndeclaredDim { kernel: k.name.clone(), dim, used_in: format!("launch.{what}") })
-        }
+        Some(dim) => Err(ManifestError::UndeclaredDim { kernel: k.name.clone(), dim, used_in: what.to_owned() }),
         None => Ok(()),
     }
 }
