@@ -22,6 +22,8 @@ the `cutec` package on torch's current stream (`cutec._kernel.Kernel` over the b
     (further variants likewise: a directory per variant, the module named `DIR/VARIANT/gemm_sm90_pingpong`)
 then on the GPU machine, with the cutec wheel importable (`pip install --target`), from this folder:
     GPU_DIR=../../.gpus-pp python3 pingpong_check.py [--variants pp128,...] [--only check|time] [--rounds 3]
+    GPU_DIR=../../.gpus-pp ncu --clock-control none --launch-skip 2 --launch-count 1 --section SpeedOfLight \
+        python3 pingpong_check.py --launch pp,8192,8192,2048        (one launch's counters)
 Exit status: 0 when every case is correct, 1 otherwise.
 """
 import argparse
@@ -140,8 +142,19 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--shapes", help="timing shapes M,N,K;M,N,K (default: the table's)")
+    p.add_argument("--launch", metavar="VARIANT,M,N,K", help="only launch VARIANT (or `cublas`) 3 times on M x N x K, "
+                   "for a profiler: `ncu --launch-skip 2 --launch-count 1 python3 pingpong_check.py --launch ...`")
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
+    if args.launch:
+        v, m, n, k = args.launch.split(",")
+        a, b = inputs(int(m), int(n), int(k), 7)
+        c = torch.empty(int(m), int(n), device="cuda", dtype=torch.bfloat16)
+        run = (lambda: torch.matmul(a, b.T)) if v == "cublas" else (lambda kern=load(v): kern(a, b, c))
+        for _ in range(3):
+            run()
+        torch.cuda.synchronize()
+        return 0
     print(torch.cuda.get_device_name(), torch.__version__, flush=True)
     kernels = {"manual": load("manual")}
     for v in args.variants.split(","):
