@@ -12,17 +12,14 @@ on its own tiles) against the cooperative gemm_sm90_manual (both consumers on on
   per-launch CUDA event intervals (cuda_timing.median_ms), TFLOP/s = 2 M N K / time, the ratio to cuBLAS
   (`torch.matmul(a, b.T)`, bf16) and to gemm_sm90_manual; then the median over the rounds.
 
-The modules are PTX + manifest built by `cutec build --emit ptx,manifest` into $GPU_DIR, launched from Python by
-the `cutec` package on torch's current stream (`cutec._kernel.Kernel` over the built PTX, so what runs is what the
-`cutec` binary built). On the build machine:
-    c=/path/to/cutec; d=.gpus-pp
-    $c build examples/gemm_sm90_manual.cute --emit ptx,manifest -o $d
-    $c build examples/gemm_sm90_pingpong.cute --emit ptx,manifest -o $d
-    $c build examples/gemm_sm90_pingpong.cute -D BM=128 -D BN=128 -D STAGES=5 --emit ptx,manifest -o $d/pp128
-    (further variants likewise: a directory per variant, the module named `DIR/VARIANT/gemm_sm90_pingpong`)
-then on the GPU machine, with the cutec wheel importable (`pip install --target`), from this folder:
-    GPU_DIR=../../.gpus-pp python3 pingpong_check.py [--variants pp128,...] [--only check|time] [--rounds 3]
-    GPU_DIR=../../.gpus-pp ncu --clock-control none --launch-skip 2 --launch-count 1 --section SpeedOfLight \
+The modules are PTX + manifest built by `cutec build --emit ptx,manifest` into $GPU_DIR (scripts/gpu/build.sh
+builds gemm_sm90_manual, gemm_sm90_pingpong and gemm_sm90_pingpong_128), launched from Python by the `cutec`
+package on torch's current stream (`cutec._kernel.Kernel` over the built PTX, so what runs is what the `cutec`
+binary built). Other variants: `cutec build examples/gemm_sm90_pingpong.cute -D ... --emit ptx,manifest -o
+$GPU_DIR/VARIANT`. Then on the GPU machine, with the cutec wheel importable (`pip install --target`), from this
+folder:
+    GPU_DIR=../../.gpu python3 pingpong_check.py [--variants pp,VARIANT,...] [--only check|time] [--rounds 3]
+    GPU_DIR=../../.gpu ncu --clock-control none --launch-skip 2 --launch-count 1 --section SpeedOfLight \
         python3 pingpong_check.py --launch pp,8192,8192,2048        (one launch's counters)
 Exit status: 0 when every case is correct, 1 otherwise.
 """
@@ -39,7 +36,7 @@ import torch
 from cutec._kernel import Kernel
 from cuda_timing import median_ms
 
-GPU = os.environ.get("GPU_DIR", "../../.gpus-pp")
+GPU = os.environ.get("GPU_DIR", "../../.gpu")
 RAGGED = [(1000, 776, 336), (129, 264, 72), (200, 304, 40), (1000, 776, 8), (64, 8, 8), (1, 8, 8), (300, 512, 136),
           (3000, 5000, 200), (4096, 4096, 256), (257, 1032, 1000)]
 TABLE = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048), (4096, 14336, 4096), (1024, 8192, 8192)]
@@ -48,11 +45,14 @@ MANUAL = "gemm_sm90_manual"
 
 def load(variant):
     """The module `variant`: GPU_DIR/gemm_sm90_manual.* for `manual`, GPU_DIR/gemm_sm90_pingpong.* for `pp`,
-    GPU_DIR/VARIANT/gemm_sm90_pingpong.* otherwise."""
+    GPU_DIR/VARIANT.* (as scripts/gpu/build.sh names its variants) or GPU_DIR/VARIANT/gemm_sm90_pingpong.*
+    otherwise."""
     if variant == "manual":
         base = os.path.join(GPU, MANUAL)
     elif variant == "pp":
         base = os.path.join(GPU, "gemm_sm90_pingpong")
+    elif os.path.exists(os.path.join(GPU, variant + ".ptx")):
+        base = os.path.join(GPU, variant)
     else:
         base = os.path.join(GPU, variant, "gemm_sm90_pingpong")
     with open(base + ".ptx") as f:
