@@ -108,6 +108,9 @@ sed -e 's/launch(grid = (ceil_div(M, CLUSTER_M \* BM) \* CLUSTER_M, ceil_div(N, 
 grep -q "cluster = (1, CLUSTER_M)" "$GPU_DIR/gemm_kn_ma.cute" && grep -q "sa, multicast" "$GPU_DIR/gemm_kn_ma.cute" \
     || { echo "build.sh: gemm_kn_ma kept its clusters" >&2; exit 1; }
 "$c" build "$GPU_DIR/gemm_kn_ma.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
+# Pingpong (scripts/gpu/pingpong_check.py): each consumer warpgroup on its own tiles; 128 x 128 tiles per consumer.
+"$c" build examples/gemm_sm90_pingpong.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+defined gemm_sm90_pingpong_128 gemm_sm90_pingpong -D BM=128 -D BN=128 -D STAGES=6
 # fp8 (scripts/gpu/fp8_check.py): the e4m3 GEMM, its epilogue from registers (any N), and the conversions.
 "$c" build examples/gemm_fp8_manual.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 defined gemm_fp8_manual_regs gemm_fp8_manual -D TMA_STORE=false -D STAGES=4

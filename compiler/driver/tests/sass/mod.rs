@@ -35,6 +35,10 @@ const SASS: &[Expect] = &[
     Expect { example: "dsmem_exchange", defines: &[], has: &["ST.E", "UCGABAR_ARV", "UCGABAR_WAIT", "LDS"], lacks: &["LDL", "STL"] },
     Expect { example: "gemm_sm90_manual", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64.RED", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STS"] },
     Expect { example: "gemm_sm90_manual", defines: &["TMA_STORE=false", "STAGES=4"], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "F2FP.BF16.F32.PACK_AB", "STG.E"], lacks: &["LDL", "STL", "UTMASTG", "STSM"] },
+    // Pingpong: each consumer warpgroup on its own 64 x 256 tile (or 128 x 128: two m64 wgmmas per k-step), the
+    // epilogue in 64-column pieces through stmatrix and TMA stores.
+    Expect { example: "gemm_sm90_pingpong", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64.RED", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STS"] },
+    Expect { example: "gemm_sm90_pingpong", defines: &["BM=128", "BN=128", "STAGES=6"], has: &["HGMMA.64x128x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STS", "HGMMA.64x256x16"] },
     Expect { example: "gemm_fp8_manual", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STSM.16.M88.4", "FMUL"], lacks: &["LDL", "STL", "STS", "HGMMA"] },
     Expect { example: "gemm_fp8_manual", defines: &["TMA_STORE=false", "STAGES=4"], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D", "F2FP.BF16.F32.PACK_AB", "STG.E"], lacks: &["LDL", "STL", "UTMASTG", "STSM", "HGMMA"] },
     // The schedules the passes write: HGMMAs not serialized (no C7514), the ring's TMA loads and mbarrier waits,
