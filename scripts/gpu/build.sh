@@ -50,6 +50,7 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
 "$c" build examples/row_sum.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_batched.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_fp8.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_fp8_e4m3_out.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_fp8_rowwise.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # Split-K for small M (scripts/gpu/splitk_check.py compiles and launches these from Python, and times the pair):
 # 64-row tiles, direct or through the workspace, the reduction through distributed shared memory, and 128-row

@@ -14,6 +14,12 @@ Run from the repository root on the GPU machine after scripts/gpu/build.sh fille
 - Timing: medians of CUDA events, `cutec run --bench` for the kernel (fresh device-filled inputs) and the same
   for torch._scaled_mm (fast accumulation, as the kernel accumulates; and the default, slower, promoted one) on
   the same shapes, interleaved over rounds.
+- e4m3 out (gemm_fp8_e4m3_out, `--only e4m3out`): C = sat_e4m3(scale_a * scale_b * scale_c * A B^T) against
+  the float32 reference of the same inputs, scale_c chosen so that some values saturate: as close to it (relative
+  Frobenius error) as torch's e4m3 rounding of it is, within 2 %; every element within one e4m3 step of torch's
+  rounding plus the tensor cores' accumulation error (2^-11 of the sum of the products' magnitudes: fp8 products
+  are accumulated with about 14 bits); values beyond 480 exactly +-448; N not a multiple of 16 refused at launch. Then timed
+  against gemm_fp8 (the same schedule, bf16 out) and torch._scaled_mm (bf16 out) in the same run.
 Exit status: 0 when every case is correct, 1 otherwise.
   --quick   correctness only
 """
@@ -217,10 +223,102 @@ def gemm_part(work, quick):
     return ok_all
 
 
+def e4m3_out_case(work, m, n, k, seed):
+    label = f"{f'{m}x{n}x{k}':>18}"
+    pa, pb, pc = (os.path.join(work, f) for f in ("a.npy", "b.npy", "c.npy"))
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", generator=g).to(E4M3)
+    b = torch.randn(n, k, device="cuda", generator=g).to(E4M3)
+    scale_a, scale_b = 0.5, 1.25
+    acc = (a.float() @ b.float().T) * (scale_a * scale_b)
+    # About 1 % of |C| beyond 448 before saturation: 448 at 2.6 standard deviations.
+    scale_c = 448.0 / (2.6 * float(acc.std().clamp_min(1e-6)))
+    ref = (acc * scale_c).clamp(-448.0, 448.0).to(E4M3).float()
+    save_raw(pa, a, ml=False)
+    save_raw(pb, b, ml=False)
+    rc, out, _ = run("gemm_fp8_e4m3_out.ptx", "gemm_fp8_e4m3_out", inputs=[("a", pa), ("b", pb)],
+                     outputs=[("c", pc)], scalars=[("scale_a", scale_a), ("scale_b", scale_b), ("scale_c", scale_c)])
+    if rc != 0:
+        print(f"{label} FAIL cutec run failed:\n{out}")
+        return False
+    c = load(pc).float()
+    exact = acc * scale_c
+    # The tensor cores accumulate fp8 products with fewer bits than float32 (about 14, not 24): an element may
+    # round to a neighbour of torch's rounding, and near zero, where the sum cancels, by more than one step of
+    # its own size. The bound: one e4m3 step at |x| (2^-9 among the subnormals) plus 2^-11 of the sum of the
+    # products' magnitudes.
+    step = torch.exp2(torch.floor(torch.log2(ref.abs().clamp_min(2.0 ** -6))) - 3)
+    cancel = (a.float().abs() @ b.float().abs().T) * (scale_a * scale_b * scale_c) * 2.0 ** -11
+    within = bool(((c - ref).abs() <= step + cancel).all())
+    equal = float((c == ref).float().mean())
+    far_out = exact.abs() >= 480.0  # beyond 448's rounding interval by more than the accumulation's error
+    saturated = int(far_out.sum())
+    norm = exact.clamp(-448.0, 448.0).norm().clamp_min(1e-30)
+    rel = float((c - exact.clamp(-448.0, 448.0)).norm() / norm)
+    rel_torch = float((ref - exact.clamp(-448.0, 448.0)).norm() / norm)
+    ok = tuple(c.shape) == (m, n) and bool(torch.isfinite(c).all()) and within \
+        and rel <= 1.02 * rel_torch + 1e-3 and bool((c[far_out] == exact[far_out].sign() * 448.0).all())
+    print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.3e} (torch's e4m3 rounding {rel_torch:.3e}), "
+          f"equal to torch's {equal:.4f}, within the bound: {within}, {saturated} saturated to +-448 "
+          f"(scale_c {scale_c:.3g})")
+    if not within:
+        far = ((c - ref).abs() / (step + cancel)).flatten()
+        for i in far.topk(min(4, far.numel())).indices.tolist():
+            r, col = divmod(i, n)
+            print(f"      ({r}, {col}): got {float(c[r, col])}, e4m3 of the reference {float(ref[r, col])}, "
+                  f"reference {float(exact[r, col]):.5g}, {float(far[i]):.2f} bounds")
+    for p in (pa, pb, pc):
+        if os.path.exists(p):
+            os.remove(p)
+    return ok
+
+
+def e4m3_out_part(work, quick):
+    print("== gemm_fp8_e4m3_out: C = sat_e4m3(scale_a * scale_b * scale_c * A * B^T), e4m3 in and out, the TMA "
+          "epilogue")
+    ok_all = True
+    for i, (m, n, k) in enumerate([(128, 256, 128), (1000, 784, 336), (129, 272, 80), (64, 16, 32), (1, 16, 16),
+                                   (2048, 2048, 2048), (4096, 4096, 1024)]):
+        ok_all &= e4m3_out_case(work, m, n, k, seed=100 + i)
+    # N = 776: C's rows are 776 bytes, which TMA cannot describe (a multiple of 16 bytes); refused at launch.
+    rc, out, _ = run("gemm_fp8_e4m3_out.ptx", "gemm_fp8_e4m3_out", {"M": 256, "N": 776, "K": 128},
+                     scalars=[("scale_a", 1.0), ("scale_b", 1.0), ("scale_c", 1.0)])
+    refused = rc == 2 and "multiple of 16" in out
+    print(f"{'256x776x128':>18} {'REFUSED' if refused else 'FAIL'} {out.strip().splitlines()[0] if out.strip() else ''}")
+    ok_all &= refused
+    if quick:
+        return ok_all
+    print("   TFLOP/s; medians over 3 interleaved rounds of 20 launches; gemm_fp8 is the same schedule with bf16 out")
+    print(f"{'M x N x K':>18} {'e4m3 out':>9} {'gemm_fp8':>9} {'_scaled_mm':>11} {'e4m3/fp8':>9} {'e4m3/_scaled_mm':>16}")
+    for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]:
+        flop = 2.0 * m * n * k
+        a = torch.randn(m, k, device="cuda").to(E4M3)
+        b = torch.randn(n, k, device="cuda").to(E4M3)
+        sa = torch.tensor(0.5, device="cuda")
+        sb = torch.tensor(1.25, device="cuda")
+        times = {"gemm_fp8_e4m3_out": [], "gemm_fp8": [], "fast": []}
+        for _ in range(3):
+            times["fast"].append(median_ms(lambda: scaled_mm(a, b, sa, sb, True)))
+            for module in ("gemm_fp8_e4m3_out", "gemm_fp8"):
+                scalars = [("scale_a", 0.5), ("scale_b", 1.25)] + ([("scale_c", 1.0)] if module.endswith("out") else [])
+                rc, out, bench = run(module + ".ptx", module, {"M": m, "N": n, "K": k}, scalars=scalars, bench=True)
+                if rc != 0:
+                    print(f"{f'{m}x{n}x{k}':>18} FAIL {module}: cutec run failed:\n{out}")
+                    ok_all = False
+                    times[module].append(float("nan"))
+                else:
+                    times[module].append(float(bench["median_ms"]))
+        e, f, s = (statistics.median(times[x]) for x in times)
+        tf = lambda ms: f"{flop / ms / 1e9:.1f}"
+        print(f"{f'{m}x{n}x{k}':>18} {tf(e):>9} {tf(f):>9} {tf(s):>11} {f / e:>9.3f} {s / e:>16.3f}")
+        del a, b
+    return ok_all
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=["convert", "gemm"])
+    ap.add_argument("--only", choices=["convert", "gemm", "e4m3out"])
     args = ap.parse_args()
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}")
     work = tempfile.mkdtemp(prefix="cutec-fp8-", dir=GPU)
@@ -229,6 +327,8 @@ def main():
         ok &= convert_part(work)
     if args.only in (None, "gemm"):
         ok &= gemm_part(work, args.quick)
+    if args.only in (None, "e4m3out"):
+        ok &= e4m3_out_part(work, args.quick)
     os.rmdir(work)
     print("fp8_check:", "all correct" if ok else "FAILURES")
     return 0 if ok else 1

@@ -1,9 +1,9 @@
 //! The epilogue `store(acc, tile)` picks for a whole accumulator stored to the whole tile of a kernel argument
 //! that TMA can describe: through shared memory, as `gemm_sm90_manual.cute` writes it by hand. Each warpgroup
-//! converts its part of the accumulator into a 128-byte-swizzled staging tile with `stmatrix` (few bank
-//! conflicts), waits for its 128 threads (a named barrier per warpgroup, 1 + its rank in the MMA), makes the
-//! writes visible to the asynchronous proxy, and one thread stores the part with TMA, 64 columns (one swizzle
-//! row of 128 bytes) at a time, then waits until the stores have read the staging tile (so that the tile may be
+//! converts its part of the accumulator into a 128-byte-swizzled staging tile (`stmatrix` for 16-bit elements,
+//! pairs of fp8 values in 16-bit shared stores for 8-bit ones: few bank conflicts either way), waits for its 128
+//! threads (a named barrier per warpgroup, 1 + its rank in the MMA), makes the writes visible to the asynchronous
+//! proxy, and one thread stores the part with TMA, one swizzle row of 128 bytes (64 or 128 columns) at a time, then waits until the stores have read the staging tile (so that the tile may be
 //! written again, and the CTA may exit): at once, or in the loop over tiles of a `persistent` kernel before the
 //! next tile's epilogue writes it, and after the loop. Elements outside the argument are not written (TMA clips
 //! the boxes).
@@ -12,6 +12,9 @@
 //! mma.partition_c(tile))` asks for), it writes 128-byte lines and issues a few instructions; measured on
 //! gemm_sm90_manual it is worth 10 to 30 % of the whole GEMM (docs/perf-notes.md, variant v1). What it needs
 //! at launch: C's rows a multiple of 16 bytes (the runtime refuses other shapes, E0422).
+//!
+//! For an fp8 C the register epilogue is worse still: one byte per store instruction (the accumulator holds two
+//! adjacent columns per row), so fp8 tiles take this one too.
 
 use super::mma::MmaTiling;
 use super::value::{TensorView, Value};
@@ -21,20 +24,26 @@ use cutec_ir::{AddrSpace, BinaryOp, CompareOp, Op, Stmt};
 use cutec_layout::{ComposedLayout, Int, IntTuple, Layout, Swizzle};
 use cutec_sema::{Method, Scalar};
 
-/// Columns of one TMA store: a 128-byte swizzle row of 16-bit elements.
-const CHUNK: i64 = 64;
+/// Bytes of one TMA store's row: one 128-byte swizzle row.
+const ROW_BYTES: i64 = 128;
+
+/// Columns of one TMA store (one swizzle row) for elements of `elem`.
+fn chunk(elem: Scalar) -> i64 {
+    ROW_BYTES / i64::from(elem.bits() / 8)
+}
 
 impl Lower<'_> {
     /// Whether `store(acc, d)` of an accumulator of `tiling` can go through shared memory and TMA: `d` is a
-    /// 16-bit tile of a kernel argument whose coordinates are known, in whole 64-column chunks.
+    /// 16-bit or fp8 tile of a kernel argument whose coordinates are known, in whole swizzle rows (64 or 128
+    /// columns).
     pub(super) fn tma_epilogue_fits(&self, d: &TensorView, tiling: MmaTiling) -> bool {
         let cols = i64::from(tiling.shape.n * tiling.wn);
         d.space == AddrSpace::Global
             && d.param.is_some()
             && matches!(d.bounds, super::bounds::Bounds::Tracked(_))
-            && matches!(d.elem, Scalar::BF16 | Scalar::F16)
+            && matches!(d.elem, Scalar::BF16 | Scalar::F16 | Scalar::E4M3 | Scalar::E5M2)
             && d.layout.rank() == 2
-            && cols % CHUNK == 0
+            && cols % chunk(d.elem) == 0
             && self.warpgroup_split().is_none()
     }
 
@@ -49,17 +58,20 @@ impl Lower<'_> {
         let span = e.span;
         let n = i64::from(tiling.shape.n);
         let (rows, cols) = (64 * i64::from(tiling.wm), n * i64::from(tiling.wn));
-        // `tile_to_shape(SW128_K<T>, (rows, cols))`: Sw<3,3,3> o (8,64):(64,1) for 16-bit elements.
+        // `tile_to_shape(SW128_K<T>, (rows, cols))`: the byte atom Sw<3,4,3> o (8,128):(128,1) in elements,
+        // Sw<3,3,3> o (8,64):(64,1) for 16-bit ones and itself for 8-bit ones.
+        let chunk = chunk(d.elem);
         let int = |v: i64| IntTuple::Int(Int::Static(v));
         let atom = self.layout_result(
-            Layout::new(IntTuple::Tuple(vec![int(8), int(CHUNK)]), IntTuple::Tuple(vec![int(CHUNK), int(1)])),
+            Layout::new(IntTuple::Tuple(vec![int(8), int(chunk)]), IntTuple::Tuple(vec![int(chunk), int(1)])),
             span,
         )?;
         let tiled = self.layout_result(
             cutec_layout::tile_to_shape(&atom, &IntTuple::Tuple(vec![int(rows), int(cols)]), None),
             span,
         )?;
-        let swizzle = self.layout_result(Swizzle::new(3, 3, 3), span)?;
+        let base = if chunk == 128 { 4 } else { 3 };
+        let swizzle = self.layout_result(Swizzle::new(3, base, 3), span)?;
         self.name_hint = Some("epilogue".to_string());
         let staging =
             self.allocate_swizzled(d.elem, cutec_sema::Space::Smem, &ComposedLayout::new(swizzle, tiled), span)?;
@@ -106,10 +118,10 @@ impl Lower<'_> {
         self.b.op(Op::FenceProxyAsync);
         self.b.op(Op::NamedBarrier { id, threads });
         self.b.open_block();
-        for j in 0..n / CHUNK {
+        for j in 0..n / chunk {
             let at = || (Value::Const(0), Value::Const(j));
-            let s = self.mma_part(mine.clone(), (64, CHUNK), at(), span)?;
-            let g = self.mma_part(part.clone(), (64, CHUNK), at(), span)?;
+            let s = self.mma_part(mine.clone(), (64, chunk), at(), span)?;
+            let g = self.mma_part(part.clone(), (64, chunk), at(), span)?;
             self.tma_store_views(&s, &g, span)?;
         }
         if !deferred {

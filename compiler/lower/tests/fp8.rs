@@ -132,3 +132,36 @@ fn fp8_gemms_mix_e4m3_and_e5m2_from_shared_memory() {
         .replace("gemm(mma, sa,", "let fa = make_tensor<e4m3, rmem>(32);\n    gemm(mma, fa,");
     assert_eq!(lowering_codes(&rs), ["E0300"]);
 }
+
+#[test]
+fn an_fp8_result_goes_through_a_swizzled_staging_tile_and_tma_stores() {
+    let (module, iface, text) =
+        optimized_with_interface(&example("gemm_fp8_e4m3_out.cute"), "gemm_fp8_e4m3_out", &[]);
+    let k = &module.kernels[0];
+    let info = cutec_ir::validate(&module).expect("valid");
+    let info = &info.kernels[0];
+    // C's map, contiguous mode first: boxes of 128 e4m3 (one 128-byte swizzled row) x 64 rows, two per
+    // warpgroup's 64 x 256 part.
+    let c: Vec<_> = iface
+        .tensor_maps
+        .iter()
+        .filter(|m| m.tensor == "c")
+        .map(|m| (m.modes.clone(), m.box_shape.clone(), m.swizzle))
+        .collect();
+    assert_eq!(c, [(vec![1, 0], vec![128, 64], TmaSwizzle::B128)]);
+    // Each thread writes its 128 values as 64 pairs of e4m3 into shared memory, and nothing to global memory.
+    let (mut pairs, mut global) = (0, 0);
+    k.body.visit(&mut |s| {
+        if let Stmt::Store { ptr, value, .. } = s {
+            match info.ty(*ptr) {
+                Type::Ptr(AddrSpace::Shared) if info.ty(*value) == Type::vector(Scalar::E4M3, 2) => pairs += 1,
+                Type::Ptr(AddrSpace::Global) => global += 1,
+                _ => {}
+            }
+        }
+    });
+    assert_eq!((pairs, global), (64, 0), "{text}");
+    // Two TMA stores of 64 x 128 per warpgroup part, from the staging tile.
+    let stores = ops(k).iter().filter(|o| matches!(o, Op::TmaStore { .. })).count();
+    assert_eq!(stores, 2, "{text}");
+}

@@ -47,6 +47,8 @@ const SASS: &[Expect] = &[
     Expect { example: "gemm_sm90_persistent", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },
     Expect { example: "gemm_pipelined", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "STSM.16.M88.4", "BAR.SYNC"], lacks: &["LDL", "STL", "STG", "USETMAXREG"] },
     Expect { example: "gemm_fp8", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D.MULTICAST", "UCGABAR_ARV", "UCGABAR_WAIT", "UTMASTG.2D", "USETMAXREG"], lacks: &["LDL", "STL", "HGMMA"] },
+    // fp8 out: pairs of saturated e4m3 values into the swizzled staging tile, TMA stores; no byte-wide global stores.
+    Expect { example: "gemm_fp8_e4m3_out", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C", "STS.U16", "UTMASTG.2D", "UTMALDG.2D.MULTICAST", "USETMAXREG"], lacks: &["LDL", "STL", "STG", "HGMMA"] },
     // Per-row and per-column scales read in the epilogue (no spill: each thread's rows and columns load once).
     Expect { example: "gemm_fp8_rowwise", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D.MULTICAST", "LDG.E", "UTMASTG.2D", "USETMAXREG"], lacks: &["LDL", "STL", "HGMMA"] },
     // Split-K: the partials leave as f32 pairs from the accumulator's registers (no TMA store), and the
