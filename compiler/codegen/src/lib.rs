@@ -33,7 +33,7 @@ mod target;
 
 pub use ptxas::parse_report as ptxas_parse_report;
 pub use ptxas::{KernelReport, PtxasError, PtxasReport, assemble, assemble_with_ptxas, find_ptxas};
-pub use target::{OptLevel, TRIPLE};
+pub use target::{O3_PIPELINE, OptLevel, TRIPLE, check_llvm_passes, o3_pipeline};
 
 use cutec_ir::KernelError;
 
@@ -52,6 +52,9 @@ pub struct Options {
     pub fp_contract: bool,
     /// Print the optimized LLVM module into [`Output::llvm_ir`].
     pub keep_llvm_ir: bool,
+    /// An LLVM pass pipeline (`opt -passes=` syntax) that replaces the level's (`--llvm-passes`): to compare
+    /// pipelines, e.g. `default<O3>` against [`O3_PIPELINE`].
+    pub llvm_passes: Option<String>,
 }
 
 impl Default for Options {
@@ -63,6 +66,7 @@ impl Default for Options {
             module_file: "module.ptx".into(),
             fp_contract: true,
             keep_llvm_ir: true,
+            llvm_passes: None,
         }
     }
 }
@@ -125,7 +129,7 @@ pub fn compile(
     }
     llvm.verify().map_err(|e| CodegenError::llvm("the LLVM verifier", e.to_string()))?;
     lap("LLVM IR");
-    target::optimize(&llvm, &machine, options.opt_level)?;
+    target::optimize(&llvm, &machine, options)?;
     lap("LLVM optimiser");
     let llvm_ir = options.keep_llvm_ir.then(|| llvm.print_to_string().to_string());
     let ptx = target::emit_ptx(&llvm, &machine)?;

@@ -10,8 +10,9 @@ use std::sync::Once;
 /// The target triple of every module.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
-/// How hard LLVM optimizes: `-O0` runs no LLVM pass (variables stay in memory), `-O1..-O3` run the new pass
-/// manager's `default<On>` pipeline.
+/// How hard LLVM optimizes: `-O0` runs no LLVM pass (variables stay in memory), `-O1` and `-O2` run the new pass
+/// manager's `default<O1>` and `default<O2>`, `-O3` runs [`O3_PIPELINE`] (`default<O3>`'s effect on cutec's
+/// kernels at less cost). The level also sets the target machine's code generation level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum OptLevel {
     O0,
@@ -62,17 +63,58 @@ pub(crate) fn machine(options: &Options) -> Result<TargetMachine, CodegenError> 
         .ok_or_else(|| CodegenError::llvm("the NVPTX target machine", format!("{} {features}", options.cpu)))
 }
 
-/// Runs LLVM's standard pipeline for the level.
-pub(crate) fn optimize(module: &Module<'_>, machine: &TargetMachine, level: OptLevel) -> Result<(), CodegenError> {
-    let passes = match level {
-        OptLevel::O0 => return Ok(()),
-        OptLevel::O1 => "default<O1>",
-        OptLevel::O2 => "default<O2>",
-        OptLevel::O3 => "default<O3>",
+/// `-O3`'s pipeline, the default: LLVM's `default<O3>` without the passes that change nothing cutec emits.
+///
+/// cutec hands LLVM one kernel function with no calls (helpers are inlined, loops the program unrolls are unrolled,
+/// constants folded and common subexpressions merged by the IR passes), so most of `default<O3>` (the inliner,
+/// coroutines, the vectorizers, `jump-threading`, `dse`, four of its nine `instcombine`s)
+/// finds nothing to do, yet costs its time: `instcombine` alone was half of the optimiser on `gemm_sm90`.
+/// `scripts/llvm_pipeline.py` derived this list from LLVM 22's `default<O3>` by removing one pass at a time and
+/// keeping the removal when the PTX of every example stayed byte for byte the same; the test
+/// `o3_pipeline_gives_default_o3_ptx` holds every example to that, so an example that needs a removed pass (or
+/// another LLVM) shows up there. Counted by `callgrind`, the optimiser runs 34 % fewer instructions than under
+/// `default<O3>` on `gemm_sm90` (LLVM as a whole 19 %; docs/perf-notes.md has the figures).
+///
+/// The file holds one pass per line, indented by nesting; [`o3_pipeline`] joins it into LLVM's syntax.
+/// `instcombine` must keep `no-verify-fixpoint`: LLVM aborts the process when a verified run has work left.
+pub const O3_PIPELINE: &str = include_str!("o3_pipeline.txt");
+
+/// [`O3_PIPELINE`] in the syntax of `opt -passes=` (its whitespace removed).
+pub fn o3_pipeline() -> String {
+    O3_PIPELINE.split_whitespace().collect()
+}
+
+/// The LLVM pass pipeline of `options`: `--llvm-passes` where given, else the level's.
+fn pipeline(options: &Options) -> Option<String> {
+    if let Some(p) = &options.llvm_passes {
+        return Some(p.clone());
+    }
+    match options.opt_level {
+        OptLevel::O0 => None,
+        OptLevel::O1 => Some("default<O1>".into()),
+        OptLevel::O2 => Some("default<O2>".into()),
+        OptLevel::O3 => Some(o3_pipeline()),
+    }
+}
+
+/// Runs the pipeline of `options` (nothing at `-O0` without `--llvm-passes`).
+pub(crate) fn optimize(module: &Module<'_>, machine: &TargetMachine, options: &Options) -> Result<(), CodegenError> {
+    let Some(passes) = pipeline(options) else {
+        return Ok(());
     };
     module
-        .run_passes(passes, machine, PassBuilderOptions::create())
+        .run_passes(&passes, machine, PassBuilderOptions::create())
         .map_err(|e| CodegenError::llvm("the optimizer", e.to_string()))
+}
+
+/// Whether LLVM parses `passes` as a pass pipeline (`opt -passes=` syntax): the message LLVM gives otherwise.
+/// Runs it on an empty module, so a pipeline that parses but fails on a kernel still fails later.
+pub fn check_llvm_passes(passes: &str) -> Result<(), String> {
+    let machine = machine(&Options::default()).map_err(|e| e.to_string())?;
+    let context = inkwell::context::Context::create();
+    let module = context.create_module("check");
+    module.set_triple(&machine.get_triple());
+    module.run_passes(passes, &machine, PassBuilderOptions::create()).map_err(|e| e.to_string())
 }
 
 /// The module as PTX assembly.
@@ -81,4 +123,27 @@ pub(crate) fn emit_ptx(module: &Module<'_>, machine: &TargetMachine) -> Result<S
         .write_to_memory_buffer(module, FileType::Assembly)
         .map_err(|e| CodegenError::llvm("PTX emission", e.to_string()))?;
     Ok(String::from_utf8_lossy(buffer.as_slice()).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn o3_pipeline_is_a_pipeline_llvm_runs() {
+        let text = o3_pipeline();
+        assert!(!text.contains(char::is_whitespace));
+        check_llvm_passes(&text).expect("O3_PIPELINE parses and runs");
+        // Every instcombine says no-verify-fixpoint (a verified one aborts the process when it has work left).
+        assert_eq!(
+            text.matches("instcombine").count(),
+            text.matches("instcombine<max-iterations=1;no-verify-fixpoint>").count()
+        );
+    }
+
+    #[test]
+    fn a_pipeline_llvm_cannot_parse_is_refused_with_its_message() {
+        let e = check_llvm_passes("function(no-such-pass)").expect_err("refused");
+        assert!(e.contains("no-such-pass"), "{e}");
+    }
 }

@@ -21,6 +21,8 @@ pub struct BuildOptions {
     pub module_file: String,
     /// Print the optimized LLVM module into [`Artifacts::llvm`] (`--emit llvm`).
     pub llvm_ir: bool,
+    /// The LLVM pass pipeline that replaces the level's (`--llvm-passes`).
+    pub llvm_passes: Option<String>,
     /// Draw the dependency graph of each loop of the lowered IR into [`Artifacts::deps`] (`--emit deps`).
     pub dep_graphs: bool,
 }
@@ -136,6 +138,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         opt_level: opts.opt_level,
         module_file: opts.module_file.clone(),
         keep_llvm_ir: opts.llvm_ir,
+        llvm_passes: opts.llvm_passes.clone(),
         ..Options::default()
     };
     // The checking passes (collectives, operands, roles and mbarriers, the protocol's simulation) run on a copy of

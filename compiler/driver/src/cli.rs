@@ -69,10 +69,15 @@ pub(crate) enum Command {
         /// Set a const generic parameter: -D N=4096.
         #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_const_define)]
         defines: Vec<(String, DefineValue)>,
-        /// LLVM optimisation level, 0 to 3.
         /// LLVM optimisation level, 0 to 3 (default 3).
+        ///
+        /// -O1 and -O2 run LLVM's default<O1> and default<O2>; -O3 runs default<O3> without the passes that change
+        /// nothing cutec emits (the same PTX, in less time).
         #[arg(short = 'O', value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=3))]
         opt_level: Option<u8>,
+        /// Run this LLVM pass pipeline instead of the level's (the syntax of `opt -passes=`), e.g. default<O3>.
+        #[arg(long, value_name = "PIPELINE")]
+        llvm_passes: Option<String>,
         /// Compile only this kernel.
         #[arg(long)]
         kernel: Option<String>,
@@ -350,6 +355,7 @@ pub fn main() -> ExitCode {
             emit,
             mut defines,
             opt_level,
+            llvm_passes,
             kernel,
             print_passes,
             dump_after,
@@ -391,6 +397,7 @@ pub fn main() -> ExitCode {
                 assemble: emit.contains(&Emit::Cubin),
                 module_file: String::new(),
                 llvm_ir: emit.contains(&Emit::Llvm),
+                llvm_passes,
                 dep_graphs: emit.contains(&Emit::Deps),
             };
             crate::build_cmd::build(&reporter, &file, output.as_deref(), &emit, opts, timings)

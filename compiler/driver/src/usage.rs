@@ -83,6 +83,7 @@ pub(crate) fn check_options(reporter: &Reporter, command: &Command) -> Option<Ex
             emit,
             defines,
             opt_level,
+            llvm_passes,
             kernel,
             print_passes,
             dump_after,
@@ -110,6 +111,16 @@ pub(crate) fn check_options(reporter: &Reporter, command: &Command) -> Option<Ex
                     &[(&file, "would be ignored"), ("--print-passes", "compiles nothing")],
                 );
             }
+            if let Some(passes) = llvm_passes
+                && let Err(e) = cutec_codegen::check_llvm_passes(passes)
+            {
+                let option = format!("--llvm-passes {passes}");
+                return Some(reporter.usage(
+                    codes::BAD_ARGUMENT,
+                    format!("LLVM cannot run the pass pipeline `{passes}`: {e}"),
+                    &[(&option, "the syntax of `opt -passes=`, e.g. default<O3>")],
+                ));
+            }
             if let Some(pass) = dump_after {
                 let mut map = SourceMap::new();
                 if let Some(d) = cutec::build::unknown_pass(&mut map, pass) {
@@ -126,6 +137,7 @@ pub(crate) fn check_options(reporter: &Reporter, command: &Command) -> Option<Ex
                 dump_after.as_ref().map(|p| (format!("--dump-after {p}"), "shows the IR after a pass")),
                 kernel.as_ref().map(|k| (format!("--kernel {k}"), "selects the kernel to lower")),
                 opt_level.map(|o| (format!("-O {o}"), "sets LLVM's optimisation level")),
+                llvm_passes.as_ref().map(|p| (format!("--llvm-passes {p}"), "sets LLVM's pass pipeline")),
                 timings.then(|| ("--timings".to_owned(), "times the stages of a build")),
                 tuning.as_ref().map(|t| (format!("--tuning {}", t.display()), "sets const parameters")),
             ];

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod hopper;
+mod pipeline;
 mod resources;
 mod sass;
 mod tune;
@@ -422,6 +423,8 @@ fn every_command_reports_coded_diagnostics_in_json_with_the_exit_status_of_their
         (vec!["build", "examples/copy.cute", "--kernel", "nope"], 2, "E0405", "no kernel named `nope`"),
         (vec!["build", "examples/copy.cute", "--emit", "ptx,llvm", "-o", "-"], 2, "E0406", "`-o -` takes one stage"),
         (vec!["build", "examples/copy.cute", "--emit", "tokens,ast", "-o", &under_file], 1, "E0408", "cannot write"),
+        (vec!["build", "examples/copy.cute", "--llvm-passes", "function(nope)"], 2, "E0403",
+         "LLVM cannot run the pass pipeline `function(nope)`: unknown function pass 'nope'"),
         // A -D value its parameter cannot take is a bad value of a flag: a usage error, like a bad --dim value.
         (vec!["build", "examples/copy.cute", "-D", "VEC=4611686018427387904"], 2, "E0133", "is out of range for `int`"),
         (vec!["check", "examples/gemm_sm90_manual.cute", "-D", "STAGES=true"], 2, "E0133",

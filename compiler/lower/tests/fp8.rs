@@ -135,8 +135,7 @@ fn fp8_gemms_mix_e4m3_and_e5m2_from_shared_memory() {
 
 #[test]
 fn an_fp8_result_goes_through_a_swizzled_staging_tile_and_tma_stores() {
-    let (module, iface, text) =
-        optimized_with_interface(&example("gemm_fp8_e4m3_out.cute"), "gemm_fp8_e4m3_out", &[]);
+    let (module, iface, text) = optimized_with_interface(&example("gemm_fp8_e4m3_out.cute"), "gemm_fp8_e4m3_out", &[]);
     let k = &module.kernels[0];
     let info = cutec_ir::validate(&module).expect("valid");
     let info = &info.kernels[0];
