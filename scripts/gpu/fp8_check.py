@@ -166,6 +166,15 @@ def gemm_case(work, module, m, n, k, seed, own_fill=False):
     return ok
 
 
+def bench_ms(module, kernel, m, n, k, scalars):
+    """`cutec run --bench` of `module`'s `kernel` at M x N x K: (median ms, or NaN after printing the failure)."""
+    rc, out, bench = run(module + ".ptx", kernel, {"M": m, "N": n, "K": k}, scalars=scalars, bench=True)
+    if rc != 0:
+        print(f"{f'{m}x{n}x{k}':>18} FAIL {module}: cutec run failed:\n{out}")
+        return float("nan")
+    return float(bench["median_ms"])
+
+
 def gemm_part(work, quick):
     ok_all = True
     print("== gemm_fp8_manual: C = scale_a * scale_b * A * B^T, e4m3 in, f32 accumulation, bf16 out "
@@ -206,14 +215,8 @@ def gemm_part(work, quick):
             times["fast"].append(median_ms(lambda: scaled_mm(a, b, sa, sb, True)))
             times["default"].append(median_ms(lambda: scaled_mm(a, b, sa, sb, False)))
             for module in ("gemm_fp8_manual", "gemm_fp8_manual_regs"):
-                rc, out, bench = run(module + ".ptx", "gemm_fp8_manual", {"M": m, "N": n, "K": k},
-                                     scalars=[("scale_a", 0.5), ("scale_b", 1.25)], bench=True)
-                if rc != 0:
-                    print(f"{f'{m}x{n}x{k}':>18} FAIL {module}: cutec run failed:\n{out}")
-                    ok_all = False
-                    times[module].append(float("nan"))
-                else:
-                    times[module].append(float(bench["median_ms"]))
+                times[module].append(bench_ms(module, "gemm_fp8_manual", m, n, k, [("scale_a", 0.5), ("scale_b", 1.25)]))
+                ok_all &= times[module][-1] == times[module][-1]  # NaN: the run failed
         t, r, f, s = (statistics.median(times[x]) for x in times)
         tf = lambda ms: f"{flop / ms / 1e9:.1f}"
         rounds = ", ".join(f"{x:.4f}" for x in times["gemm_fp8_manual"])
@@ -301,13 +304,8 @@ def e4m3_out_part(work, quick):
             times["fast"].append(median_ms(lambda: scaled_mm(a, b, sa, sb, True)))
             for module in ("gemm_fp8_e4m3_out", "gemm_fp8"):
                 scalars = [("scale_a", 0.5), ("scale_b", 1.25)] + ([("scale_c", 1.0)] if module.endswith("out") else [])
-                rc, out, bench = run(module + ".ptx", module, {"M": m, "N": n, "K": k}, scalars=scalars, bench=True)
-                if rc != 0:
-                    print(f"{f'{m}x{n}x{k}':>18} FAIL {module}: cutec run failed:\n{out}")
-                    ok_all = False
-                    times[module].append(float("nan"))
-                else:
-                    times[module].append(float(bench["median_ms"]))
+                times[module].append(bench_ms(module, module, m, n, k, scalars))
+                ok_all &= times[module][-1] == times[module][-1]  # NaN: the run failed
         e, f, s = (statistics.median(times[x]) for x in times)
         tf = lambda ms: f"{flop / ms / 1e9:.1f}"
         print(f"{f'{m}x{n}x{k}':>18} {tf(e):>9} {tf(f):>9} {tf(s):>11} {f / e:>9.3f} {s / e:>16.3f}")
