@@ -54,8 +54,6 @@ CWS = [((64, 128, 8, 64), 2), ((64, 128, 4, 128), 2), ((64, 256, 4, 64), 4), ((6
 # gemm_swap_ab.cute (C^T = B * A^T: 64 rows of B by BM rows of A per tile): (BM, 64, STAGES, BK).
 SWAP = [(16, 64, 8, 64), (16, 64, 12, 64), (16, 64, 16, 64), (16, 64, 20, 64), (16, 64, 10, 128), (32, 64, 16, 64),
         (64, 64, 12, 64)]
-# gemm_direct with clusters of 2 row tiles sharing B (CLUSTER_M = 2, the fifth field).
-DIRECT_C2 = [(64, 128, 8, 64, 2), (64, 256, 5, 64, 2), (64, 256, 4, 64, 2), (128, 128, 6, 64, 2)]
 # kind: (file, kernel of the GEMM, fp8 operands)
 KINDS = {"direct": ("gemm_splitk.cute", "gemm_direct", False), "split": ("gemm_splitk.cute", "gemm_splitk", False),
          "cluster": ("gemm_splitk_cluster.cute", "gemm_splitk_cluster", False),
@@ -76,8 +74,6 @@ def _compile(key, examples=None):
             defines["BN"] = cfg[1]
         if name != "gemm_splitk_cluster_ws":  # its tile of A is 64 rows
             defines["BM"] = cfg[0]
-        if len(cfg) > 4:
-            defines["CLUSTER_M"] = cfg[4]
     if s is not None:
         defines["S"] = s
     return cutec.compile(os.path.join(examples or EXAMPLES, file), defines or None, kernel=name)
@@ -112,8 +108,7 @@ def _plan(m, n, k, fp8):
     - M <= 32: `swap` (gemm_swap_ab: C^T = B * A^T, 64 rows of B by BM = M rounded up to 8 rows of A per tile,
       as deep a ring as 200 KiB holds, at most 20 stages), when its N / 64 tiles give SMS / 2 CTAs or more.
     - Otherwise 64-row tiles of the widest of 256, 128, 64 columns that give at least SMS / 2 tiles run `direct`
-      (gemm_direct: one launch, no workspace), in clusters of 2 row tiles sharing B when there are more than 2
-      row tiles (M > 128: the loop then reads more from L2 than from DRAM).
+      (gemm_direct: one launch, no workspace).
     - With fewer tiles even at 64 columns: `split` (gemm_splitk + splitk_reduce), 256-column tiles cutting K S
       ways so that tiles * S fills the SMs once, each split keeping >= 8 k-tiles.
     e4m3 takes the same launches of the e4m3 kernels (`swap8`, `direct8`, `split8`: 128-element k-tiles, BK = 64
@@ -126,8 +121,7 @@ def _plan(m, n, k, fp8):
     else:
         for bn, stages in ((256, 5), (128, 8), (64, 12)):
             if math.ceil(m / 64) * math.ceil(n / bn) * 2 >= SMS:
-                cfg = (64, bn, stages, 64) + ((2,) if m > 128 else ())
-                return ("direct8" if fp8 else "direct"), cfg, 1
+                return ("direct8" if fp8 else "direct"), (64, bn, stages, 64), 1
     tiles = math.ceil(m / 64) * math.ceil(n / 256)
     return ("split8" if fp8 else "split"), (64, 256, 4, 64), max(1, min(SMS // tiles, kt // 8))
 
@@ -175,7 +169,7 @@ def buffers(run, m, n, fill):
 def name(run):
     kind, cfg, s = run
     return (f"{kind} {cfg[0]}x{cfg[1]}/{cfg[2]}" + ("" if cfg[3] == 64 else f" k{cfg[3] * (2 if KINDS[kind][2] else 1)}")
-            + (f" c{cfg[4]}" if len(cfg) > 4 else "") + ("" if kind in ("direct", "direct8", "swap", "swap8") else f" S={s}"))
+            + ("" if kind in ("direct", "direct8", "swap", "swap8") else f" S={s}"))
 
 
 def inputs(m, n, k, fp8, gen=None):
@@ -254,17 +248,16 @@ def correctness():
         runs |= {("cluster", (64, 128, 6, 64), 2), ("cluster", (64, 64, 10, 64), 4), ("cluster", (64, 256, 4, 64), 4)}
         runs |= {("cws", cfg, sp) for cfg, sp in CWS[:4]}
         # Swapped operands: A's rows in tiles of 8, 16, 32 and 64 (M = 1 fills one row of 8), a deep and a
-        # shallow ring, 128-column k-tiles; clusters of 2 row tiles sharing B (a pair may lie past M).
+        # shallow ring, 128-column k-tiles.
         runs |= {("swap", cfg, 1) for cfg in ((8, 64, 20, 64), (16, 64, 20, 64), (32, 64, 16, 64), (64, 64, 12, 64),
                                               (16, 64, 10, 128), (16, 64, 4, 64))}
-        runs |= {("direct", cfg, 1) for cfg in ((64, 256, 5, 64, 2), (64, 128, 8, 64, 2), (128, 128, 6, 64, 2))}
         cases += [(run, m, n, k) for run in sorted(runs)]
     for m, n, k in FP8_CASES:
         kt = math.ceil(k / 128)
         runs = {plan_fp8(m, n, k), ("split8", (64, 256, 4, 64), 3), ("split8", (64, 128, 8, 64), 2),
                 ("split8", (64, 256, 2, 128), 4), ("direct8", (64, 128, 8, 64), 1), ("direct8", (64, 64, 12, 64), 1),
-                ("direct8", (64, 256, 5, 64), 1), ("direct8", (64, 256, 5, 64, 2), 1),
-                ("direct8", (128, 128, 6, 64, 2), 1), ("swap8", (8, 64, 20, 64), 1), ("swap8", (16, 64, 20, 64), 1),
+                ("direct8", (64, 256, 5, 64), 1), ("direct8", (128, 128, 6, 64), 1),
+                ("swap8", (8, 64, 20, 64), 1), ("swap8", (16, 64, 20, 64), 1),
                 ("swap8", (32, 64, 16, 64), 1), ("swap8", (16, 64, 10, 128), 1)}
         runs |= {("split8", (64, 128, 8, 64), kt + 2)} if kt <= 20 else set()
         cases += [(run, m, n, k) for run in sorted(runs)]
@@ -282,7 +275,7 @@ def correctness():
                           (100, 1000, 4112, [("split8", (64, 128, 8, 64), 5), ("split8", (64, 256, 2, 128), 4)]),
                           (64, 8192, 8192, [plan_fp8(64, 8192, 8192), ("split8", (64, 256, 4, 64), 4)]),
                           (256, 8192, 8192, [plan(256, 8192, 8192), ("split", (128, 256, 4, 64), 2),
-                                             ("direct", (64, 256, 5, 64), 1), plan_fp8(256, 8192, 8192)])]:
+                                             plan_fp8(256, 8192, 8192)])]:
         prepare(runs)
         gen = torch.Generator(device="cuda").manual_seed(7 + m)
         a, b = torch.randn(m, k, device="cuda", generator=gen), torch.randn(n, k, device="cuda", generator=gen)
@@ -331,12 +324,11 @@ def host_us(run, a, b, n=200):
 
 
 def sweep_runs(m, n, k, fp8):
-    """The launches timed at a shape: every direct tile shape (in clusters of 2 row tiles where there are several),
-    every swapped tile that fills the SMs once at most, the splits and warp-specialized cluster reductions that
+    """The launches timed at a shape: every direct tile shape, every swapped tile that fills the SMs once at most, the splits and warp-specialized cluster reductions that
     give between half and one CTA per SM, and the plan's."""
     d, sp, sw = ("direct8", "split8", "swap8") if fp8 else ("direct", "split", "swap")
     tiles = lambda cfg: math.ceil(m / cfg[0]) * math.ceil(n / cfg[1])
-    runs = [(d, cfg, 1) for cfg in DIRECT + (DIRECT_C2 if m > 64 else [])]
+    runs = [(d, cfg, 1) for cfg in DIRECT]
     runs += [(sw, cfg, 1) for cfg in SWAP if tiles(cfg) <= SMS + 8]
     runs += [(sp, cfg, s) for cfg in SPLIT for s in (2, 3, 4) if SMS // 2 < tiles(cfg) * s <= SMS + 8]
     if not fp8:
@@ -438,14 +430,14 @@ def launch_only(spec):
 
 def profile_range():
     """For `ncu --profile-from-start off`: the plans' launches at M = 16 and 256 (N = K = 8192), bf16 and e4m3,
-    the M = 256 direct launch without clusters, and their anchors, each warmed up twice outside the profiled
-    range, then once each inside it."""
+    128 x 128 tiles at M = 256, and their anchors, each warmed up twice outside the profiled range, then once
+    each inside it."""
     one = torch.tensor(1.0, device="cuda")
     todo = []
     for m, fp8 in ((16, False), (256, False), (16, True), (256, True)):
         a, b = inputs(m, 8192, 8192, fp8)
-        runs = [_plan(m, 8192, 8192, fp8)] + ([(("direct8" if fp8 else "direct"), (64, 256, 5, 64), 1)] if m == 256
-                                               else [])
+        runs = [_plan(m, 8192, 8192, fp8)] + ([(("direct8" if fp8 else "direct"), (128, 128, 6, 64), 1)]
+                                               if m == 256 else [])
         prepare(runs)
         for run in runs:
             w, c = buffers(run, m, 8192, 0.0)
