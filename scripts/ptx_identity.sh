@@ -58,6 +58,8 @@ case_ gemm_sm90_manual_rows examples/gemm_sm90_manual.cute -D GROUP_M=1
 case_ gemm_sm90_manual_c1 examples/gemm_sm90_manual.cute -D CLUSTER_M=1
 case_ gemm_sm90_manual_bn128 examples/gemm_sm90_manual.cute -D BN=128 -D STAGES=4
 case_ gemm_sm90_pingpong_128 examples/gemm_sm90_pingpong.cute -D BM=128 -D BN=128 -D STAGES=6
+case_ gemm_splitk_bk128 examples/gemm_splitk.cute -D BK=128 -D BN=128 -D STAGES=4
+case_ gemm_swap_ab_bm8 examples/gemm_swap_ab.cute -D BM=8
 case_ softmax_1024 examples/softmax.cute -D N=1024
 case_ rmsnorm_8192 examples/rmsnorm.cute -D N=8192
 

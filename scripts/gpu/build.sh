@@ -53,10 +53,11 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
 "$c" build examples/gemm_fp8_e4m3_out.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_fp8_rowwise.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # Split-K for small M (scripts/gpu/splitk_check.py compiles and launches these from Python, and times the pair):
-# 64-row tiles, direct or through the workspace, the reduction through distributed shared memory, and 128-row
-# tiles.
+# 64-row tiles, direct or through the workspace, bf16 and e4m3, the reduction through distributed shared memory
+# (behind gemm_pipelined's loop or a warp-specialized one), 128-row tiles; and the swapped operands for M <= 32.
 "$c" build examples/gemm_splitk.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_splitk_cluster.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_swap_ab.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # gemm_sm90.cute without `persistent`: its grid of tiles launched as it is, one CTA per tile.
 sed 's/ persistent(raster = grouped(GROUP_M))//' examples/gemm_sm90.cute > "$GPU_DIR/gemm_sm90_grid.cute"
 grep -q "persistent(raster" "$GPU_DIR/gemm_sm90_grid.cute" && { echo "build.sh: gemm_sm90_grid kept persistent" >&2; exit 1; }

@@ -4,10 +4,10 @@ reference of the same inputs, then timed in the same run as its anchors: cuBLAS 
 tutorial matmul for bf16, `torch._scaled_mm` (fast accumulation) for fp8. Prints TFLOP/s (2 M N K over the median
 time), the ratio to the anchor, and the geometric mean of the ratios over the shapes.
 
-When the `cutec` Python package imports, the bf16 table has one more column, `dispatch`: for M <= 256 the launch
-splitk_check.plan picks from examples/gemm_splitk.cute (64-row tiles direct, or split-K: GEMM + deterministic
-reduction, launched from Python and timed together), for larger M gemm_sm90 (its own column's time). Its
-correctness is splitk_check.py's.
+When the `cutec` Python package imports, the bf16 and fp8 tables have one more column, `dispatch`: for M <= 256 the
+launch splitk_check.plan (bf16) or splitk_check.plan_fp8 (e4m3) picks from examples/gemm_splitk.cute (64-row tiles
+direct, or split-K: GEMM + deterministic reduction, launched from Python and timed together), for larger M
+gemm_sm90 or gemm_fp8 (its own column's time). Its correctness is splitk_check.py's.
 
 B stored K x N (gemm_kn, `torch.matmul(a, b)` with b contiguous (K, N)) has its own table, against cuBLAS on that
 layout, after the others; `--kn` runs it alone.
@@ -71,8 +71,10 @@ def bench(module, kernel, m, n, k, fp8):
     return float(b["median_ms"]) if rc == 0 else float("nan")
 
 
-def splitk_dispatch():
-    """The `dispatch` column: (name, fn(a, b, times) -> ms), or None without the cutec Python package."""
+def splitk_dispatch(fp8=False):
+    """The `dispatch` column: (name, fn(a, b, times) -> ms), or None without the cutec Python package. bf16: for
+    M <= 256 the launch splitk_check.plan picks, gemm_sm90 above; e4m3: splitk_check.plan_fp8's launch (the same
+    kernels for e4m3, the scales applied to the partials) for M <= 256, gemm_fp8 above."""
     try:
         import splitk_check as sk
     except ImportError as e:
@@ -82,7 +84,9 @@ def splitk_dispatch():
     def ms(a, b, times):
         m, n, k = a.shape[0], b.shape[0], a.shape[1]
         if m > 256:
-            return times["gemm_sm90"]
+            return times["gemm_fp8" if fp8 else "gemm_sm90"]
+        if fp8:
+            return sk.pair_ms(sk.plan_fp8(m, n, k), a.to(f8.E4M3), b.to(f8.E4M3), iters=20)[0]
         return sk.pair_ms(sk.plan(m, n, k), a, b, iters=20)[0]
     return ("dispatch", ms)
 
@@ -164,7 +168,7 @@ def main():
     def scaled(a, b):
         a8, b8 = a.to(f8.E4M3), b.to(f8.E4M3)
         return lambda: f8.scaled_mm(a8, b8, one, one)
-    table("fp8 e4m3 -> bf16", FP8, [("_scaled_mm", scaled)], fp8=True)
+    table("fp8 e4m3 -> bf16", FP8, [("_scaled_mm", scaled)], fp8=True, extra=splitk_dispatch(fp8=True))
     ok &= kn_table(work, args.skip_check)
     return 0 if ok else 1
 

@@ -52,11 +52,19 @@ const SASS: &[Expect] = &[
     // Per-row and per-column scales read in the epilogue (no spill: each thread's rows and columns load once).
     Expect { example: "gemm_fp8_rowwise", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D.MULTICAST", "LDG.E", "UTMASTG.2D", "USETMAXREG"], lacks: &["LDL", "STL", "HGMMA"] },
     // Split-K: the partials leave as f32 pairs from the accumulator's registers (no TMA store), and the
-    // reduction reads W 16 bytes at a time and writes 4 bf16 at once.
-    Expect { example: "gemm_splitk", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STG.E.64", "LDG.E.128", "F2FP.BF16.F32.PACK_AB"], lacks: &["LDL", "STL", "UTMASTG"] },
+    // reduction reads W 16 bytes at a time and writes 4 bf16 at once; the e4m3 kernels run QGMMA and scale the
+    // partials (FMUL) before they leave.
+    Expect { example: "gemm_splitk", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "HGMMA.64x128x16.F32.BF16", "QGMMA.64x256x32.F32.E4M3.E4M3", "QGMMA.64x128x32.F32.E4M3.E4M3", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STG.E.64", "LDG.E.128", "F2FP.BF16.F32.PACK_AB", "FMUL"], lacks: &["LDL", "STL", "UTMASTG"] },
+    // The same with 128-column k-tiles (two 128-byte boxes per row and stage).
+    Expect { example: "gemm_splitk", defines: &["BK=128", "BN=128", "STAGES=4"], has: &["HGMMA.64x128x16.F32.BF16", "QGMMA.64x128x32.F32.E4M3.E4M3", "UTMALDG.2D", "STG.E.64"], lacks: &["LDL", "STL", "UTMASTG", "HGMMA.64x256x16"] },
     // The reduction through distributed shared memory: the partial tile into shared memory, the cluster barrier,
-    // the peers' partials 16 bytes at a time (`ld.shared::cluster` is a generic LD), 4 bf16 of C at once.
-    Expect { example: "gemm_splitk_cluster", defines: &[], has: &["HGMMA.64x128x16.F32.BF16", "UTMALDG.2D", "STS.64", "UCGABAR_ARV", "UCGABAR_WAIT", "LD.E.128", "STG.E.64"], lacks: &["LDL", "STL", "UTMASTG"] },
+    // the peers' partials 16 bytes at a time (`ld.shared::cluster` is a generic LD), 4 bf16 of C at once; the
+    // warp-specialized kernel's ring of mbarriers, and no `setmaxnreg` in either.
+    Expect { example: "gemm_splitk_cluster", defines: &[], has: &["HGMMA.64x128x16.F32.BF16", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "STS.64", "UCGABAR_ARV", "UCGABAR_WAIT", "LD.E.128", "STG.E.64"], lacks: &["LDL", "STL", "UTMASTG", "USETMAXREG"] },
+    // Swapped operands for skinny M: 64 rows of B in wgmma's M slot, 16 rows of A in its N slot (bf16 and e4m3),
+    // C^T stored from registers 2 bytes at a time.
+    Expect { example: "gemm_swap_ab", defines: &[], has: &["HGMMA.64x16x16.F32.BF16", "QGMMA.64x16x32.F32.E4M3.E4M3", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STG.E.U16", "FMUL"], lacks: &["LDL", "STL", "UTMASTG"] },
+    Expect { example: "gemm_swap_ab", defines: &["BM=8"], has: &["HGMMA.64x8x16.F32.BF16", "QGMMA.64x8x32.F32.E4M3.E4M3", "UTMALDG.2D"], lacks: &["LDL", "STL", "UTMASTG"] },
     Expect { example: "gemm_batched", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.3D", "UTMASTG.3D", "USETMAXREG"], lacks: &["LDL", "STL"] },
     Expect { example: "gemm_epilogue", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "MUFU.TANH", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "STSM.16.M88.4", "USETMAXREG"], lacks: &["LDL", "STL"] },
     Expect { example: "row_sum", defines: &[], has: &["UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "LDS", "SHFL.BFLY"], lacks: &["LDL", "STL", "LDG"] },
