@@ -72,7 +72,8 @@ pub(crate) fn machine(options: &Options) -> Result<TargetMachine, CodegenError> 
 /// `scripts/llvm_pipeline.py` derived this list from LLVM 22's `default<O3>` by removing one pass at a time and
 /// keeping the removal when the PTX of every example stayed byte for byte the same; the test
 /// `o3_pipeline_gives_default_o3_ptx` holds every example to that, so an example that needs a removed pass (or
-/// another LLVM) shows up there. Counted by `callgrind`, the optimiser runs 34 % fewer instructions than under
+/// another LLVM) shows up there. The optimised LLVM module itself differs (the removed attribute and alignment
+/// inference passes leave fewer annotations, which the back end does not need). Counted by `callgrind`, the optimiser runs 34 % fewer instructions than under
 /// `default<O3>` on `gemm_sm90` (LLVM as a whole 19 %; docs/perf-notes.md has the figures).
 ///
 /// The file holds one pass per line, indented by nesting; [`o3_pipeline`] joins it into LLVM's syntax.
