@@ -256,7 +256,9 @@ pub fn check_launch(kernel: &Kernel, device: usize, args: &[ArgDesc]) -> Result<
                     return Err(ArgError::ClusterDivides { axis, grid: g, cluster: c });
                 }
             }
-            Some(c)
+            // One CTA per cluster is every launch's implicit cluster: launched plainly (codegen declares no
+            // cluster for it either).
+            (total > 1).then_some(c)
         }
     };
     // A persistent kernel numbers its tiles in 32-bit arithmetic (`cutec-lower`'s `persistent.rs`).

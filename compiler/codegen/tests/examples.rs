@@ -94,3 +94,16 @@ fn wgmma_rs_example_passes_a_as_four_registers() {
         assert_no_spills(&report);
     }
 }
+
+#[test]
+fn a_cluster_of_one_cta_is_not_declared() {
+    // Clusters of two CTAs sharing B: the kernel requires them.
+    let two = compile_example("gemm_sm90_manual.cute", "gemm_sm90_manual", &[]);
+    assert!(has_line(&two.ptx, &[".reqnctapercluster 2, 1, 1"]), "{}", two.ptx);
+    assert!(two.manifest.kernels[0].launch.cluster.is_some());
+    // CLUSTER_M = 1: the cluster operations stay (every launch has an implicit cluster of one CTA), the directive
+    // goes; the manifest keeps the launch clause's cluster, which the runtime launches plainly when it is one CTA.
+    let one = compile_example("gemm_sm90_manual.cute", "gemm_sm90_manual", &[("CLUSTER_M", 1)]);
+    assert!(!one.ptx.contains("reqnctapercluster") && !one.ptx.contains("explicitcluster"), "{}", one.ptx);
+    assert!(one.ptx.contains("barrier.cluster.arrive"), "{}", one.ptx);
+}

@@ -223,6 +223,9 @@ fn launch_expressions_are_evaluated_and_range_checked() {
     let plan = check_launch(&k, 0, &x(8)).unwrap();
     assert_eq!((plan.grid, plan.cluster), ([8, 1, 1], Some([2, 1, 1])));
     assert_eq!(plan.params[1], ParamValue::Dim { ty: IntType::I64, value: 8 });
+    // A cluster of one CTA is the implicit one of every launch: a plain launch.
+    let k = kernel(json!([t]), dims.clone(), json!({ "grid": ["N"], "block": [128], "cluster": [1, 1, 1] }));
+    assert_eq!(check_launch(&k, 0, &x(7)).unwrap().cluster, None);
     // A persistent kernel's grid counts tiles, which it numbers in 32 bits; the cluster still divides them.
     let persistent = json!({ "grid": ["N", 65535, 2], "block": [128], "cluster": [2], "persistent": true });
     let k = kernel(json!([t]), dims.clone(), persistent);
