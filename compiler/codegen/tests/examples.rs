@@ -106,4 +106,6 @@ fn a_cluster_of_one_cta_is_not_declared() {
     let one = compile_example("gemm_sm90_manual.cute", "gemm_sm90_manual", &[("CLUSTER_M", 1)]);
     assert!(!one.ptx.contains("reqnctapercluster") && !one.ptx.contains("explicitcluster"), "{}", one.ptx);
     assert!(one.ptx.contains("barrier.cluster.arrive"), "{}", one.ptx);
+    // The rank of a CTA alone in its cluster is 0, which LLVM no longer learns from the directive.
+    assert!(!one.ptx.contains("%cluster_ctarank") && two.ptx.contains("%cluster_ctarank"), "{}", one.ptx);
 }

@@ -41,6 +41,12 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         let b = &self.builder;
         let v: BasicValueEnum<'ctx> = match *self.kernel.exprs.get(h).ok_or_else(|| invalid(h))? {
             Expr::Literal(_) | Expr::Param(_) | Expr::AllocPtr(_) => return Ok(()),
+            // A CTA alone in its (implicit) cluster is rank 0; without a declared cluster LLVM cannot know it.
+            Expr::Special(cutec_ir::SpecialReg::ClusterCtaRank)
+                if self.kernel.cluster.is_none_or(|c| c.iter().product::<u32>() == 1) =>
+            {
+                self.context.i32_type().const_zero().into()
+            }
             Expr::Special(reg) => self.call(&nv::special_reg(reg), &[], &[])?,
             Expr::ReadVar(var) => {
                 let ptr = *self.vars.get(var.index()).ok_or_else(|| invalid(h))?;
