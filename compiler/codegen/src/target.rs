@@ -73,8 +73,9 @@ pub(crate) fn machine(options: &Options) -> Result<TargetMachine, CodegenError> 
 /// keeping the removal when the PTX of every example stayed byte for byte the same; the test
 /// `o3_pipeline_gives_default_o3_ptx` holds every example to that, so an example that needs a removed pass (or
 /// another LLVM) shows up there. The optimised LLVM module itself differs (the removed attribute and alignment
-/// inference passes leave fewer annotations, which the back end does not need). Counted by `callgrind`, the optimiser runs 34 % fewer instructions than under
-/// `default<O3>` on `gemm_sm90` (LLVM as a whole 19 %; docs/perf-notes.md has the figures).
+/// inference passes leave fewer annotations, which the back end does not need). Counted by `callgrind`, the
+/// optimiser runs 34 % fewer instructions than under `default<O3>` on `gemm_sm90` (LLVM as a whole 19 %;
+/// docs/perf-notes.md has the figures).
 ///
 /// The file holds one pass per line, indented by nesting; [`o3_pipeline`] joins it into LLVM's syntax.
 /// `instcombine` must keep `no-verify-fixpoint`: LLVM aborts the process when a verified run has work left.
@@ -109,8 +110,22 @@ pub(crate) fn optimize(module: &Module<'_>, machine: &TargetMachine, options: &O
 }
 
 /// Whether LLVM parses `passes` as a pass pipeline (`opt -passes=` syntax): the message LLVM gives otherwise.
-/// Runs it on an empty module, so a pipeline that parses but fails on a kernel still fails later.
+/// Runs it on an empty module, so a pipeline that parses but fails on a kernel still fails later. An
+/// `instcombine` that verifies its fixpoint (the parser's default) is refused: LLVM aborts the process when such
+/// a run has work left, which it has on some kernels.
 pub fn check_llvm_passes(passes: &str) -> Result<(), String> {
+    let mut rest = passes;
+    while let Some(at) = rest.find("instcombine") {
+        let whole_name = rest[..at].chars().next_back().is_none_or(|c| matches!(c, ',' | '('));
+        let after = &rest[at + "instcombine".len()..];
+        let params = after.strip_prefix('<').and_then(|p| p.split_once('>')).map_or("", |(p, _)| p);
+        if whole_name && !params.split(';').any(|p| p == "no-verify-fixpoint") {
+            return Err("`instcombine` needs `<no-verify-fixpoint>` here (LLVM aborts when a run that verifies its \
+                        fixpoint has work left), e.g. `instcombine<max-iterations=1;no-verify-fixpoint>`"
+                .into());
+        }
+        rest = after;
+    }
     let machine = machine(&Options::default()).map_err(|e| e.to_string())?;
     let context = inkwell::context::Context::create();
     let module = context.create_module("check");
@@ -146,5 +161,16 @@ mod tests {
     fn a_pipeline_llvm_cannot_parse_is_refused_with_its_message() {
         let e = check_llvm_passes("function(no-such-pass)").expect_err("refused");
         assert!(e.contains("no-such-pass"), "{e}");
+    }
+
+    #[test]
+    fn an_instcombine_that_verifies_its_fixpoint_is_refused() {
+        for bad in ["instcombine", "function(sroa,instcombine)", "function(instcombine<max-iterations=1>)"] {
+            let e = check_llvm_passes(bad).expect_err(bad);
+            assert!(e.contains("no-verify-fixpoint"), "{bad}: {e}");
+        }
+        for good in ["function(instcombine<no-verify-fixpoint>)", "aggressive-instcombine", "default<O3>"] {
+            check_llvm_passes(good).unwrap_or_else(|e| panic!("{good}: {e}"));
+        }
     }
 }
