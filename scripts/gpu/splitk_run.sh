@@ -9,14 +9,7 @@
 #   GPU_DIR=../../.gpus bash splitk_run.sh [--table] [--no-ncu]
 set -u
 cd "$(dirname "$0")"
-export GPU_DIR=${GPU_DIR:-../../.gpu} PYTHONUNBUFFERED=1
-if [ ! -x "$GPU_DIR/cutec" ] && [ -f "$GPU_DIR/cutec.gz" ]; then
-    gunzip -c "$GPU_DIR/cutec.gz" > "$GPU_DIR/cutec" && chmod +x "$GPU_DIR/cutec"
-fi
-site=$(mktemp -d)
-python3 -m pip install -q --no-index --no-deps --target "$site" "$GPU_DIR"/cutec-*.whl 2>&1 | grep -v WARNING
-export PYTHONPATH="$site"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+. ./gpu_env.sh
 table=0 ncu=1
 for arg in "$@"; do
     case $arg in --table) table=1 ;; --no-ncu) ncu=0 ;; esac

@@ -8,14 +8,7 @@
 #   GPU_DIR=../../.gpus bash table_run.sh [--kn]   (--kn: only the B stored K x N table, with the split-K check)
 set -u
 cd "$(dirname "$0")"
-export GPU_DIR=${GPU_DIR:-../../.gpu} PYTHONUNBUFFERED=1
-if [ ! -x "$GPU_DIR/cutec" ] && [ -f "$GPU_DIR/cutec.gz" ]; then
-    gunzip -c "$GPU_DIR/cutec.gz" > "$GPU_DIR/cutec" && chmod +x "$GPU_DIR/cutec"
-fi
-site=$(mktemp -d)
-python3 -m pip install -q --no-index --no-deps --target "$site" "$GPU_DIR"/cutec-*.whl 2>&1 | grep -v WARNING
-export PYTHONPATH="$site"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+. ./gpu_env.sh
 status=0
 if [ "${1:-}" != "--kn" ]; then
     timeout 170 python3 epilogue_variants.py || status=1
