@@ -129,6 +129,8 @@ pub struct DeviceTensor {
     ptr: u64,
     dtype: DType,
     shape: Vec<usize>,
+    /// Element strides of a permuted layout ([`Self::with_strides`]); `None` is row-major.
+    strides: Option<Vec<i64>>,
     num_bytes: usize,
     ctx: Context,
 }
@@ -150,7 +152,7 @@ impl DeviceTensor {
         let buf = ctx.stream.alloc_zeros::<u8>(num_bytes.max(1)).map_err(cuda("cuMemAlloc"))?;
         // A single stream: the returned synchronization guard has nothing to record and is dropped at once.
         let ptr = buf.device_ptr(&ctx.stream).0;
-        Ok(DeviceTensor { buf, ptr, dtype, shape: shape.to_vec(), num_bytes, ctx: ctx.clone() })
+        Ok(DeviceTensor { buf, ptr, dtype, shape: shape.to_vec(), strides: None, num_bytes, ctx: ctx.clone() })
     }
 
     /// A tensor holding `bytes` (the elements in row-major order, little-endian).
@@ -191,6 +193,29 @@ impl DeviceTensor {
             progress(done);
         }
         Ok(t)
+    }
+
+    /// The same buffer described with `strides` instead of row-major ones: a permutation of the shape's modes
+    /// laid out compactly (a column-major matrix is `(1, rows)`), so the elements still fill the buffer exactly.
+    /// The bytes are not moved; [`crate::strided`] converts between this order and row-major on the host.
+    pub fn with_strides(mut self, strides: Vec<i64>) -> Result<DeviceTensor, RuntimeError> {
+        if !crate::strided::is_permuted_compact(&self.shape, &strides) {
+            let reason = format!("strides {strides:?} are not a permutation of a compact layout of the shape");
+            return Err(RuntimeError::Tensor { dtype: self.dtype, shape: self.shape.clone(), reason });
+        }
+        self.strides = Some(strides);
+        Ok(self)
+    }
+
+    /// The element strides the kernel sees: row-major unless [`Self::with_strides`] set others.
+    pub fn strides(&self) -> Vec<i64> {
+        match &self.strides {
+            Some(s) => s.clone(),
+            None => {
+                let shape: Vec<i64> = self.shape.iter().map(|&e| e as i64).collect();
+                TensorDesc::row_major_strides(&shape).unwrap_or_default()
+            }
+        }
     }
 
     /// Sets every byte to `byte` (e.g. `0xff` to poison an output: all-ones is NaN in every float format).
@@ -266,14 +291,22 @@ impl DeviceTensor {
         {
             return false;
         }
-        row_major_matches(&self.shape, &d.shape, &d.strides)
+        match &self.strides {
+            Some(strides) => {
+                d.shape.len() == self.shape.len()
+                    && d.shape.iter().zip(&self.shape).all(|(&a, &b)| a == b as i64)
+                    && d.strides == *strides
+            }
+            None => row_major_matches(&self.shape, &d.shape, &d.strides),
+        }
     }
 
-    /// The description the argument checker sees: row-major strides, the whole buffer as its extent.
+    /// The description the argument checker sees: its strides (row-major unless set), the whole buffer as its
+    /// extent.
     pub fn desc(&self) -> TensorDesc {
         // `byte_size` checked at construction that every count fits in i64.
         let shape: Vec<i64> = self.shape.iter().map(|&e| e as i64).collect();
-        let strides = TensorDesc::row_major_strides(&shape).unwrap_or_default();
+        let strides = self.strides();
         TensorDesc {
             dtype: self.dtype,
             shape,

@@ -44,6 +44,7 @@ pub mod floats;
 mod module;
 pub mod npy;
 mod scalar;
+pub mod strided;
 pub mod tensor_map;
 
 pub use args::{

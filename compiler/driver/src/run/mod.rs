@@ -17,6 +17,10 @@
 //!   [`RunOptions::dims`] or, failing that, from the input file of the dimension's source tensor;
 //! - scalars come from [`RunOptions::scalars`] (parsed by [`ScalarValue::parse`]).
 //!
+//! A tensor whose layout orders its modes otherwise than row-major but compactly (a column-major matrix, e.g.
+//! `(N, M):(1, N)`) is stored in that order on the device; its files, in and out, still hold the row-major array
+//! (`cutec_runtime::strided` converts). Other layouts are refused by the launch check.
+//!
 //! Outputs are written as `.npy` with the dtype preserved where numpy has it (`f32 f64 f16 i8 u8 i32 i64 u32
 //! bool`); **`bf16`, `e4m3` and `e5m2` are written as `float32`** (exact: every value of these formats is an
 //! `f32`), so numpy and torch read them without extensions.
@@ -53,6 +57,7 @@ mod progress;
 pub use plan::{Options, plan_tensors};
 use plan::{Source, parse_scalars, plan_arguments, precheck_launch};
 
+use cutec_runtime::strided;
 use data::{count_nan, download, upload, write_npy};
 
 /// What `cutec run` does. Names refer to the manifest's parameters and dimensions.
@@ -231,6 +236,7 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     let scalars = parse_scalars(&kernel_manifest, opts)?;
     precheck_launch(&kernel_manifest, opts, &plan, &scalars)?;
     let sources = plan.sources;
+    let strides = plan.strides;
 
     let ctx = Context::new(opts.device)?;
     let started = Instant::now();
@@ -273,8 +279,16 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
             continue;
         };
         let dtype = param.dtype();
+        let layout = strides[index].as_ref();
         let tensor = match source {
-            Source::File { shape, bytes } => upload(&ctx, param.name(), dtype, shape, bytes)?,
+            // Files hold row-major arrays; a tensor laid out otherwise is stored in its own order.
+            Source::File { shape, bytes } => match layout {
+                Some(st) => {
+                    let stored = strided::row_major_to_strided(bytes, shape, st, dtype.size_bytes() as usize);
+                    upload(&ctx, param.name(), dtype, shape, &stored)?
+                }
+                None => upload(&ctx, param.name(), dtype, shape, bytes)?,
+            },
             Source::Random { shape } => {
                 let mut t = DeviceTensor::zeros(&ctx, dtype, shape)?;
                 t.fill_random(opts.seed, index as u64)?;
@@ -286,12 +300,24 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
                 t
             }
         };
+        let tensor = match layout {
+            Some(st) => tensor.with_strides(st.clone())?,
+            None => tensor,
+        };
         tensors.push(Some(tensor));
     }
+    // A tensor's elements as a row-major array (what `.npy` files hold), whatever order it is stored in.
+    let row_major = |index: usize, name: &str, tensor: &DeviceTensor| -> Result<Vec<u8>, RunError> {
+        let bytes = download(name, tensor)?;
+        Ok(match strides[index].as_ref() {
+            Some(st) => strided::strided_to_row_major(&bytes, tensor.shape(), st, tensor.dtype().size_bytes() as usize),
+            None => bytes,
+        })
+    };
     for (name, path) in &opts.save_inputs {
         let index = kernel_manifest.params.iter().position(|p| p.name() == name);
-        let Some(Some(tensor)) = index.map(|i| &tensors[i]) else { continue };
-        write_npy(path, tensor.dtype(), tensor.shape(), &download(name, tensor)?).map_err(as_write)?;
+        let Some((i, Some(tensor))) = index.map(|i| (i, &tensors[i])) else { continue };
+        write_npy(path, tensor.dtype(), tensor.shape(), &row_major(i, name, tensor)?).map_err(as_write)?;
         writeln!(out, "saved {name} {:?} {} -> {}", tensor.shape(), tensor.dtype(), path.display()).map_err(report)?;
     }
     let mut scalar_iter = scalars.into_iter();
@@ -328,8 +354,8 @@ pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     // Outputs are the result of this first launch (before any benchmark launch runs).
     for (name, path) in &opts.outputs {
         let index = kernel_manifest.params.iter().position(|p| p.name() == name);
-        let Some(Some(tensor)) = index.map(|i| &tensors[i]) else { continue };
-        let bytes = download(name, tensor)?;
+        let Some((i, Some(tensor))) = index.map(|i| (i, &tensors[i])) else { continue };
+        let bytes = row_major(i, name, tensor)?;
         let nan = count_nan(tensor.dtype(), &bytes);
         write_npy(path, tensor.dtype(), tensor.shape(), &bytes).map_err(as_write)?;
         writeln!(out, "nan {name} {nan}").map_err(report)?;
@@ -455,6 +481,32 @@ mod tests {
         assert_eq!(
             plan_arguments(&k, &o).unwrap_err().to_string(),
             "--dim M=4 contradicts x.shape[0] of the input file = 5"
+        );
+    }
+
+    #[test]
+    fn a_column_major_tensor_is_planned_with_its_strides_and_passes_the_launch_check() {
+        // ct (N, M):(1, N), as gemm_swap_ab writes C transposed: stored column-major, not refused (E0422).
+        let t = |name: &str, access: &str, shape: serde_json::Value, stride: serde_json::Value| {
+            serde_json::json!({ "kind": "tensor", "name": name, "dtype": "bf16", "space": "gmem", "access": access,
+                                "layout": { "shape": shape, "stride": stride }, "align_bytes": 16 })
+        };
+        let k = kernel(serde_json::json!({
+            "name": "k",
+            "params": [t("a", "read", serde_json::json!(["M", 8]), serde_json::json!([8, 1])),
+                       t("ct", "write", serde_json::json!(["N", "M"]), serde_json::json!([1, "N"]))],
+            "dims": [{ "name": "M", "type": "i32", "from": { "param": "a", "mode": 0 } },
+                     { "name": "N", "type": "i32", "from": { "param": "ct", "mode": 0 } }],
+            "launch": { "grid": [1], "block": [32] }
+        }));
+        let o = RunOptions { kernel: "k".into(), dims: vec![("M".into(), 3), ("N".into(), 5)], ..opts() };
+        let plan = plan_arguments(&k, &o).unwrap();
+        assert_eq!(plan.strides, [None, Some(vec![1, 5])]);
+        assert_eq!(plan_tensors(&k, &o).unwrap()[1], ("ct".to_owned(), DType::Bf16, vec![5, 3]));
+        // Row-major layouts keep no strides of their own.
+        assert_eq!(
+            plan_arguments(&softmax(), &RunOptions { dims: vec![("M".into(), 3)], ..opts() }).unwrap().strides,
+            [None, None, None]
         );
     }
 

@@ -62,6 +62,25 @@ pub(crate) struct DimValue {
 pub(crate) struct Plan {
     pub sources: Vec<Option<Source>>,
     pub dims: Vec<DimValue>,
+    /// For each tensor whose layout is a permutation of a compact one other than row-major (a column-major
+    /// matrix), its element strides: the run stores it in that order (`cutec_runtime::strided`).
+    pub strides: Vec<Option<Vec<i64>>>,
+}
+
+/// The element strides `t`'s layout gives its `shape` under `dims`, when they are known (flat modes, every
+/// dimension bound), differ from row-major, and lay the shape out compactly in another order.
+fn permuted_strides(t: &cutec_manifest::TensorParam, shape: &[usize], dims: &[DimValue]) -> Option<Vec<i64>> {
+    let mut strides = Vec::new();
+    for mode in t.layout.stride.modes() {
+        strides.push(match mode.as_int()? {
+            Entry::Int(v) => *v,
+            Entry::Dim(name) => dims.iter().find(|d| d.name == *name)?.value,
+        });
+    }
+    let extents: Vec<i64> = shape.iter().map(|&e| i64::try_from(e).unwrap_or(i64::MAX)).collect();
+    let row_major = cutec_runtime::TensorDesc::row_major_strides(&extents)?;
+    let differs = strides.iter().zip(&row_major).zip(shape).any(|((a, b), &e)| e > 1 && a != b);
+    (differs && cutec_runtime::strided::is_permuted_compact(shape, &strides)).then_some(strides)
 }
 
 fn usage(message: String, options: Options) -> RunError {
@@ -128,7 +147,11 @@ pub(crate) fn precheck_launch(
             Some(s) => {
                 let shape: Vec<i64> = s.shape().iter().map(|&e| i64::try_from(e).unwrap_or(i64::MAX)).collect();
                 let len = shape.iter().try_fold(1u64, |acc, &e| acc.checked_mul(e.max(0) as u64)).unwrap_or(u64::MAX);
-                let Some(strides) = cutec_runtime::TensorDesc::row_major_strides(&shape) else {
+                let strides = match plan.strides.get(i).cloned().flatten() {
+                    Some(strides) => Some(strides),
+                    None => cutec_runtime::TensorDesc::row_major_strides(&shape),
+                };
+                let Some(strides) = strides else {
                     let options = blame_param(kernel, opts, &plan.dims, p.name());
                     return Err(blamed(format!("the shape of `{}` overflows", p.name()), false, options, opts));
                 };
@@ -392,7 +415,16 @@ pub(crate) fn plan_arguments(kernel: &Kernel, opts: &RunOptions) -> Result<Plan,
             Source::Random { shape }
         }));
     }
-    Ok(Plan { sources, dims })
+    let strides = kernel
+        .params
+        .iter()
+        .zip(&sources)
+        .map(|(p, s)| match (p, s) {
+            (Param::Tensor(t), Some(s)) => permuted_strides(t, s.shape(), &dims),
+            _ => None,
+        })
+        .collect();
+    Ok(Plan { sources, dims, strides })
 }
 
 /// The scalar arguments in parameter order.
