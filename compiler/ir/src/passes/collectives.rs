@@ -19,12 +19,7 @@ impl Pass for CheckCollectives {
     fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for kernel in &module.kernels {
             if let Some(d) = uniformity::check(kernel).into_iter().next() {
-                return Err(PassError {
-                    pass: self.name(),
-                    kernel: kernel.name.clone(),
-                    loc: d.loc,
-                    kind: PassErrorKind::Divergent(Box::new(d)),
-                });
+                return Err(PassError::at(self.name(), kernel, d.loc, PassErrorKind::Divergent(Box::new(d))));
             }
         }
         Ok(())

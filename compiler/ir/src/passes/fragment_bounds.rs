@@ -31,12 +31,7 @@ impl Pass for CheckFragmentBounds {
             let mut ranges = Ranges::new(kernel, kinfo);
             let cta = ranges.cta();
             if let Some((ptr, kind)) = first_outside(kernel, kinfo, &mut ranges, &kernel.body, cta) {
-                return Err(PassError {
-                    pass: self.name(),
-                    kernel: kernel.name.clone(),
-                    loc: kernel.exprs.loc(ptr),
-                    kind,
-                });
+                return Err(PassError::at(self.name(), kernel, kernel.exprs.loc(ptr), kind));
             }
         }
         Ok(())

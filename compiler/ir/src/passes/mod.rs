@@ -113,6 +113,11 @@ pub struct PassError {
 }
 
 impl PassError {
+    /// `pass`'s error of `kind` in `kernel`, at `loc`.
+    pub fn at(pass: &'static str, kernel: &crate::Kernel, loc: Loc, kind: PassErrorKind) -> PassError {
+        PassError { pass, kernel: kernel.name.clone(), loc, kind }
+    }
+
     /// The diagnostic code: `E0306` for what is not implemented yet, `E0399` for invalid IR.
     pub fn code(&self) -> &'static str {
         match self.kind {

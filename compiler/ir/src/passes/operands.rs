@@ -45,12 +45,7 @@ impl Pass for CheckOperands {
             let mut check = Check { kernel, ranges: Ranges::new(kernel, kinfo) };
             let cta = check.ranges.cta();
             if let Some(e) = register_budget(kernel).or_else(|| check.block(&kernel.body, cta)) {
-                return Err(PassError {
-                    pass: self.name(),
-                    kernel: kernel.name.clone(),
-                    loc: e.at,
-                    kind: PassErrorKind::Operand(Box::new(e)),
-                });
+                return Err(PassError::at(self.name(), kernel, e.at, PassErrorKind::Operand(Box::new(e))));
             }
         }
         Ok(())

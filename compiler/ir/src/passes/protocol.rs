@@ -27,12 +27,7 @@ impl Pass for CheckProtocol {
         for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
             match protocol::analyse(kernel, kinfo) {
                 Outcome::Failed(e) => {
-                    return Err(PassError {
-                        pass: self.name(),
-                        kernel: kernel.name.clone(),
-                        loc: e.at,
-                        kind: PassErrorKind::Protocol(e),
-                    });
+                    return Err(PassError::at(self.name(), kernel, e.at, PassErrorKind::Protocol(e)));
                 }
                 Outcome::Skipped(why) => unchecked.push(unchecked_warning(&kernel.name, kernel.loc, why)),
                 Outcome::Proved { .. } | Outcome::NotApplicable => {}

@@ -35,12 +35,7 @@ impl Pass for CheckSync {
     fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for kernel in &module.kernels {
             if let Some(e) = uncovered_warpgroups(kernel).or_else(|| incomplete_mbarrier(kernel)) {
-                return Err(PassError {
-                    pass: self.name(),
-                    kernel: kernel.name.clone(),
-                    loc: e.at,
-                    kind: PassErrorKind::Sync(Box::new(e)),
-                });
+                return Err(PassError::at(self.name(), kernel, e.at, PassErrorKind::Sync(Box::new(e))));
             }
         }
         Ok(())

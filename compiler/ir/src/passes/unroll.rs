@@ -47,7 +47,7 @@ impl Pass for Unroll {
     fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
             let body = std::mem::take(&mut k.body);
-            let error = |k: &Kernel, loc: Loc, kind| PassError { pass: "unroll", kernel: k.name.clone(), loc, kind };
+            let error = |k: &Kernel, loc: Loc, kind| PassError::at("unroll", k, loc, kind);
             let unrolled = Unroller { k: &mut *k }.block(body);
             k.body = unrolled.map_err(|(loc, kind)| error(k, loc, kind))?;
             let stmts = unrolled_size(k, &k.body);
