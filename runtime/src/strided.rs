@@ -101,6 +101,17 @@ mod tests {
     }
 
     #[test]
+    fn empty_and_single_element_tensors_convert() {
+        // A zero extent: any strides describe no elements, and there is nothing to move.
+        assert!(is_permuted_compact(&[0, 5], &[1, 0]));
+        assert!(row_major_to_strided(&[], &[0, 5], &[1, 0], 2).is_empty());
+        assert!(strided_to_row_major(&[], &[5, 0], &[1, 5], 4).is_empty());
+        assert_eq!(row_major_to_strided(&[7, 9], &[1, 1], &[1, 1], 2), [7, 9]);
+        // Strides whose compact extent overflows i64 are not a layout of the buffer.
+        assert!(!is_permuted_compact(&[1 << 40, 1 << 40], &[1, 1 << 40]));
+    }
+
+    #[test]
     fn three_modes_in_any_order_round_trip() {
         let shape = [2, 3, 4];
         let bytes: Vec<u8> = (0..24).collect();

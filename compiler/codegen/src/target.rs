@@ -118,8 +118,12 @@ pub fn check_llvm_passes(passes: &str) -> Result<(), String> {
     while let Some(at) = rest.find("instcombine") {
         let whole_name = rest[..at].chars().next_back().is_none_or(|c| matches!(c, ',' | '('));
         let after = &rest[at + "instcombine".len()..];
-        let params = after.strip_prefix('<').and_then(|p| p.split_once('>')).map_or("", |(p, _)| p);
-        if whole_name && !params.split(';').any(|p| p == "no-verify-fixpoint") {
+        // An unclosed `<` is LLVM's syntax error to report, below.
+        let params = match after.strip_prefix('<') {
+            Some(p) => p.split_once('>').map(|(p, _)| p),
+            None => Some(""),
+        };
+        if whole_name && params.is_some_and(|p| !p.split(';').any(|p| p == "no-verify-fixpoint")) {
             return Err("`instcombine` needs `<no-verify-fixpoint>` here (LLVM aborts when a run that verifies its \
                         fixpoint has work left), e.g. `instcombine<max-iterations=1;no-verify-fixpoint>`"
                 .into());
@@ -161,6 +165,11 @@ mod tests {
     fn a_pipeline_llvm_cannot_parse_is_refused_with_its_message() {
         let e = check_llvm_passes("function(no-such-pass)").expect_err("refused");
         assert!(e.contains("no-such-pass"), "{e}");
+        // Empty, empty items, unbalanced brackets: LLVM's own messages, no crash.
+        for bad in ["", ",,", "function(sroa", "function(instcombine<no-verify-fixpoint", "sroa)"] {
+            let e = check_llvm_passes(bad).expect_err(bad);
+            assert!(!e.contains("needs `<no-verify-fixpoint>`"), "{bad}: {e}");
+        }
     }
 
     #[test]
