@@ -5,7 +5,9 @@ the four so that clock and thermal drift fall on all of them alike. Prints the m
 variant's cost over the plain GEMM.
 
 Run from scripts/gpu on the GPU machine after scripts/gpu/build.sh (which builds the variants):
-    GPU_DIR=../../.gpus python3 epilogue_variants.py [--rounds 3]
+    GPU_DIR=../../.gpus python3 epilogue_variants.py [--rounds 3] [--also MODULE:KERNEL:LABEL ...]
+
+`--also` times more modules of $GPU_DIR in the same rounds (another form of the epilogue, say).
 """
 import argparse
 import statistics
@@ -25,15 +27,17 @@ SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--also", action="append", default=[], help="MODULE:KERNEL:LABEL, timed with the others")
     args = ap.parse_args()
+    variants = VARIANTS + [tuple(a.split(":", 2)) for a in args.also]
     ok = True
     print("== the fused epilogue's cost, part by part: medians of 20 launches per round, median over rounds")
-    print(f"{'M x N x K':>18}" + "".join(f"{what:>22}" for _, _, what in VARIANTS))
+    print(f"{'M x N x K':>18}" + "".join(f"{what:>22}" for _, _, what in variants))
     for m, n, k in SHAPES:
         dims = {"M": m, "N": n, "K": k}
-        times = {v[0]: [] for v in VARIANTS}
+        times = {v[0]: [] for v in variants}
         for _ in range(args.rounds):
-            for module, kernel, _ in VARIANTS:
+            for module, kernel, _ in variants:
                 rc, out, b = run(module + ".ptx", kernel, dims, bench=True, iters=20)
                 if rc != 0:
                     print(f"{module} failed:\n{out}")
@@ -42,7 +46,7 @@ def main():
                 times[module].append(float(b["median_ms"]))
         med = {mod: statistics.median(t) if t else float("nan") for mod, t in times.items()}
         plain = med["gemm_sm90"]
-        cells = [f"{med[mod]:.4f} ms ({med[mod] / plain - 1:+.1%})" for mod, _, _ in VARIANTS]
+        cells = [f"{med[mod]:.4f} ms ({med[mod] / plain - 1:+.1%})" for mod, _, _ in variants]
         print(f"{f'{m}x{n}x{k}':>18}" + "".join(f"{c:>22}" for c in cells))
     print("(each cell: the median time, and what it adds to the plain GEMM of the same run)")
     return 0 if ok else 1

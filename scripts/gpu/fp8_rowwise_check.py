@@ -9,6 +9,7 @@ Run from scripts/gpu on the GPU machine after scripts/gpu/build.sh:
     GPU_DIR=../../.gpus python3 fp8_rowwise_check.py
 Exit status: 0 when every case is correct, 1 otherwise.
 """
+import argparse
 import os
 import statistics
 import sys
@@ -59,7 +60,7 @@ def case(work, m, n, k, seed):
     return ok
 
 
-def timing():
+def timing(also):
     print("== TFLOP/s (ratio to torch._scaled_mm row-wise, fast accumulation); medians over 3 interleaved rounds")
     print(f"{'M x N x K':>18} {'rowwise':>16} {'gemm_fp8':>16} {'_scaled_mm':>11}")
     for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]:
@@ -68,10 +69,13 @@ def timing():
         b = torch.randn(n, k, device="cuda").to(f8.E4M3)
         sa = (torch.rand(m, 1, device="cuda") + 0.25).contiguous()
         sb = (torch.rand(1, n, device="cuda") + 0.25).contiguous()
-        times = {"rowwise": [], "gemm_fp8": [], "torch": []}
+        times = {"rowwise": [], "gemm_fp8": [], "torch": []} | {m: [] for m in also}
         for _ in range(3):
             rc, out, bench = f8.run(MODULE, KERNEL, dims, bench=True)
             times["rowwise"].append(float(bench["median_ms"]) if rc == 0 else float("nan"))
+            for module in also:
+                rc, out, bench = f8.run(module, KERNEL, dims, bench=True)
+                times[module].append(float(bench["median_ms"]) if rc == 0 else float("nan"))
             rc, out, bench = f8.run("gemm_fp8.ptx", "gemm_fp8", dims, bench=True,
                                     scalars=[("scale_a", 1.0), ("scale_b", 1.0)])
             times["gemm_fp8"].append(float(bench["median_ms"]) if rc == 0 else float("nan"))
@@ -84,10 +88,13 @@ def timing():
         flop = 2.0 * m * n * k
         cell = lambda t: f"{flop / t / 1e9:.1f} ({med['torch'] / t:.3f})"
         print(f"{f'{m}x{n}x{k}':>18} {cell(med['rowwise']):>16} {cell(med['gemm_fp8']):>16} "
-              f"{flop / med['torch'] / 1e9:>11.1f}")
+              f"{flop / med['torch'] / 1e9:>11.1f}" + "".join(f"  {x}: {cell(med[x])}" for x in also))
 
 
 def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--also", action="append", default=[], help="another module of the kernel, timed with it")
+    args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cutec-rowwise-", dir=f8.GPU)
     print("== gemm_fp8_rowwise.cute: per-row and per-column scales against float32 of the same e4m3 inputs")
     ok = True
@@ -99,7 +106,7 @@ def main():
     refused = rc != 0 and ("E0422" in out or "E0424" in out)
     ok &= refused
     print(f"{'300x512x136':>18} {'REFUSED' if refused else 'FAIL'} {out.splitlines()[0] if out else ''}")
-    timing()
+    timing(args.also)
     return 0 if ok else 1
 
 

@@ -276,7 +276,9 @@ def sanitize():
     gemm = {"M": 300, "N": 512, "K": 136}
     cases = [(m + ".ptx", k, gemm) for m, k, _, _ in SCHEDULED]
     cases += [("gemm_epilogue.ptx", "gemm_bias_gelu", gemm), ("gemm_epilogue_bf16bias.ptx", "gemm_bias_gelu", gemm),
-              ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000})]
+              ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000}),
+              # Two tiles of scales copied beside the pipelined loop (rows of e4m3 A: K a multiple of 16).
+              ("gemm_fp8_rowwise.ptx", "gemm_fp8_rowwise", {"M": 300, "N": 512, "K": 144})]
     return sanitizer_runs(cases, width=22)
 
 

@@ -59,6 +59,9 @@ pub struct Artifacts {
 pub struct BuildFailure {
     pub map: SourceMap,
     pub diagnostics: Vec<Diagnostic>,
+    /// The IR after the `--dump-after` pass, when the build failed after it (a check that refuses what a
+    /// scheduling pass wrote is read against it).
+    pub dump: Option<String>,
 }
 
 /// Checks, lowers, optimises and generates code for `source`.
@@ -77,10 +80,11 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     lap("parse + check", &mut timings);
     if checked.has_errors() {
         let diagnostics = checked.output.diagnostics.clone();
-        return Err(BuildFailure { map: checked.map, diagnostics });
+        return Err(BuildFailure { map: checked.map, diagnostics, dump: None });
     }
     let root = checked.root;
-    let fail = |checked: Checked, diagnostics: Vec<Diagnostic>| BuildFailure { map: checked.map, diagnostics };
+    let fail =
+        |checked: Checked, diagnostics: Vec<Diagnostic>| BuildFailure { map: checked.map, diagnostics, dump: None };
     let mut checked = checked;
     if let Some(d) = opts.kernel.as_deref().and_then(|k| unknown_kernel(&mut checked, k)) {
         return Err(fail(checked, vec![d]));
@@ -126,7 +130,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         e => fail(checked, vec![internal(root, format!("the IR is invalid after a pass: {e}"))]),
     };
     if let Err(e) = cutec_ir::run_passes(&mut module, &transforms, pipeline) {
-        return Err(pipeline_failed(checked, e));
+        return Err(BuildFailure { dump, ..pipeline_failed(checked, e) });
     }
     let ir_scheduled = cutec_ir::print(&module);
     // A checking pass changes nothing: what it "leaves" is the scheduled module.
@@ -158,7 +162,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     });
     let mut check_warnings = match checked_ir {
         Ok(info) => info.warnings,
-        Err(e) => return Err(pipeline_failed(checked, e)),
+        Err(e) => return Err(BuildFailure { dump, ..pipeline_failed(checked, e) }),
     };
     // After the pipeline: `unroll` turns the indices of unrolled loops into constants.
     let mut warnings = cutec_ir::warnings(&module);

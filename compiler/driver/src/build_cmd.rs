@@ -145,7 +145,12 @@ pub(crate) fn build(
                     outputs.push((emit, bytes));
                 }
             }
-            Err(f) => return reporter.fail(&f.map, &f.diagnostics),
+            Err(f) => {
+                if let Some(dump) = &f.dump {
+                    eprint!("{dump}");
+                }
+                return reporter.fail(&f.map, &f.diagnostics);
+            }
         }
     } else {
         let checked: Checked = check_source(&name, &src, &opts.defines);

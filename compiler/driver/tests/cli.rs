@@ -272,6 +272,14 @@ fn build_writes_ptx_and_manifest_with_a_summary() {
     let o = cutec(&["build", "examples/row_sum.cute", "--emit", "ptx", "--dump-after", "check-protocol", "-o", "-"]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("kernel @row_sum"), "{}", String::from_utf8_lossy(&o.stderr));
+    // When a later pass refuses the module, the dump still comes, before the error: it is what the error is read
+    // against (here a protocol whose parity is wrong, found by `check-protocol`).
+    let file = "tests/ui/build_protocol_parity.cute";
+    let o = cutec(&["build", file, "--emit", "ptx", "--dump-after", "specialize-warps", "-o", "-"]);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let (ir, error) = (err.find("kernel @"), err.find("error[E0341]"));
+    assert!(matches!((ir, error), (Some(i), Some(e)) if i < e), "{err}");
 }
 
 #[test]

@@ -114,6 +114,18 @@ fn a_lane_that_releases_for_its_warp_without_synchronising_it_is_refused() {
 }
 
 #[test]
+fn a_lane_elected_by_elect_sync_releases_for_its_converged_warp() {
+    // `elect.sync` converges the warp before one lane arrives: the release the scheduling passes write. (The
+    // check once lost the elected lane's value when the warp had to converge first, and gave up.)
+    let text = ring(1, PARITY, 1024, RELEASE)
+        .replace("      bar.sync 1, 32\n", "")
+        .replace("%22: i1 = cmp.eq %21, 0", "%22: i1 = elect.sync");
+    assert!(text.contains("elect.sync"));
+    let (runs, _) = proved(&text);
+    assert_eq!(runs, 10);
+}
+
+#[test]
 fn an_init_count_above_the_arrivals_deadlocks_at_the_producers_wait() {
     let e = failed(&ring(2, PARITY, 1024, RELEASE));
     assert_eq!(e.kind, Kind::Deadlock);

@@ -50,7 +50,8 @@ const SASS: &[Expect] = &[
     // fp8 out: pairs of saturated e4m3 values into the swizzled staging tile, TMA stores; no byte-wide global stores.
     Expect { example: "gemm_fp8_e4m3_out", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C", "STS.U16", "UTMASTG.2D", "UTMALDG.2D.MULTICAST", "USETMAXREG"], lacks: &["LDL", "STL", "STG", "HGMMA"] },
     // Per-row and per-column scales read in the epilogue (no spill: each thread's rows and columns load once).
-    Expect { example: "gemm_fp8_rowwise", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D.MULTICAST", "LDG.E", "UTMASTG.2D", "USETMAXREG"], lacks: &["LDL", "STL", "HGMMA"] },
+    // The scales are tiles copied beside the mainloop (one-dimensional boxes), read from shared memory in pairs.
+    Expect { example: "gemm_fp8_rowwise", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D.MULTICAST", "UTMALDG.1D", "LDS.64", "ELECT", "UTMASTG.2D", "USETMAXREG"], lacks: &["LDL", "STL", "HGMMA", "LDG"] },
     // Split-K: the partials leave as f32 pairs from the accumulator's registers (no TMA store), and the
     // reduction reads W 16 bytes at a time and writes 4 bf16 at once; the e4m3 kernels run QGMMA and scale the
     // partials (FMUL) before they leave.
@@ -66,7 +67,8 @@ const SASS: &[Expect] = &[
     Expect { example: "gemm_swap_ab", defines: &[], has: &["HGMMA.64x16x16.F32.BF16", "QGMMA.64x16x32.F32.E4M3.E4M3", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STG.E.U16", "FMUL"], lacks: &["LDL", "STL", "UTMASTG"] },
     Expect { example: "gemm_swap_ab", defines: &["BM=8"], has: &["HGMMA.64x8x16.F32.BF16", "QGMMA.64x8x32.F32.E4M3.E4M3", "UTMALDG.2D"], lacks: &["LDL", "STL", "UTMASTG"] },
     Expect { example: "gemm_batched", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.3D", "UTMASTG.3D", "USETMAXREG"], lacks: &["LDL", "STL"] },
-    Expect { example: "gemm_epilogue", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "MUFU.TANH", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "STSM.16.M88.4", "USETMAXREG"], lacks: &["LDL", "STL"] },
+    // The bias is a tile copied beside the mainloop, read from shared memory in pairs: no global load.
+    Expect { example: "gemm_epilogue", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "MUFU.TANH", "UTMALDG.2D.MULTICAST", "UTMALDG.1D", "LDS.64", "UTMASTG.2D", "STSM.16.M88.4", "USETMAXREG"], lacks: &["LDL", "STL", "LDG"] },
     Expect { example: "row_sum", defines: &[], has: &["UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "LDS", "SHFL.BFLY"], lacks: &["LDL", "STL", "LDG"] },
     // B stored K x N, scheduled: B's MN-major tile in 64-column boxes, each CTA of the cluster multicasting two.
     Expect { example: "gemm_kn", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },

@@ -243,7 +243,16 @@ impl<'p, 'k> Machine<'p, 'k> {
             Pending::Mbar { key, n, .. } => {
                 g.seen.insert(key, n);
             }
-            Pending::Collective { .. } => g.coll += 1,
+            Pending::Collective { .. } => {
+                // `elect.sync` runs again, now that its warp has converged: its result (the lowest live lane)
+                // is computed then.
+                let elect = matches!(g.stack.last(), Some(Frame::Block { block, next })
+                    if matches!(block.stmts().get(*next), Some(Stmt::Op { op: Op::ElectOne, .. })));
+                if elect {
+                    return;
+                }
+                g.coll += 1
+            }
             Pending::Named { .. } | Pending::Cta { .. } | Pending::Cluster { .. } => {}
         }
         if let Some(Frame::Block { next, .. }) = g.stack.last_mut() {
@@ -633,7 +642,15 @@ impl<'p, 'k> Machine<'p, 'k> {
             }
             Op::ElectOne => {
                 let c = self.groups.get(gi).map_or(0, |g| g.coll);
-                if !self.converged(gi, c) {
+                // The group itself stands at this collective (`converged` counts a group there by its wait).
+                if let Some(g) = self.groups.get_mut(gi) {
+                    g.wait = Some(Pending::Collective { c });
+                }
+                let converged = self.converged(gi, c);
+                if let Some(g) = self.groups.get_mut(gi) {
+                    g.wait = None;
+                }
+                if !converged {
                     return self.block(gi, Pending::Collective { c });
                 }
                 // True in the lowest live lane of each warp.

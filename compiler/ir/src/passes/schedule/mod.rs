@@ -8,6 +8,8 @@
 //!   issued S - 1 iterations ahead (by one thread, or in a `warp_specialized` kernel by a producer warpgroup
 //!   looping over all of them); wgmma groups stay one deep in flight, each stage released after the group that
 //!   read it.
+//!   In a `warp_specialized` kernel, the copies beside the pipelined loop (a tile of a bias, loaded once per
+//!   output tile) go to the producer as well, each tile in two stages used in turn ([`tiles`]).
 //! - `complete-copies` ([`copies`]): every other `tma_load` without a barrier gets one, waited on right after
 //!   the copy, so the tile is complete before its first use.
 //! - `complete-wgmma` ([`waits`]): `gemm` is asynchronous; a read of its accumulator waits for it.
@@ -31,6 +33,7 @@ mod emit;
 mod ring;
 mod roles;
 mod slices;
+mod tiles;
 mod waits;
 
 pub use copies::CompleteCopies;

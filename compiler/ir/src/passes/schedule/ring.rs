@@ -108,6 +108,13 @@ fn rewrite_block(
     at: &Where,
     uniform: &HashSet<Handle<Expr>>,
 ) -> Result<Block, PassError> {
+    // In a warp-specialized kernel, copies beside the pipelined loop go to its producer too.
+    let (block, mut beside) = if !at.in_role && super::tiles::applies(k, &block) {
+        let (block, producer) = super::tiles::rewrite(k, block, prefix, k.loc)?;
+        (block, Some(producer))
+    } else {
+        (block, None)
+    };
     let (stmts, locs) = block.into_parts();
     let mut out = Block::new();
     for (mut s, loc) in stmts.into_iter().zip(locs) {
@@ -132,7 +139,7 @@ fn rewrite_block(
             let inner = Where { depth: at.depth + 1, top_loop: false, ..*at };
             let body = rewrite_block(k, body, prefix, &inner, uniform)?;
             let lp = Loop { var, start, end, step, unroll, stages, body, loc, depth: at.depth, top_loop: at.top_loop };
-            out.append(pipeline(k, lp, prefix)?);
+            out.append(pipeline(k, lp, prefix, beside.take())?);
             continue;
         }
         let role = matches!(s, Stmt::Roles(_));
@@ -196,7 +203,9 @@ struct Stage {
     ptr: Handle<Expr>,
 }
 
-fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassError> {
+/// `beside`: what the producer of a warp-specialized kernel runs first, for the copies beside the loop
+/// ([`tiles`](super::tiles)).
+fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>) -> Result<Block, PassError> {
     let s = i64::from(lp.stages);
     let loc = lp.loc;
     if s < 2 {
@@ -383,6 +392,9 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block) -> Result<Block, PassE
         // The producer: one thread issues every copy, as far ahead as the ring lets it.
         let j = new_var(g.k, "ring_j", loc);
         let body = g.block(|g| {
+            if let Some(first) = beside {
+                g.append(first);
+            }
             let base = g.read(ring);
             let tid = g.thread_x();
             let first = g.cmp_c(CompareOp::Eq, tid, 0);
