@@ -380,7 +380,10 @@ pub static BUILTINS: &[BuiltinInfo] = &[
             "Tensor",
             "Asynchronous bulk copy of a global tile into shared memory (a new buffer if `dst` is a layout); by \
              hand, `bar = b` names the mbarrier that counts its bytes and `multicast = mask` the CTAs of the \
-             cluster it lands in.",
+             cluster it lands in. Without `bar`, the compiler schedules it: in a `pipelined` loop, on a ring of \
+             stages; in a `warp_specialized` kernel, before the pipelined loop in the same block (a tile of a \
+             bias, once per output tile), by the producer, waited for where it is first read; elsewhere, waited \
+             for right after the copy.",
         )
     },
     func(
