@@ -55,7 +55,10 @@
 //! groups still reading a stage.
 
 mod configs;
+mod hash;
 mod machine;
+mod memo;
+mod ops;
 mod report;
 mod split;
 mod value;
@@ -150,11 +153,13 @@ pub fn analyse(kernel: &Kernel, info: &KernelInfo) -> Outcome {
     let configs = configs::configs(kernel, info, &relevant, block, cluster, stages);
     let ctas: u32 = cluster.iter().product();
     let (mut runs, mut work) = (0, 0u64);
+    let mut memo = memo::Memo::default();
     for config in &configs {
         let (clusters, index) = config.grid;
         let shape = value::Shape { block, cluster, params: config.params.clone(), clusters, index };
         for schedule in SCHEDULES {
-            let mut m = machine::Machine::new(kernel, info, &relevant, &shape, schedule, BUDGET.saturating_sub(work));
+            let budget = BUDGET.saturating_sub(work);
+            let mut m = machine::Machine::new(kernel, info, &relevant, &shape, schedule, budget, &mut memo);
             let result = m.run();
             work += m.work;
             match result {
