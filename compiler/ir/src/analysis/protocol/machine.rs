@@ -523,7 +523,8 @@ impl<'p, 'k> Machine<'p, 'k> {
                     let i = regions.iter().position(runs);
                     Val::Int(i.map_or(-1, |i| i as i64))
                 };
-                let Some(v) = self.split_by(gi, region_of) else { return Ok(Flow::Again) };
+                // The key depends on the threads and the regions alone: `regions` (by address) names it.
+                let Some(v) = self.split_by(gi, regions.as_ptr() as usize, region_of) else { return Ok(Flow::Again) };
                 let region = match v {
                     Val::Int(i) => usize::try_from(i).ok().and_then(|i| regions.get(i)),
                     _ => None,

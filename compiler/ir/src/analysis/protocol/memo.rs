@@ -10,7 +10,8 @@
 //!   made, and an entry holds every vector it was computed from, so no address is reused while it lives).
 //!
 //! A result depends on nothing else: the operands' values in those threads, the threads, and the block's shape
-//! (the same in every run of the kernel). The memo is bounded; past its size it starts again.
+//! (the same in every run of the kernel). So does the way a group splits where its threads disagree on
+//! values: the parts are kept too. The memo is bounded; past its size it starts again.
 
 use super::hash::{FxMap, FxSet};
 use super::value::{Slot, Val};
@@ -42,6 +43,14 @@ struct Projection {
     slot: Slot,
 }
 
+#[derive(Clone, Debug)]
+struct Split {
+    threads: Threads,
+    keys: [Slot; MAX_OPERANDS],
+    len: usize,
+    parts: Vec<Threads>,
+}
+
 #[derive(Debug, Default)]
 pub(super) struct Memo {
     threads: FxSet<Threads>,
@@ -49,6 +58,17 @@ pub(super) struct Memo {
     evals: FxMap<(u32, usize), Eval>,
     /// By per-thread vector (address, first thread) and threads kept (address).
     projections: FxMap<(usize, u32, usize), Projection>,
+    /// By threads (address) and the first expression split on: the last values and the parts they gave.
+    splits: FxMap<(usize, u32), Split>,
+    /// By threads (address) and a key of the thread alone (named by the caller): what it gives them.
+    keyed: FxMap<(usize, usize), (Threads, By)>,
+}
+
+/// What a key of the thread gives a group's threads: one value, or parts that differ.
+#[derive(Clone, Debug)]
+pub(super) enum By {
+    One(Val),
+    Parts(Vec<Threads>),
 }
 
 /// Whether two operands are the same: equal values, or the same per-thread vector.
@@ -80,9 +100,11 @@ impl Memo {
 
     /// Starts again when full (every handle held elsewhere stays valid: entries only hold clones).
     fn bound(&mut self) {
-        if self.evals.len() + self.projections.len() >= MAX_ENTRIES {
+        if self.evals.len() + self.projections.len() + self.splits.len() + self.keyed.len() >= MAX_ENTRIES {
             self.evals.clear();
             self.projections.clear();
+            self.splits.clear();
+            self.keyed.clear();
         }
     }
 
@@ -107,6 +129,44 @@ impl Memo {
         }
         let e = Eval { threads: threads.clone(), operands: kept, len: operands.len(), slot: slot.clone() };
         self.evals.insert((h.index() as u32, addr(threads)), e);
+    }
+
+    /// The parts (in the order of their first threads' keys) of the threads `threads` split by the values
+    /// `keys` of the expressions `hs`, if they were split by the same ones.
+    pub fn split(&self, threads: &Threads, hs: &[Handle<Expr>], keys: &[&Slot]) -> Option<Vec<Threads>> {
+        let first = hs.first().map_or(u32::MAX, |h| h.index() as u32);
+        let s = self.splits.get(&(addr(threads), first))?;
+        let hit =
+            Rc::ptr_eq(&s.threads, threads) && s.len == keys.len() && s.keys.iter().zip(keys).all(|(a, b)| same(a, b));
+        hit.then(|| s.parts.clone())
+    }
+
+    /// Keeps `parts`, the split of the threads `threads` by the values `keys` (at most [`MAX_OPERANDS`]) of
+    /// the expressions `hs`.
+    pub fn keep_split(&mut self, threads: &Threads, hs: &[Handle<Expr>], keys: &[&Slot], parts: &[Threads]) {
+        if keys.len() > MAX_OPERANDS {
+            return;
+        }
+        self.bound();
+        let mut kept: [Slot; MAX_OPERANDS] = std::array::from_fn(|_| Slot::One(Val::Unknown));
+        for (k, o) in kept.iter_mut().zip(keys) {
+            *k = (*o).clone();
+        }
+        let first = hs.first().map_or(u32::MAX, |h| h.index() as u32);
+        let s = Split { threads: threads.clone(), keys: kept, len: keys.len(), parts: parts.to_vec() };
+        self.splits.insert((addr(threads), first), s);
+    }
+
+    /// What the key `tag` gave the threads `threads`, if it was asked before.
+    pub fn by_key(&self, threads: &Threads, tag: usize) -> Option<By> {
+        let (t, by) = self.keyed.get(&(addr(threads), tag))?;
+        Rc::ptr_eq(t, threads).then(|| by.clone())
+    }
+
+    /// Keeps what the key `tag` gives the threads `threads`.
+    pub fn keep_by_key(&mut self, threads: &Threads, tag: usize, by: &By) {
+        self.bound();
+        self.keyed.insert((addr(threads), tag), (threads.clone(), by.clone()));
     }
 
     /// `s` projected on the threads `keep` ([`Slot::project`]), computed once per vector and threads.

@@ -157,6 +157,9 @@ pub(super) struct Relevant {
 pub(super) struct Slots {
     exprs: Vec<u32>,
     vars: Vec<u32>,
+    /// The operands of each relevant expression (by its position): their positions (`NONE` for operands the
+    /// protocol does not read) and how many there are, found once rather than at every evaluation.
+    operands: Vec<([u32; 3], usize)>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -247,7 +250,7 @@ impl Relevant {
         for s in kernel.body.stmts() {
             inert_stmt(s, relevant_vars, &mut inert);
         }
-        let slots = std::rc::Rc::new(Slots { exprs: Vec::new(), vars: Vec::new() });
+        let slots = std::rc::Rc::new(Slots { exprs: Vec::new(), vars: Vec::new(), operands: Vec::new() });
         let mut r = Relevant {
             exprs: vec![false; kernel.exprs.len()],
             vars: vec![false; kernel.vars.len()],
@@ -296,7 +299,23 @@ impl Relevant {
                 }
             });
             if !changed {
-                r.slots = std::rc::Rc::new(Slots { exprs: number(&r.exprs), vars: number(&r.vars) });
+                let exprs = number(&r.exprs);
+                let operands = kernel
+                    .exprs
+                    .iter()
+                    .filter(|(h, _)| r.expr(*h))
+                    .map(|(_, e)| {
+                        let (mut at, mut n) = ([NONE; 3], 0);
+                        e.for_each_operand(|o| {
+                            if let Some(x) = at.get_mut(n) {
+                                *x = exprs.get(o.index()).copied().unwrap_or(NONE);
+                            }
+                            n += 1;
+                        });
+                        (at, n)
+                    })
+                    .collect();
+                r.slots = std::rc::Rc::new(Slots { exprs, vars: number(&r.vars), operands });
                 return r;
             }
         }
@@ -524,6 +543,12 @@ impl Env {
     fn at(index: &[u32], i: usize) -> Option<usize> {
         index.get(i).copied().filter(|&s| s != NONE).map(|s| s as usize)
     }
+    /// The values of the operands of `h` (a relevant expression), and how many there are.
+    pub fn operands(&self, h: Handle<Expr>) -> Option<([&Slot; 3], usize)> {
+        let (at, n) = Self::at(&self.slots.exprs, h.index()).and_then(|i| self.slots.operands.get(i))?;
+        let val = |i: u32| if i == NONE { UNKNOWN } else { self.vals.get(i as usize).unwrap_or(UNKNOWN) };
+        Some((at.map(val), *n))
+    }
     /// The value of `h`; an expression the protocol does not depend on reads as unknown (none is read).
     pub fn val(&self, h: Handle<Expr>) -> &Slot {
         debug_assert!(h.index() >= self.slots.exprs.len() || Self::at(&self.slots.exprs, h.index()).is_some());
@@ -585,8 +610,21 @@ pub(super) fn eval(
         }
         _ => {
             let ty = info.ty(h);
-            // The common case, operands the same in every thread of the group, without allocating (this runs
-            // for every emitted expression of every group of every launch the check tries).
+            if let Some((ops, n)) = env.operands(h)
+                && let Some(ops) = ops.get(..n)
+            {
+                // The common case, operands the same in every thread of the group, without allocating (this
+                // runs for every emitted expression of every group of every launch the check tries).
+                if ops.iter().all(|s| matches!(s, Slot::One(_))) {
+                    let mut buf = [Val::Unknown; 3];
+                    for (b, s) in buf.iter_mut().zip(ops) {
+                        *b = s.get(0);
+                    }
+                    return (Slot::One(apply(e, ty, &buf[..n])), 1);
+                }
+                return per_thread_apply(e, ty, h, ops, memo, threads);
+            }
+            // An expression with more operands than `apply` reads (a vector's parts): as above, by its operands.
             let (mut buf, mut n, mut uniform) = ([Val::Unknown; 3], 0usize, true);
             e.for_each_operand(|o| {
                 match (env.val(o), buf.get_mut(n)) {
@@ -604,27 +642,40 @@ pub(super) fn eval(
                 let a: Vec<Val> = ops.iter().map(|s| s.get(0)).collect();
                 return (Slot::One(apply(e, ty, &a)), 1);
             }
-            if let Some(hit) = memo.eval(h, threads, &ops) {
-                return (hit, threads.len());
-            }
-            // Per thread, the operands in a buffer on the stack (every expression has at most three).
-            let mut a = [Val::Unknown; 3];
-            let out = match ops.as_slice() {
-                [x] => threads.iter().map(|&t| apply(e, ty, &[x.get(t)])).collect(),
-                [x, y] => threads.iter().map(|&t| apply(e, ty, &[x.get(t), y.get(t)])).collect(),
-                _ => threads
-                    .iter()
-                    .map(|&t| {
-                        for (x, s) in a.iter_mut().zip(&ops) {
-                            *x = s.get(t);
-                        }
-                        apply(e, ty, &a[..ops.len().min(3)])
-                    })
-                    .collect(),
-            };
-            let slot = collapse(threads, out);
-            memo.keep_eval(h, threads, &ops, &slot);
-            (slot, threads.len())
+            per_thread_apply(e, ty, h, &ops, memo, threads)
         }
     }
+}
+
+/// `e` (the expression `h`, of type `ty`) in each of the threads `threads` from its operands `ops`, some of
+/// which differ between them; once per operands and threads (the memo).
+fn per_thread_apply(
+    e: &Expr,
+    ty: Type,
+    h: Handle<Expr>,
+    ops: &[&Slot],
+    memo: &mut Memo,
+    threads: &Threads,
+) -> (Slot, usize) {
+    if let Some(hit) = memo.eval(h, threads, ops) {
+        return (hit, threads.len());
+    }
+    // Per thread, the operands in a buffer on the stack (`apply` reads at most three).
+    let mut a = [Val::Unknown; 3];
+    let out = match ops {
+        [x] => threads.iter().map(|&t| apply(e, ty, &[x.get(t)])).collect(),
+        [x, y] => threads.iter().map(|&t| apply(e, ty, &[x.get(t), y.get(t)])).collect(),
+        _ => threads
+            .iter()
+            .map(|&t| {
+                for (x, s) in a.iter_mut().zip(ops) {
+                    *x = s.get(t);
+                }
+                apply(e, ty, &a[..ops.len().min(3)])
+            })
+            .collect(),
+    };
+    let slot = collapse(threads, out);
+    memo.keep_eval(h, threads, ops, &slot);
+    (slot, threads.len())
 }
