@@ -124,9 +124,9 @@ pub(super) enum Flow {
 
 pub(super) struct Machine<'p, 'k> {
     pub(super) kernel: &'k Kernel,
-    pub(super) info: &'p KernelInfo,
-    pub(super) relevant: &'p Relevant,
-    pub(super) shape: &'p Shape,
+    info: &'p KernelInfo,
+    relevant: &'p Relevant,
+    shape: &'p Shape,
     pub(super) schedule: Schedule,
     pub(super) groups: Vec<Group<'k>>,
     pub(super) owner: Vec<Vec<usize>>,
@@ -135,7 +135,7 @@ pub(super) struct Machine<'p, 'k> {
     live: Vec<u32>,
     pub(super) mbars: FxMap<BarKey, Mbar>,
     pub(super) named: FxMap<(usize, i64), (i64, u64)>,
-    pub(super) cta_bar: Vec<(u32, u64)>,
+    cta_bar: Vec<(u32, u64)>,
     pub(super) cluster_bar: (u32, u64),
     pub(super) flights: VecDeque<Flight<'k>>,
     /// Waits that returned for the phase before a barrier's first (parity 1 on a fresh barrier).
@@ -546,7 +546,7 @@ impl<'p, 'k> Machine<'p, 'k> {
     }
 
     /// A group ends: its threads exit; a CTA whose threads have all exited may no longer be written.
-    pub(super) fn finish_group(&mut self, gi: usize) -> Result<(), Stop> {
+    fn finish_group(&mut self, gi: usize) -> Result<(), Stop> {
         let Some(g) = self.groups.get_mut(gi) else { return Ok(()) };
         if !g.done
             && let Some(l) = self.live.get_mut(g.cta)
