@@ -63,29 +63,59 @@ fn candidates() -> Vec<i64> {
     v
 }
 
+/// The expressions the loops' bounds are computed from, in order (operands first), and where each expression
+/// of the arena is among them. Only these are evaluated (the search below evaluates thousands of launches, and a
+/// kernel's arena holds tens of thousands of expressions): found once, for every launch.
+struct Needed<'k> {
+    exprs: Vec<(Handle<Expr>, &'k Expr)>,
+    at: Vec<u32>,
+    /// The operands of each (where they are among them, `u32::MAX` for the others; every expression has at
+    /// most three operands, and `apply` reads no more), and how many.
+    operands: Vec<([u32; 3], usize)>,
+}
+
+impl<'k> Needed<'k> {
+    fn of(kernel: &'k Kernel, relevant: &Relevant, bounds: &[bool]) -> Needed<'k> {
+        let exprs: Vec<(Handle<Expr>, &Expr)> = kernel
+            .exprs
+            .iter()
+            .filter(|(h, _)| relevant.expr(*h) && bounds.get(h.index()).copied().unwrap_or(false))
+            .collect();
+        let mut at = vec![u32::MAX; kernel.exprs.len()];
+        for (i, (h, _)) in exprs.iter().enumerate() {
+            if let Some(x) = at.get_mut(h.index()) {
+                *x = i as u32;
+            }
+        }
+        let operands = exprs
+            .iter()
+            .map(|(_, e)| {
+                let (mut ops, mut n) = ([u32::MAX; 3], 0);
+                e.for_each_operand(|o| {
+                    if let Some(x) = ops.get_mut(n) {
+                        *x = at.get(o.index()).copied().unwrap_or(u32::MAX);
+                    }
+                    n += 1;
+                });
+                (ops, n.min(3))
+            })
+            .collect();
+        Needed { exprs, at, operands }
+    }
+    /// The value of `h` among `vals` (one per needed expression); the others read as unknown.
+    fn get(&self, vals: &[Val], h: Handle<Expr>) -> Val {
+        self.at.get(h.index()).and_then(|&i| vals.get(i as usize)).copied().unwrap_or(Val::Unknown)
+    }
+}
+
 /// The trip count of each loop in each CTA of the cluster (`None` where a bound depends on a thread or a
 /// variable), with the parameters `params`.
-/// `bounds` marks the expressions the loops' bounds are computed from: only those are evaluated (the search
-/// below evaluates thousands of launches, and a GEMM's arena holds thousands of expressions).
-fn trips(
-    kernel: &Kernel,
-    info: &KernelInfo,
-    shape: &Shape,
-    relevant: &Relevant,
-    ls: &[Loop],
-    bounds: &[bool],
-) -> Vec<Option<i64>> {
+fn trips(info: &KernelInfo, shape: &Shape, ls: &[Loop], needed: &Needed) -> Vec<Option<i64>> {
     let mut out = Vec::new();
-    // Only the expressions the bounds are computed from are evaluated, in order; the others read as unknown.
-    // (A kernel's arena holds tens of thousands of expressions, and the search calls this thousands of times.)
-    let needed: Vec<(Handle<Expr>, &Expr)> = kernel
-        .exprs
-        .iter()
-        .filter(|(h, _)| relevant.expr(*h) && bounds.get(h.index()).copied().unwrap_or(false))
-        .collect();
+    let mut vals: Vec<Val> = Vec::with_capacity(needed.exprs.len());
     for cta in 0..shape.ctas() as usize {
-        let mut vals: std::collections::HashMap<usize, Val> = std::collections::HashMap::with_capacity(needed.len());
-        for &(h, e) in &needed {
+        vals.clear();
+        for (&(h, e), (ops, n)) in needed.exprs.iter().zip(&needed.operands) {
             let v = if let Some(g) = global(e, shape) {
                 g
             } else {
@@ -94,16 +124,15 @@ fn trips(
                     Expr::Special(s) => special(s, shape, cta, 0),
                     Expr::ReadVar(_) | Expr::OpResult(_) => Val::Unknown,
                     _ => {
-                        let mut a = Vec::with_capacity(3);
-                        e.for_each_operand(|o| a.push(vals.get(&o.index()).copied().unwrap_or(Val::Unknown)));
-                        apply(e, info.ty(h), &a)
+                        let a = ops.map(|i| vals.get(i as usize).copied().unwrap_or(Val::Unknown));
+                        apply(e, info.ty(h), a.get(..*n).unwrap_or(&a))
                     }
                 }
             };
-            vals.insert(h.index(), v);
+            vals.push(v);
         }
         for l in ls {
-            let at = |h: Handle<Expr>| Some(vals.get(&h.index()).copied().unwrap_or(Val::Unknown));
+            let at = |h: Handle<Expr>| Some(needed.get(&vals, h));
             out.push(match (at(l.start), at(l.end)) {
                 (Some(Val::Int(s)), Some(Val::Int(e))) => Some((e.saturating_sub(s).max(0) + l.step - 1) / l.step),
                 _ => None,
@@ -156,6 +185,7 @@ pub(super) fn configs(
     let mut ls = Vec::new();
     loops(&kernel.body, &mut ls);
     let bounds = bound_exprs(kernel, &ls);
+    let needed = Needed::of(kernel, relevant, &bounds);
     let ints: Vec<usize> = (0..kernel.params.len())
         .filter(|&i| kernel.params.get(i).is_some_and(|p| p.ty == Type::I32 || p.ty == Type::I64))
         .collect();
@@ -179,7 +209,7 @@ pub(super) fn configs(
             if let Some(x) = params.get_mut(p) {
                 *x = Val::Int(c);
             }
-            let t = trips(kernel, info, &shape_of(params, (1, 0)), relevant, &ls, &bounds);
+            let t = trips(info, &shape_of(params, (1, 0)), &ls, &needed);
             // Per vector, the smallest value with the most factors of two (up to 256): divisibility the launch
             // may require (a `static_assert(K % 64 == 0)` checked at run time) holds for it.
             let rank = |v: i64| (v.trailing_zeros().min(8), -v);
@@ -221,7 +251,7 @@ pub(super) fn configs(
                     *x = Val::Int(v);
                 }
             }
-            let t = trips(kernel, info, &shape_of(params, grid), relevant, &ls, &bounds);
+            let t = trips(info, &shape_of(params, grid), &ls, &needed);
             if within(&t, &ls, stages) {
                 found.entry(t).or_insert((grid, combo.clone()));
             }

@@ -14,7 +14,9 @@
 //!   statements so far: a group holds one value per expression, or one per thread where they differ
 //!   (`thread_idx`), and splits where its threads disagree on a condition, a loop bound, a barrier operand or a
 //!   role's warpgroups. A group of n threads arrives n times. So the 384 threads of a warp-specialised GEMM run
-//!   as a handful of groups, yet each thread is accounted for.
+//!   as a handful of groups, yet each thread is accounted for. What a group computes per thread (values, the
+//!   projections and parts of a split) depends only on its threads and the values it is computed from, the same
+//!   in every launch and schedule: the memo (`memo.rs`) keeps it for every run of the kernel.
 //! - **Blocking points**: `mbarrier.wait` (until the phase it means has completed), `bar.sync id, n`,
 //!   `barrier.cta` (every live thread of the CTA), `barrier.cluster` (of the cluster), and the `.sync.aligned`
 //!   collectives (`wgmma.*`, `setmaxnreg`, `stmatrix`, `shfl`, `elect.sync`), which converge their warp: a lane
@@ -55,7 +57,10 @@
 //! groups still reading a stage.
 
 mod configs;
+mod hash;
 mod machine;
+mod memo;
+mod ops;
 mod report;
 mod split;
 mod value;
@@ -150,11 +155,13 @@ pub fn analyse(kernel: &Kernel, info: &KernelInfo) -> Outcome {
     let configs = configs::configs(kernel, info, &relevant, block, cluster, stages);
     let ctas: u32 = cluster.iter().product();
     let (mut runs, mut work) = (0, 0u64);
+    let mut memo = memo::Memo::default();
     for config in &configs {
         let (clusters, index) = config.grid;
         let shape = value::Shape { block, cluster, params: config.params.clone(), clusters, index };
         for schedule in SCHEDULES {
-            let mut m = machine::Machine::new(kernel, info, &relevant, &shape, schedule, BUDGET.saturating_sub(work));
+            let budget = BUDGET.saturating_sub(work);
+            let mut m = machine::Machine::new(kernel, info, &relevant, &shape, schedule, budget, &mut memo);
             let result = m.run();
             work += m.work;
             match result {

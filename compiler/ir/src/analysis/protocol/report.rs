@@ -5,7 +5,7 @@ use super::machine::{BarKey, Frame, Machine, Mbar, Pending};
 use super::{Kind, ProtocolError, Stop};
 use crate::arena::Loc;
 
-impl Machine<'_, '_> {
+impl<'k> Machine<'_, 'k> {
     /// Every thread has exited: what no wait saw.
     pub(super) fn finish(&mut self) -> Result<(), Stop> {
         let mut early = std::mem::take(&mut self.early);
@@ -153,18 +153,44 @@ impl Machine<'_, '_> {
 
     /// The threads of a group, their CTA and their role, for a trace.
     pub(super) fn who(&self, gi: usize) -> String {
-        let Some(g) = self.groups.get(gi) else { return String::new() };
-        let threads = match (g.threads.first(), g.threads.last(), g.threads.len()) {
+        self.say(&self.who_at(gi))
+    }
+
+    /// The threads of a group as they are now, to be said later if at all (a load keeps who issued it, and
+    /// formatting that for every load cost more than the load).
+    pub(super) fn who_at(&self, gi: usize) -> Who<'k> {
+        let Some(g) = self.groups.get(gi) else { return Who::default() };
+        let role = g.stack.iter().rev().find_map(|f| match f {
+            Frame::Role(r) => Some(*r),
+            _ => None,
+        });
+        let (first, last) = (g.threads.first().copied(), g.threads.last().copied());
+        Who { group: true, first, last, n: g.threads.len(), role, cta: g.cta }
+    }
+
+    pub(super) fn say(&self, w: &Who<'_>) -> String {
+        if !w.group {
+            return String::new();
+        }
+        let threads = match (w.first, w.last, w.n) {
             (Some(a), _, 1) => format!("thread {a}"),
             (Some(a), Some(b), n) if (b - a) as usize + 1 == n => format!("threads {a}..={b}"),
             (Some(a), Some(b), n) => format!("{n} threads of {a}..={b}"),
             _ => "no thread".to_string(),
         };
-        let role = g.stack.iter().rev().find_map(|f| match f {
-            Frame::Role(r) => Some(*r),
-            _ => None,
-        });
-        let role = role.map(|r| format!(" (role `{r}`)")).unwrap_or_default();
-        if self.exited.len() > 1 { format!("{threads}{role} of CTA {}", g.cta) } else { format!("{threads}{role}") }
+        let role = w.role.map(|r| format!(" (role `{r}`)")).unwrap_or_default();
+        if self.exited.len() > 1 { format!("{threads}{role} of CTA {}", w.cta) } else { format!("{threads}{role}") }
     }
+}
+
+/// A group's threads (the first, the last, how many), its role and its CTA, at some step.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Who<'k> {
+    /// Whether there was such a group (there always is).
+    group: bool,
+    first: Option<u32>,
+    last: Option<u32>,
+    n: usize,
+    role: Option<&'k str>,
+    cta: usize,
 }

@@ -10,6 +10,9 @@ use crate::stmt::{Block, Stmt};
 use crate::types::{Scalar, Type};
 use crate::valid::KernelInfo;
 
+use super::hash::{FxMap, FxSet};
+use super::memo::{Memo, Threads};
+
 /// What a pointer points into.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(super) enum Base {
@@ -137,9 +140,16 @@ pub(super) struct Relevant {
     /// The branches and loops (by address) whose blocks touch neither the protocol nor control: only data
     /// (emitted values, loads, stores, inert operations). The machine steps over them without evaluating their
     /// conditions or bounds (a predicated epilogue of 128 stores would otherwise split the threads 128 times).
-    inert: std::collections::HashSet<usize>,
+    inert: FxSet<usize>,
     /// Where a group's [`Env`] holds each relevant expression and variable (shared by every group).
     slots: std::rc::Rc<Slots>,
+    /// The statements the machine steps over, as a table: each block's row (by the block's address) in
+    /// `resume`, whose entry `row + i` is the first statement at or after `i` that the machine executes (the
+    /// block's length when none). Stepping over a run of data statements is then one lookup, not a scan of them
+    /// for every group at every visit (a GEMM's consumer steps over its accumulator's hundreds of stores in each
+    /// tile).
+    rows: FxMap<usize, u32>,
+    resume: Vec<u32>,
 }
 
 /// The position of each relevant expression and variable in an [`Env`]'s vectors (`NONE` for the others).
@@ -147,6 +157,9 @@ pub(super) struct Relevant {
 pub(super) struct Slots {
     exprs: Vec<u32>,
     vars: Vec<u32>,
+    /// The operands of each relevant expression (by its position): their positions (`NONE` for operands the
+    /// protocol does not read) and how many there are, found once rather than at every evaluation.
+    operands: Vec<([u32; 3], usize)>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -169,7 +182,7 @@ fn number(marked: &[bool]) -> Vec<u32> {
 /// Whether `s` only computes and moves data (see [`Relevant::inert`]): a write of a variable the protocol does
 /// not read (`relevant_vars` false: a predicated load's temporary) is data too. Control statements that are, go to
 /// `out`.
-fn inert_stmt(s: &Stmt, relevant_vars: &[bool], out: &mut std::collections::HashSet<usize>) -> bool {
+fn inert_stmt(s: &Stmt, relevant_vars: &[bool], out: &mut FxSet<usize>) -> bool {
     let inert = match s {
         Stmt::Emit(_) | Stmt::Store { .. } => true,
         Stmt::Op { op, .. } => inert_op(op),
@@ -222,8 +235,9 @@ impl Relevant {
     pub fn of(kernel: &Kernel) -> Relevant {
         let mut vars = vec![false; kernel.vars.len()];
         loop {
-            let r = Relevant::with_vars(kernel, &vars);
+            let mut r = Relevant::with_vars(kernel, &vars);
             if r.vars == vars {
+                r.tabulate(&kernel.body);
                 return r;
             }
             vars = r.vars.iter().zip(&vars).map(|(a, b)| *a || *b).collect();
@@ -232,13 +246,19 @@ impl Relevant {
 
     /// What the protocol reads, given the variables already known to be read (see [`Relevant::of`]).
     fn with_vars(kernel: &Kernel, relevant_vars: &[bool]) -> Relevant {
-        let mut inert = std::collections::HashSet::new();
+        let mut inert = FxSet::default();
         for s in kernel.body.stmts() {
             inert_stmt(s, relevant_vars, &mut inert);
         }
-        let slots = std::rc::Rc::new(Slots { exprs: Vec::new(), vars: Vec::new() });
-        let mut r =
-            Relevant { exprs: vec![false; kernel.exprs.len()], vars: vec![false; kernel.vars.len()], inert, slots };
+        let slots = std::rc::Rc::new(Slots { exprs: Vec::new(), vars: Vec::new(), operands: Vec::new() });
+        let mut r = Relevant {
+            exprs: vec![false; kernel.exprs.len()],
+            vars: vec![false; kernel.vars.len()],
+            inert,
+            slots,
+            rows: FxMap::default(),
+            resume: Vec::new(),
+        };
         let mark = |h: Handle<Expr>, r: &mut Relevant| {
             if let Some(x) = r.exprs.get_mut(h.index()) {
                 *x = true;
@@ -279,7 +299,23 @@ impl Relevant {
                 }
             });
             if !changed {
-                r.slots = std::rc::Rc::new(Slots { exprs: number(&r.exprs), vars: number(&r.vars) });
+                let exprs = number(&r.exprs);
+                let operands = kernel
+                    .exprs
+                    .iter()
+                    .filter(|(h, _)| r.expr(*h))
+                    .map(|(_, e)| {
+                        let (mut at, mut n) = ([NONE; 3], 0);
+                        e.for_each_operand(|o| {
+                            if let Some(x) = at.get_mut(n) {
+                                *x = exprs.get(o.index()).copied().unwrap_or(NONE);
+                            }
+                            n += 1;
+                        });
+                        (at, n)
+                    })
+                    .collect();
+                r.slots = std::rc::Rc::new(Slots { exprs, vars: number(&r.vars), operands });
                 return r;
             }
         }
@@ -293,6 +329,50 @@ impl Relevant {
     /// Whether `s` is a branch or loop of data only (see the field).
     pub fn inert(&self, s: &Stmt) -> bool {
         self.inert.contains(&(s as *const Stmt as usize))
+    }
+    /// Whether the machine steps over `s` without executing it: it touches neither control nor the protocol
+    /// (data addresses, stores, loads, branches and loops of data).
+    pub fn steps_over(&self, s: &Stmt) -> bool {
+        match s {
+            Stmt::Emit(h) => !self.expr(*h),
+            Stmt::WriteVar { var, .. } => !self.var(*var),
+            Stmt::Store { .. } => true,
+            Stmt::Op { op, .. } => inert_op(op),
+            Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. } => self.inert(s),
+            _ => false,
+        }
+    }
+    /// Fills the table of statements stepped over (see `rows`) for `block` and the blocks in it.
+    fn tabulate(&mut self, block: &Block) {
+        let row = self.resume.len() as u32;
+        self.rows.insert(block as *const Block as usize, row);
+        let stmts = block.stmts();
+        self.resume.resize(self.resume.len() + stmts.len() + 1, 0);
+        let mut next = stmts.len() as u32;
+        for (i, s) in stmts.iter().enumerate().rev() {
+            if !self.steps_over(s) {
+                next = i as u32;
+            }
+            if let Some(x) = self.resume.get_mut(row as usize + i) {
+                *x = next;
+            }
+        }
+        if let Some(x) = self.resume.get_mut(row as usize + stmts.len()) {
+            *x = stmts.len() as u32;
+        }
+        for s in stmts {
+            for b in s.blocks() {
+                self.tabulate(b);
+            }
+        }
+    }
+    /// The row of `block` in the table of statements stepped over, if it has one.
+    pub fn row(&self, block: &Block) -> Option<u32> {
+        self.rows.get(&(block as *const Block as usize)).copied()
+    }
+    /// The first statement of the block whose row is `row` at or after `next` that the machine executes.
+    pub fn resume(&self, row: u32, next: usize) -> Option<usize> {
+        self.resume.get(row as usize + next).map(|&i| i as usize)
     }
 }
 
@@ -463,6 +543,12 @@ impl Env {
     fn at(index: &[u32], i: usize) -> Option<usize> {
         index.get(i).copied().filter(|&s| s != NONE).map(|s| s as usize)
     }
+    /// The values of the operands of `h` (a relevant expression), and how many there are.
+    pub fn operands(&self, h: Handle<Expr>) -> Option<([&Slot; 3], usize)> {
+        let (at, n) = Self::at(&self.slots.exprs, h.index()).and_then(|i| self.slots.operands.get(i))?;
+        let val = |i: u32| if i == NONE { UNKNOWN } else { self.vals.get(i as usize).unwrap_or(UNKNOWN) };
+        Some((at.map(val), *n))
+    }
     /// The value of `h`; an expression the protocol does not depend on reads as unknown (none is read).
     pub fn val(&self, h: Handle<Expr>) -> &Slot {
         debug_assert!(h.index() >= self.slots.exprs.len() || Self::at(&self.slots.exprs, h.index()).is_some());
@@ -483,30 +569,38 @@ impl Env {
         }
     }
     /// The environment of the threads `keep` (ascending linear ids, a part of the group).
-    pub fn project(&self, keep: &[u32]) -> Env {
+    pub fn project(&self, keep: &Threads, memo: &mut Memo) -> Env {
         Env {
             slots: self.slots.clone(),
-            vals: self.vals.iter().map(|s| s.project(keep)).collect(),
-            vars: self.vars.iter().map(|s| s.project(keep)).collect(),
+            vals: self.vals.iter().map(|s| memo.project(s, keep)).collect(),
+            vars: self.vars.iter().map(|s| memo.project(s, keep)).collect(),
         }
     }
 }
 
 /// Evaluates the non-global expression `h` for the threads `threads` (linear ids) of CTA `cta`; returns the
-/// slot and how many per-thread evaluations it took (the work budget counts them).
+/// slot and how many per-thread evaluations it took (the work budget counts them). What is evaluated per
+/// thread is kept in the group's `memo`, and reused while its operands are the same.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn eval(
     kernel: &Kernel,
     info: &KernelInfo,
     shape: &Shape,
     env: &Env,
+    memo: &mut Memo,
     h: Handle<Expr>,
     cta: usize,
-    threads: &[u32],
+    threads: &Threads,
 ) -> (Slot, usize) {
     let Some(e) = kernel.exprs.get(h) else { return (Slot::One(Val::Unknown), 1) };
     match *e {
         Expr::Special(s) if per_thread(s) && threads.len() > 1 => {
-            (collapse(threads, threads.iter().map(|&t| special(s, shape, cta, t)).collect()), threads.len())
+            if let Some(hit) = memo.eval(h, threads, &[]) {
+                return (hit, threads.len());
+            }
+            let slot = collapse(threads, threads.iter().map(|&t| special(s, shape, cta, t)).collect());
+            memo.keep_eval(h, threads, &[], &slot);
+            (slot, threads.len())
         }
         Expr::Special(s) => (Slot::One(special(s, shape, cta, threads.first().copied().unwrap_or(0))), 1),
         Expr::ReadVar(v) => (env.var(v).clone(), 1),
@@ -516,8 +610,21 @@ pub(super) fn eval(
         }
         _ => {
             let ty = info.ty(h);
-            // The common case, operands the same in every thread of the group, without allocating (this runs
-            // for every emitted expression of every group of every launch the check tries).
+            if let Some((ops, n)) = env.operands(h)
+                && let Some(ops) = ops.get(..n)
+            {
+                // The common case, operands the same in every thread of the group, without allocating (this
+                // runs for every emitted expression of every group of every launch the check tries).
+                if ops.iter().all(|s| matches!(s, Slot::One(_))) {
+                    let mut buf = [Val::Unknown; 3];
+                    for (b, s) in buf.iter_mut().zip(ops) {
+                        *b = s.get(0);
+                    }
+                    return (Slot::One(apply(e, ty, &buf[..n])), 1);
+                }
+                return per_thread_apply(e, ty, h, ops, memo, threads);
+            }
+            // An expression with more operands than `apply` reads (a vector's parts): as above, by its operands.
             let (mut buf, mut n, mut uniform) = ([Val::Unknown; 3], 0usize, true);
             e.for_each_operand(|o| {
                 match (env.val(o), buf.get_mut(n)) {
@@ -535,22 +642,40 @@ pub(super) fn eval(
                 let a: Vec<Val> = ops.iter().map(|s| s.get(0)).collect();
                 return (Slot::One(apply(e, ty, &a)), 1);
             }
-            // Per thread, the operands in a buffer on the stack (every expression has at most three).
-            let mut a = [Val::Unknown; 3];
-            let out = match ops.as_slice() {
-                [x] => threads.iter().map(|&t| apply(e, ty, &[x.get(t)])).collect(),
-                [x, y] => threads.iter().map(|&t| apply(e, ty, &[x.get(t), y.get(t)])).collect(),
-                _ => threads
-                    .iter()
-                    .map(|&t| {
-                        for (x, s) in a.iter_mut().zip(&ops) {
-                            *x = s.get(t);
-                        }
-                        apply(e, ty, &a[..ops.len().min(3)])
-                    })
-                    .collect(),
-            };
-            (collapse(threads, out), threads.len())
+            per_thread_apply(e, ty, h, &ops, memo, threads)
         }
     }
+}
+
+/// `e` (the expression `h`, of type `ty`) in each of the threads `threads` from its operands `ops`, some of
+/// which differ between them; once per operands and threads (the memo).
+fn per_thread_apply(
+    e: &Expr,
+    ty: Type,
+    h: Handle<Expr>,
+    ops: &[&Slot],
+    memo: &mut Memo,
+    threads: &Threads,
+) -> (Slot, usize) {
+    if let Some(hit) = memo.eval(h, threads, ops) {
+        return (hit, threads.len());
+    }
+    // Per thread, the operands in a buffer on the stack (`apply` reads at most three).
+    let mut a = [Val::Unknown; 3];
+    let out = match ops {
+        [x] => threads.iter().map(|&t| apply(e, ty, &[x.get(t)])).collect(),
+        [x, y] => threads.iter().map(|&t| apply(e, ty, &[x.get(t), y.get(t)])).collect(),
+        _ => threads
+            .iter()
+            .map(|&t| {
+                for (x, s) in a.iter_mut().zip(ops) {
+                    *x = s.get(t);
+                }
+                apply(e, ty, &a[..ops.len().min(3)])
+            })
+            .collect(),
+    };
+    let slot = collapse(threads, out);
+    memo.keep_eval(h, threads, ops, &slot);
+    (slot, threads.len())
 }
