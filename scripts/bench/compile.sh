@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compile-time benchmark: `.cute` -> PTX for each kernel the compiler builds today, stage by stage.
-# Prints the median over RUNS builds (in-process stage times from `cutec build --timings`, and the whole
-# process's wall time) and the ratio to the bar: the brief's 50 ms per kernel on a 2-core CPU, and 100 ms for the
-# Hopper GEMMs (issue 9's hand-written one, issue 16's scheduled ones).
+# Prints the median over RUNS rounds, each building every kernel once (in-process stage times from
+# `cutec build --timings`, and the whole process's wall time) and the ratio to the bar: the brief's 50 ms per
+# kernel on a 2-core CPU, and 100 ms for the Hopper GEMMs (issue 9's hand-written one, issue 16's scheduled ones).
 # Usage: bash scripts/bench/compile.sh [RUNS] [PIPELINE]   (default 21 runs)
 # With PIPELINE (an LLVM pass pipeline, e.g. 'default<O3>'), every build is paired with one under
 # `--llvm-passes PIPELINE`, interleaved, and the last columns compare the two in-process medians.
@@ -47,12 +47,17 @@ def build(args, stages, walls):
             stages.setdefault(stage.strip(), []).append(float(ms))
 
 
-for name, args, bar in cases:
-    stages, walls, other_stages, other_walls = {}, [], {}, []
-    for _ in range(runs):
+# Rounds that build every kernel once each, so that a burst of load on this VM falls on all rows alike instead of
+# on the kernel whose builds it meets.
+data = {name: ({}, [], {}, []) for name, _, _ in cases}
+for _ in range(runs):
+    for name, args, _ in cases:
+        stages, walls, other_stages, other_walls = data[name]
         build(args, stages, walls)
         if other:
             build(args + ["--llvm-passes", other], other_stages, other_walls)
+for name, args, bar in cases:
+    stages, walls, other_stages, other_walls = data[name]
     med = {k: statistics.median(v) for k, v in stages.items()}
     wall = statistics.median(walls)
     cols = ["parse + check", "lower", "IR passes", "LLVM IR", "LLVM optimiser", "PTX emission"]
