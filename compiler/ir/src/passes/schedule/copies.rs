@@ -8,7 +8,7 @@
 
 use super::emit::Gen;
 use super::{Kernel, mbarriers, new_var, refuse, threads_1d};
-use crate::expr::{BinaryOp, CompareOp, Expr};
+use crate::expr::{BinaryOp, CompareOp};
 use crate::module::Module;
 use crate::op::Op;
 use crate::passes::{Analyses, Pass, PassError};
@@ -105,14 +105,7 @@ fn complete(
         // The values between the copies (their coordinates, and addresses) are pure: they go first.
         let mut bytes = 0u64;
         for (_, map, _, at) in &copies {
-            let b = match k.exprs.get(*map) {
-                Some(Expr::Param(p)) => k.tma_box_bytes(*p),
-                _ => None,
-            };
-            let Some(b) = b else {
-                return Err(refuse(PASS, k, *at, "a copy whose box is not known".into(), "here", "a compiler bug"));
-            };
-            bytes += b;
+            bytes += super::box_bytes(PASS, k, *map, *at)?;
         }
         let bar = mbarriers(k, "copy_bar", 1, loc);
         let phase = new_var(k, "copy_phase", loc);

@@ -70,6 +70,35 @@ fn threads_1d(k: &Kernel) -> Option<u32> {
     }
 }
 
+/// The bytes one copy through the tensor map `map` lands (its box); E0324 from `pass` at `at` where the box is not
+/// known (a compiler bug: lowering records every map's box).
+fn box_bytes(pass: &'static str, k: &Kernel, map: Handle<Expr>, at: Loc) -> Result<u64, PassError> {
+    let bytes = match k.exprs.get(map) {
+        Some(Expr::Param(p)) => k.tma_box_bytes(*p),
+        _ => None,
+    };
+    bytes.ok_or_else(|| refuse(pass, k, at, "a copy whose box is not known".into(), "here", "a compiler bug"))
+}
+
+/// Grows the tile `tile` to `stages` stages, each aligned as TMA and the tile's swizzle ask (128 bytes or more),
+/// and gives one stage's length in elements; E0324 from `pass` at `at` for a copy into no allocation.
+fn grow_to_stages(
+    pass: &'static str,
+    k: &mut Kernel,
+    tile: Handle<Alloc>,
+    stages: i64,
+    at: Loc,
+) -> Result<i64, PassError> {
+    let Some(a) = k.allocs.get_mut(tile) else {
+        return Err(refuse(pass, k, at, "a copy into no allocation".into(), "here", "a compiler bug"));
+    };
+    let size = i64::from(a.elem.size_bytes());
+    let align = i64::from(a.align.max(128));
+    let elems = (i64::from(a.len) * size + align - 1) / align * align / size;
+    a.len = u32::try_from(elems * stages).unwrap_or(u32::MAX);
+    Ok(elems)
+}
+
 /// A new shared-memory array of `len` mbarriers (`i64`) named `name` (or a fresh variant), and its address.
 fn mbarriers(k: &mut Kernel, name: &str, len: u32, loc: Loc) -> Handle<Expr> {
     let name = emit::fresh_name(|n| k.allocs.iter().any(|(_, a)| a.name == n), name);

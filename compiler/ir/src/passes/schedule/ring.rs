@@ -272,14 +272,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
     // Bytes per stage: what the barrier expects.
     let mut bytes = 0u64;
     for c in &copies {
-        let b = match k.exprs.get(c.map) {
-            Some(Expr::Param(p)) => k.tma_box_bytes(*p),
-            _ => None,
-        };
-        let Some(b) = b else {
-            return Err(refuse(PASS, k, c.loc, "a copy whose box is not known".into(), "here", "a compiler bug"));
-        };
-        bytes += b * u64::from(c.multicast.map_or(1, |(_, n)| n));
+        bytes += super::box_bytes(PASS, k, c.map, c.loc)? * u64::from(c.multicast.map_or(1, |(_, n)| n));
     }
     // The stages: each tile's allocation S times, every stage aligned as the tile asks.
     let mut before = k.shared_bytes();
@@ -291,20 +284,13 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
             continue;
         }
         super::slices::slices_cover(k, &copies, c.tile)?;
-        let c = &copies[i];
-        let Some(a) = k.allocs.get_mut(c.tile) else {
-            return Err(refuse(PASS, k, c.loc, "a copy into no allocation".into(), "here", "a compiler bug"));
-        };
-        let size = i64::from(a.elem.size_bytes());
+        let (tile, at) = (copies[i].tile, copies[i].loc);
         // The tile's one stage was counted with the kernel's other shared memory.
-        before = before.saturating_sub(a.size_bytes());
-        let align = i64::from(a.align.max(128));
-        let stage_bytes = (i64::from(a.len) * size + align - 1) / align * align;
-        let elems = stage_bytes / size;
-        a.len = u32::try_from(elems * s).unwrap_or(u32::MAX);
-        let elem = a.elem;
-        let ptr = k.exprs.append(Expr::AllocPtr(c.tile), loc);
-        stages.push(Stage { alloc: c.tile, elems, elem, ptr });
+        before = before.saturating_sub(k.allocs.get(tile).map_or(0, |a| a.size_bytes()));
+        let elems = super::grow_to_stages(PASS, k, tile, s, at)?;
+        let elem = k.allocs.get(tile).map_or(crate::types::Scalar::F32, |a| a.elem);
+        let ptr = k.exprs.append(Expr::AllocPtr(tile), loc);
+        stages.push(Stage { alloc: tile, elems, elem, ptr });
         copies[i].stage = stages.len() - 1;
     }
     let full = mbarriers(k, "ring_full", lp.stages, loc);

@@ -96,26 +96,13 @@ pub(super) fn rewrite(k: &mut Kernel, block: Block, prefix: &mut Block, loc: Loc
     let consumer_warps = i64::from(threads.saturating_sub(128) / 32);
     let mut bytes = 0u64;
     for c in &copies {
-        let b = match k.exprs.get(c.map) {
-            Some(Expr::Param(p)) => k.tma_box_bytes(*p),
-            _ => None,
-        };
-        let Some(b) = b else {
-            return Err(refuse(PASS, k, c.loc, "a copy whose box is not known".into(), "here", "a compiler bug"));
-        };
-        bytes += b;
+        bytes += super::box_bytes(PASS, k, c.map, c.loc)?;
     }
-    // Each tile twice, every stage aligned as TMA and the tile's swizzle ask.
+    // Each tile twice.
     let mut tiles = Vec::new();
     for c in &copies {
-        let Some(a) = k.allocs.get_mut(c.tile) else {
-            return Err(refuse(PASS, k, c.loc, "a copy into no allocation".into(), "here", "a compiler bug"));
-        };
-        let size = i64::from(a.elem.size_bytes());
-        let align = i64::from(a.align.max(128));
-        let elems = (i64::from(a.len) * size + align - 1) / align * align / size;
-        a.len = u32::try_from(elems * STAGES).unwrap_or(u32::MAX);
-        let elem = a.elem;
+        let elems = super::grow_to_stages(PASS, k, c.tile, STAGES, c.loc)?;
+        let elem = k.allocs.get(c.tile).map_or(Scalar::F32, |a| a.elem);
         tiles.push((c.tile, elems, elem));
     }
     let full = mbarriers(k, "tile_full", STAGES as u32, loc);
