@@ -57,6 +57,7 @@ case_ gemm_sm90_manual_regs examples/gemm_sm90_manual.cute -D TMA_STORE=false -D
 case_ gemm_sm90_manual_rows examples/gemm_sm90_manual.cute -D GROUP_M=1
 case_ gemm_sm90_manual_c1 examples/gemm_sm90_manual.cute -D CLUSTER_M=1
 case_ gemm_sm90_manual_bn128 examples/gemm_sm90_manual.cute -D BN=128 -D STAGES=4
+case_ gemm_sm90_manual_pieces examples/gemm_sm90_manual.cute -D EPI_N=64 -D EPI_BUFS=2 -D STAGES=4
 case_ gemm_sm90_pingpong_128 examples/gemm_sm90_pingpong.cute -D BM=128 -D BN=128 -D STAGES=6
 case_ gemm_splitk_bk128 examples/gemm_splitk.cute -D BK=128 -D BN=128 -D STAGES=4
 case_ gemm_swap_ab_bm8 examples/gemm_swap_ab.cute -D BM=8

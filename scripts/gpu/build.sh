@@ -52,6 +52,8 @@ defined() { # defined NAME EXAMPLE -D...: EXAMPLE built with the given const par
 "$c" build examples/gemm_fp8.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_fp8_e4m3_out.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/gemm_fp8_rowwise.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+# The fused epilogue run by the producer's spare warps beside the next mainloop (epilogue_overlap_check.py).
+"$c" build examples/gemm_epilogue_manual.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # Split-K for small M (scripts/gpu/splitk_check.py compiles and launches these from Python, and times the pair):
 # 64-row tiles, direct or through the workspace, bf16 and e4m3, the reduction through distributed shared memory
 # (behind gemm_pipelined's loop or a warp-specialized one), 128-row tiles; and the swapped operands for M <= 32.

@@ -41,6 +41,9 @@ const SASS: &[Expect] = &[
     Expect { example: "gemm_sm90_pingpong", defines: &["BM=128", "BN=128", "STAGES=6"], has: &["HGMMA.64x128x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STS", "HGMMA.64x256x16"] },
     Expect { example: "gemm_fp8_manual", defines: &[], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STSM.16.M88.4", "FMUL"], lacks: &["LDL", "STL", "STS", "HGMMA"] },
     Expect { example: "gemm_fp8_manual", defines: &["TMA_STORE=false", "STAGES=4"], has: &["QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D", "F2FP.BF16.F32.PACK_AB", "STG.E"], lacks: &["LDL", "STL", "UTMASTG", "STSM", "HGMMA"] },
+    // The fused epilogue beside the next mainloop: the consumers stage the tile (stmatrix) and go on; the
+    // producer's spare warps read it back 16 bytes at a time, apply the GELU (MUFU.TANH) and store it with TMA.
+    Expect { example: "gemm_epilogue_manual", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "STSM.16.M88.4", "LDS.128", "MUFU.TANH", "SYNCS.ARRIVE.TRANS64", "USETMAXREG"], lacks: &["LDL", "STL"] },
     // The schedules the passes write: HGMMAs not serialized (no C7514), the ring's TMA loads and mbarrier waits,
     // the warp-specialized roles' register budgets, and the stmatrix + TMA-store epilogue `store` picks.
     Expect { example: "gemm_sm90", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },
