@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""examples/gemm_epilogue_manual.cute, the fused bias + GELU epilogue run by the producer warpgroup's spare warps
-beside the next tile's mainloop: correct against float32 torch on the same inputs (ragged shapes, several tiles
+"""examples/gemm_epilogue_manual.cute and examples/gemm_epilogue.cute, the fused bias + GELU epilogue run by the
+producer warpgroup's spare warps beside the next tile's mainloop (by hand, and by `store(.., map = gelu)`): correct
+against float32 torch on the same inputs (ragged shapes, several tiles
 per CTA so that the staging tile changes hands many times), clean under compute-sanitizer, then what the fused
 epilogue costs over the plain GEMM of the same schedule (gemm_sm90_manual), beside the scheduled pair
 (gemm_epilogue over gemm_sm90) and torch's addmm followed by gelu, in interleaved rounds.
@@ -95,6 +96,7 @@ def main():
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cutec-epi-", dir=GPU)
     ok = correctness(work)
+    ok &= correctness(work, "gemm_epilogue", "gemm_bias_gelu")
     for a in args.also:
         module, kernel, _ = a.split(":", 2)
         ok &= correctness(work, module, kernel, CHECK[:4] + CHECK[5:7])
@@ -103,8 +105,9 @@ def main():
         return 1
     if args.sanitize:
         print("== compute-sanitizer")
-        ok &= sanitizer_runs([(MANUAL[0] + ".ptx", MANUAL[1], {"M": 300, "N": 512, "K": 136}),
-                              (MANUAL[0] + ".ptx", MANUAL[1], {"M": 1000, "N": 776, "K": 336})], width=22)
+        ok &= sanitizer_runs([(m + ".ptx", k, dims) for m, k in (MANUAL, ("gemm_epilogue", "gemm_bias_gelu"))
+                              for dims in ({"M": 300, "N": 512, "K": 136}, {"M": 1000, "N": 776, "K": 336})],
+                             width=22)
     ok &= timing(args.rounds, args.also)
     return 0 if ok else 1
 

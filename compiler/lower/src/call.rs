@@ -422,7 +422,13 @@ impl Lower<'_> {
 
     /// Inlines a device function: binds its parameters to the argument values, lowers its body, and gives the
     /// value of its final `return`.
-    fn inline(&mut self, span: Span, m: cutec_sema::ModuleId, item: usize, args: Vec<Value>) -> LResult<Value> {
+    pub(super) fn inline(
+        &mut self,
+        span: Span,
+        m: cutec_sema::ModuleId,
+        item: usize,
+        args: Vec<Value>,
+    ) -> LResult<Value> {
         let (Some(info), Some(f)) = (self.program.function(m, item), self.function_ast(m, item)) else {
             return self.internal(span, "a call to a function the checker did not describe");
         };

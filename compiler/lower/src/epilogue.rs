@@ -53,6 +53,7 @@ impl Lower<'_> {
         acc: &TensorView,
         d: &TensorView,
         tiling: MmaTiling,
+        map: Option<super::epilogue_map::MapFn>,
         e: &ast::Expr,
     ) -> LResult<()> {
         let span = e.span;
@@ -79,10 +80,15 @@ impl Lower<'_> {
         let (mine, part) = match self.mma_place(tiling) {
             Some((mi, ni)) => {
                 let at = || (Value::Scalar(mi, Scalar::Int), Value::Scalar(ni, Scalar::Int));
-                (self.mma_part(staging, (64, n), at(), span)?, self.mma_part(d.clone(), (64, n), at(), span)?)
+                (self.mma_part(staging.clone(), (64, n), at(), span)?, self.mma_part(d.clone(), (64, n), at(), span)?)
             }
-            None => (staging, d.clone()),
+            None => (staging.clone(), d.clone()),
         };
+        if let Some(f) = map
+            && self.map_beside_mainloop()
+        {
+            return self.map_epilogue_beside(acc, &staging, &mine, d, tiling, f, e);
+        }
         // A named barrier per warpgroup: 1 + its rank in the MMA.
         let tid = self.b.thread_idx_x();
         let seven = self.b.i32(7);
@@ -114,6 +120,11 @@ impl Lower<'_> {
             _ => return self.internal(span, "a partition that is not a tensor"),
         };
         self.store_call(acc, &view, span)?;
+        if let Some(f) = map {
+            // Every value of the part is written before its threads apply `f` to it (each to other values).
+            self.b.op(Op::NamedBarrier { id, threads });
+            self.map_pass(&mine, (64, n), lane, 128, f, span)?;
+        }
         // The writes above are read by TMA, another proxy.
         self.b.op(Op::FenceProxyAsync);
         self.b.op(Op::NamedBarrier { id, threads });

@@ -25,6 +25,7 @@ mod budget;
 mod call;
 mod copy;
 mod epilogue;
+mod epilogue_map;
 pub mod error;
 mod expr;
 mod flops;
@@ -227,6 +228,9 @@ pub(crate) struct Lower<'p> {
     pub tile: Option<persistent::Tile>,
     /// A TMA-store epilogue in that body left its last stores' reads to be waited for after the loop.
     pub tile_store_wait: bool,
+    /// Statements the kernel starts with, ahead of its body: what a construct deep in the body needs done once
+    /// and published by a CTA barrier first (the mbarriers of `store(.., map = f)`'s spare warps).
+    pub prologue: cutec_ir::Block,
     /// The tensor-core work counted so far (the manifest's `flops`).
     pub(crate) flops: flops::Count,
 }
@@ -274,6 +278,7 @@ impl<'p> Lower<'p> {
             budget: budget::Budget::default(),
             tile: None,
             tile_store_wait: false,
+            prologue: cutec_ir::Block::new(),
             flops: flops::Count::default(),
         }
     }
@@ -282,6 +287,26 @@ impl<'p> Lower<'p> {
     /// argument.
     fn finish(self) -> (cutec_ir::Kernel, Option<cutec_manifest::Kernel>) {
         let mut kernel = self.b.finish();
+        if !self.prologue.stmts().is_empty() {
+            // After the special registers' reads, which the builder emits first (the prologue reads them too).
+            let (stmts, locs) = std::mem::take(&mut kernel.body).into_parts();
+            let specials = stmts
+                .iter()
+                .take_while(|s| {
+                    matches!(s, cutec_ir::Stmt::Emit(h) if matches!(kernel.exprs.get(*h), Some(cutec_ir::Expr::Special(_))))
+                })
+                .count();
+            let mut rest = stmts.into_iter().zip(locs);
+            let mut whole = cutec_ir::Block::new();
+            for (s, l) in rest.by_ref().take(specials) {
+                whole.push(s, l);
+            }
+            whole.append(self.prologue);
+            for (s, l) in rest {
+                whole.push(s, l);
+            }
+            kernel.body = whole;
+        }
         let mut uses = param_uses(&kernel);
         for &(p, store) in &self.tma_uses {
             if let Some(u) = uses.get_mut(p) {

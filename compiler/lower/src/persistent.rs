@@ -32,6 +32,9 @@ use cutec_sema::{Persistent, SymInt};
 pub(crate) struct Tile {
     pub block: [Handle<Expr>; 3],
     pub grid: [Handle<Expr>; 3],
+    /// Which of the CTA's tiles this is (0, 1, ...), and how many it runs.
+    pub index: Handle<Expr>,
+    pub count: Handle<Expr>,
 }
 
 impl Lower<'_> {
@@ -107,7 +110,7 @@ impl Lower<'_> {
         };
         let bx = self.within_cluster(cm, cx, Dim::X);
         let by = self.within_cluster(cn, cy, Dim::Y);
-        self.tile = Some(Tile { block: [bx, by, z], grid: [gx, gy, gz] });
+        self.tile = Some(Tile { block: [bx, by, z], grid: [gx, gy, gz], index: i, count: mine });
         let lowered = self.block(body);
         self.tile = None;
         if !self.kernel_info.warp_specialized {

@@ -166,6 +166,14 @@ impl Lower<'_> {
         let (Some(src), Some(dst)) = (args.first(), args.get(1)) else {
             return self.internal(e.span, "`store` without its tensors");
         };
+        // `map = f`: the checker resolved `f`, a device function `fn(f32) -> f32`.
+        let map = match args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "map")) {
+            Some(a) => match self.resolution(a.value.id) {
+                Some(cutec_sema::Resolution::Function(m, item)) => Some((*m, *item)),
+                _ => return self.internal(a.span, "`map` of `store` that names no function"),
+            },
+            None => None,
+        };
         let (s, d) = (self.expr(&src.value)?, self.expr(&dst.value)?);
         let (Value::Tensor(s), Value::Tensor(mut d)) = (s, d) else {
             return self.unsupported(e.span, "`store` of values that are not tensors");
@@ -179,9 +187,16 @@ impl Lower<'_> {
             && static_size(&d) == Some(64 * i64::from(tiling.wm) * i64::from(tiling.shape.n * tiling.wn))
         {
             if self.tma_epilogue_fits(&d, tiling) {
-                return self.tma_epilogue(&s, &d, tiling, e).map(|()| Value::Unit);
+                return self.tma_epilogue(&s, &d, tiling, map, e).map(|()| Value::Unit);
             }
             d = self.partition_c(d, tiling, e, dst.span)?;
+        }
+        if let Some(a) = args.iter().find(|a| a.name.is_some()) {
+            return self.unsupported(
+                a.span,
+                "`map` on a `store` that does not go through the TMA epilogue (a whole accumulator of a tiled MMA \
+                 stored to the whole tile of a 16-bit or fp8 kernel argument, in rows of whole 128-byte boxes)",
+            );
         }
         self.store_call(&s, &d, e.span)?;
         Ok(Value::Unit)

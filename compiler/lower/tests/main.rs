@@ -4,4 +4,5 @@ mod bounds;
 mod fp8;
 mod hopper;
 mod lower;
+mod map;
 mod roles;

@@ -119,6 +119,9 @@ pub enum ArgKind {
     Inspectable,
     /// A string literal (the message of `static_assert`); strings are not values.
     Str,
+    /// The name of a device function `fn(f32) -> f32` (`store(acc, c, map = gelu)`); functions are not values,
+    /// the checker resolves the name.
+    Function,
 }
 
 impl ArgKind {
@@ -141,6 +144,7 @@ impl ArgKind {
             ArgKind::Mbarrier => "an mbarrier (a `u64` in shared memory)",
             ArgKind::Inspectable => "a layout, a tensor or a tuple",
             ArgKind::Str => "a string literal",
+            ArgKind::Function => "the name of a function `fn(f32) -> f32`",
         }
     }
 
@@ -163,6 +167,7 @@ impl ArgKind {
             ArgKind::Mbarrier => "u64",
             ArgKind::Inspectable => "Layout | Tensor | Tuple",
             ArgKind::Str => "string",
+            ArgKind::Function => "fn(f32) -> f32",
         }
     }
 
@@ -188,8 +193,9 @@ impl ArgKind {
             ArgKind::TiledMma => matches!(ty, Type::TiledMma(_)),
             ArgKind::Mbarrier => *ty == Type::Scalar(Scalar::U64),
             ArgKind::Inspectable => shape || matches!(ty, Type::Layout(_) | Type::Tensor(_) | Type::Tuple(_)),
-            // A string has no type: `static_assert` looks at its argument's syntax.
-            ArgKind::Str => false,
+            // A string has no type: `static_assert` looks at its argument's syntax; a function's name is resolved
+            // by the checker (`function_arg`).
+            ArgKind::Str | ArgKind::Function => false,
         }
     }
 

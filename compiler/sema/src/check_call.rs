@@ -154,6 +154,13 @@ impl Fcx<'_, '_> {
                 }
                 Some(n) => {
                     let sig = accepted.iter().find(|p| p.name == n.name);
+                    if let Some(p) = sig.filter(|p| p.kind == ArgKind::Function) {
+                        // A function's name, not a value (`store(acc, c, map = gelu)`).
+                        if self.function_arg(&a.value, callee, p) {
+                            named.push((a, Type::Unit));
+                        }
+                        continue;
+                    }
                     let t = self.value(&a.value, sig.and_then(|p| p.kind.literal_hint()));
                     match sig {
                         None => {
@@ -307,11 +314,15 @@ impl Fcx<'_, '_> {
         for (a, t) in &named {
             let Some(n) = &a.name else { continue };
             let operand = |p: &&crate::builtins::ParamSig| {
-                matches!(p.kind, ArgKind::Mbarrier | ArgKind::Bool) || p.name == "cta" || p.name == "multicast"
+                matches!(p.kind, ArgKind::Mbarrier | ArgKind::Bool | ArgKind::Function)
+                    || p.name == "cta"
+                    || p.name == "multicast"
             };
             match b.named.iter().find(|p| p.name == n.name).filter(operand).map(|p| p.kind) {
                 // An operand (`tma_load(.., bar = full[s], multicast = mask)`, `gemm(.., accumulate = k > 0)`,
                 // `mbarrier_arrive(.., cta = r)`), not an option: a run-time value.
+                // Resolved and checked by `split_args`.
+                Some(ArgKind::Function) => {}
                 Some(kind) => {
                     if !kind.accepts(t) {
                         self.error(SemaError::WrongArgKind {
@@ -659,6 +670,52 @@ impl Fcx<'_, '_> {
             | B::Sw32Mn
             | B::Wgmma => err, // values and constructors are not called (rejected before)
         }
+    }
+
+    /// The named argument `a` of kind [`ArgKind::Function`]: the name of a device function `fn(f32) -> f32`
+    /// without generics, resolved (the lowering inlines it where the builtin applies it) and counted as a call of
+    /// it. Whether it was one (otherwise the error is reported).
+    fn function_arg(&mut self, a: &Expr, callee: &str, p: &ParamSig) -> bool {
+        let wrong = |this: &mut Self, found: String| {
+            this.error(SemaError::WrongArgKind {
+                span: a.span,
+                expected: p.kind.describe().to_owned(),
+                found,
+                param: p.name.to_owned(),
+                signature: format!("{callee}(..., {} = {})", p.name, p.kind.sig()),
+            });
+            false
+        };
+        let ExprKind::Name { name, generics } = &a.kind else {
+            let t = self.value(a, None);
+            return t.is_error() || wrong(self, t.describe());
+        };
+        let r = match self.lookup(&name.name) {
+            Some(Found::Item(r)) if r.kind == ItemRefKind::Fn && generics.is_empty() => r,
+            Some(_) => {
+                let t = self.value(a, None);
+                return t.is_error() || wrong(self, t.describe());
+            }
+            None => {
+                self.unknown_name(name);
+                return false;
+            }
+        };
+        self.set_res(a.id, Resolution::Function(r.module, r.item));
+        // A function has no value type; the argument is `()` (what the call passes on is the resolution).
+        self.set_type(a.id, Type::Unit);
+        let Some(&fi) = self.cx.fn_index.get(&(r.module, r.item)) else { return false };
+        let f = &self.cx.functions[fi];
+        let f32 = Type::Scalar(Scalar::F32);
+        if !f.const_generics.is_empty() || f.params.len() != 1 || f.params[0].ty != f32 || f.ret != f32 {
+            let params: Vec<String> = f.params.iter().map(|p| p.ty.to_string()).collect();
+            let found = format!("the function `{}` of type `fn({}) -> {}`", f.name, params.join(", "), f.ret);
+            return wrong(self, found);
+        }
+        if let Some(from) = self.func {
+            self.cx.calls.push(CallEdge { from, to: fi, file: self.file, span: name.span });
+        }
+        true
     }
 
     /// A call of a device function.

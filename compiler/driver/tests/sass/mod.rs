@@ -71,7 +71,8 @@ const SASS: &[Expect] = &[
     Expect { example: "gemm_swap_ab", defines: &["BM=8"], has: &["HGMMA.64x8x16.F32.BF16", "QGMMA.64x8x32.F32.E4M3.E4M3", "UTMALDG.2D"], lacks: &["LDL", "STL", "UTMASTG"] },
     Expect { example: "gemm_batched", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.3D", "UTMASTG.3D", "USETMAXREG"], lacks: &["LDL", "STL"] },
     // The bias is a tile copied beside the mainloop, read from shared memory in pairs: no global load.
-    Expect { example: "gemm_epilogue", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "MUFU.TANH", "UTMALDG.2D.MULTICAST", "UTMALDG.1D", "LDS.64", "UTMASTG.2D", "STSM.16.M88.4", "USETMAXREG"], lacks: &["LDL", "STL", "LDG"] },
+    // `store(.., map = gelu)`: the spare warps read the staged tile back 16 bytes at a time (LDS.128) for the GELU.
+    Expect { example: "gemm_epilogue", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "MUFU.TANH", "UTMALDG.2D.MULTICAST", "UTMALDG.1D", "LDS.64", "LDS.128", "UTMASTG.2D", "STSM.16.M88.4", "SYNCS.ARRIVE.TRANS64", "USETMAXREG"], lacks: &["LDL", "STL", "LDG"] },
     Expect { example: "row_sum", defines: &[], has: &["UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "LDS", "SHFL.BFLY"], lacks: &["LDL", "STL", "LDG"] },
     // B stored K x N, scheduled: B's MN-major tile in 64-column boxes, each CTA of the cluster multicasting two.
     Expect { example: "gemm_kn", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },

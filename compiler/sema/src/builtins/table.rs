@@ -168,13 +168,20 @@ pub static BUILTINS: &[BuiltinInfo] = &[
         "Copies `src` to `dst` (same element type), vectorized as the layouts allow.",
     ),
     func(B::Fill, "fill", &[p("t", K::Tensor), p("v", K::Numeric)], "()", "Sets every element of `t` to `v`."),
-    func(
-        B::Store,
-        "store",
-        &[p("src", K::Tensor), p("dst", K::Tensor)],
-        "()",
-        "Converts `src` to the element type of `dst` and writes it (the epilogue of a GEMM).",
-    ),
+    BuiltinInfo {
+        named: &[p("map", K::Function)],
+        ..func(
+            B::Store,
+            "store",
+            &[p("src", K::Tensor), p("dst", K::Tensor)],
+            "()",
+            "Converts `src` to the element type of `dst` and writes it (the epilogue of a GEMM). With `map = f` \
+             (a whole accumulator stored through the TMA epilogue), each stored value is `f` of the converted \
+             one, `dst = T(f(T(src)))` for `dst` of element type `T`, as an elementwise operation on the stored \
+             tile computes it; in a `persistent` `warp_specialized` kernel the producer warpgroup's spare warps \
+             apply `f` beside the next tile's mainloop.",
+        )
+    },
     BuiltinInfo {
         generics: &[G::Int],
         optional_generics: 1,

@@ -1,0 +1,267 @@
+//! `store(acc, tile, map = f)` through the TMA epilogue: each stored value is `f` of the converted one, `tile =
+//! T(f(T(acc)))` for a tile of type `T`, as an elementwise operation on the stored tile computes it (torch's
+//! `gelu(addmm(..))` in bf16 rounds the product before the GELU too).
+//!
+//! The values are converted into the staging tile as without `map`; `f` is then applied there, 16 bytes at a
+//! time (a thread reads a piece, widens it, calls `f` on each element, narrows and writes it back), before the
+//! TMA stores read the tile. Who applies it:
+//! - by default, each warpgroup to its own part, between the staging and the stores;
+//! - in a `persistent` `warp_specialized` kernel, the producer warpgroup's three spare warps (its first warp
+//!   issues the copies), beside the consumers' next mainloop: the consumers stage the tile and go on, which
+//!   hides `f` (a GELU's `tanh` costs the tensor cores about 4 % of a 128 x 256 tile at K = 2048 otherwise;
+//!   `examples/gemm_epilogue_manual.cute` is the same schedule by hand). Two mbarriers hand the staging tile
+//!   over: `staged` (every consumer thread has written its part) and `drained` (the spare warps' stores have
+//!   read it), with counters of the tiles handed over (`$epilogue` for the consumers, `$epilogue_spare` for
+//!   the spare warps) for their phases, as `pipeline-loops` keeps `$tile_copy`. The CTA's last tile has no mainloop after it to hide behind: its consumers apply `f` and
+//!   store it themselves, faster than three warps would.
+
+use super::mma::MmaTiling;
+use super::value::{TensorView, Value};
+use super::{LResult, Lower};
+use cutec_diagnostics::Span;
+use cutec_ir::{BinaryOp, CompareOp, Handle, Op, Role, RoleRegion, Stmt, Type, Unroll};
+use cutec_layout::{Int, IntTuple, Layout};
+use cutec_sema::{ModuleId, Scalar, Space};
+
+/// The function `map = f` names.
+pub(crate) type MapFn = (ModuleId, usize);
+
+/// The threads that apply `f` beside the mainloop: the producer warpgroup less its first warp.
+const SPARE_THREADS: i64 = 96;
+
+impl Lower<'_> {
+    /// Applies `f` to every element of `part` (`rows` x `cols` elements of a staging tile), 16 bytes at a time:
+    /// thread `index` of `threads` takes the pieces of one group of columns in every `threads / (cols / v)`-th
+    /// row (v elements per piece), so its address arithmetic is one row step per piece.
+    pub(super) fn map_pass(
+        &mut self,
+        part: &TensorView,
+        (rows, cols): (i64, i64),
+        index: Handle<cutec_ir::Expr>,
+        threads: i64,
+        f: MapFn,
+        span: Span,
+    ) -> LResult<()> {
+        let v = 16 / i64::from(part.elem.bits() / 8).max(1);
+        let per = cols / v;
+        if cols % v != 0 || per == 0 || threads % per != 0 || per > threads {
+            return self.unsupported(span, "`map` on a tile whose rows are not a whole number of 16-byte pieces");
+        }
+        let step = threads / per;
+        let per_c = self.b.i32(per as i32);
+        let group = self.b.rem(index, per_c);
+        let first = self.b.div(index, per_c);
+        // ceil((rows - first) / step) pieces: the trip count is a run-time value, so the loop stays a loop (each
+        // iteration's addresses are not all computed ahead and kept in registers).
+        let rows_c = self.b.i32(rows as i32);
+        let left = self.b.sub(rows_c, first);
+        let bump = self.b.i32((step - 1) as i32);
+        let up = self.b.add(left, bump);
+        let step_c = self.b.i32(step as i32);
+        let trips = self.b.div(up, step_c);
+        let zero = self.b.i32(0);
+        let var = self.b.var("map", Type::I32);
+        self.b.open_block();
+        let j = self.b.read(var);
+        let jump = self.b.mul(j, step_c);
+        let row = self.b.add(first, jump);
+        let at = (Value::Scalar(row, Scalar::Int), Value::Scalar(group, Scalar::Int));
+        let piece = self.mma_part(part.clone(), (1, v), at, span)?;
+        let int = |n: i64| IntTuple::Int(Int::Static(n));
+        let layout = self.layout_result(
+            Layout::new(IntTuple::Tuple(vec![int(1), int(v)]), IntTuple::Tuple(vec![int(v), int(1)])),
+            span,
+        )?;
+        let x = self.allocate(part.elem, Space::Rmem, layout, span)?;
+        self.transfer(&piece, &x, span)?;
+        for e in 0..v {
+            let coord = self.coord_of(&Value::Tuple(vec![Value::Const(0), Value::Const(e)]), span)?;
+            let value =
+                self.index(Value::Tensor(x.clone()), Value::Tuple(vec![Value::Const(0), Value::Const(e)]), span)?;
+            let wide = self.scalar(&value, Scalar::F32, span)?;
+            let mapped = self.inline(span, f.0, f.1, vec![Value::Scalar(wide, Scalar::F32)])?;
+            self.store_element(&x, &coord, &mapped, span)?;
+        }
+        self.transfer(&x, &piece, span)?;
+        let body = self.b.close_block();
+        self.b.push(Stmt::For { var, start: zero, end: trips, step: 1, unroll: Unroll::Disable, stages: None, body });
+        Ok(())
+    }
+
+    /// Whether `store(.., map = f)` goes to the spare warps: in the loop over tiles of a `persistent`
+    /// `warp_specialized` kernel, whose producer warpgroup has them.
+    pub(super) fn map_beside_mainloop(&self) -> bool {
+        self.kernel_info.warp_specialized && self.tile.is_some()
+    }
+
+    /// The TMA epilogue with `map = f` on the spare warps (see the module documentation): `staging` is the
+    /// whole tile (`rows` x `cols`) the consumers convert `acc` into, `mine` their warpgroup's part, `d` the
+    /// whole tile of the argument; `stores` issues the TMA stores of a staging view into a tile view.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn map_epilogue_beside(
+        &mut self,
+        acc: &TensorView,
+        staging: &TensorView,
+        mine_view: &TensorView,
+        d: &TensorView,
+        tiling: MmaTiling,
+        f: MapFn,
+        e: &cutec_grammar::ast::Expr,
+    ) -> LResult<()> {
+        let span = e.span;
+        let Some(tile) = self.tile else {
+            return self.internal(span, "`map` beside a mainloop outside a loop over tiles");
+        };
+        let wgs = i64::from(tiling.wm * tiling.wn);
+        let (rows, cols) = (64 * i64::from(tiling.wm), i64::from(tiling.shape.n * tiling.wn));
+        // The barriers and the counter, set up once ahead of the body (a CTA barrier publishes them); their
+        // addresses are computed there too, where every later statement sees them.
+        // One counter for the consumers and one for the spare warps: until `specialize-warps` splits the roles
+        // every thread runs the consumers' statements too, so one variable would count twice there.
+        let counter = self.b.var("epilogue", Type::I32);
+        let spare_counter = self.b.var("epilogue_spare", Type::I32);
+        self.b.open_block();
+        let one_bar = self.layout_result(Layout::int(1, 1), span)?;
+        self.name_hint = Some("epilogue_staged".into());
+        let staged = self.allocate(Scalar::U64, Space::Smem, one_bar.clone(), span)?.base;
+        self.name_hint = Some("epilogue_drained".into());
+        let drained = self.allocate(Scalar::U64, Space::Smem, one_bar, span)?.base;
+        {
+            let zero = self.b.i32(0);
+            self.b.write(counter, zero);
+            self.b.write(spare_counter, zero);
+            let tid = self.b.thread_idx_x();
+            let thread0 = self.b.compare(CompareOp::Eq, tid, zero);
+            let consumers = self.b.i32((128 * wgs) as i32);
+            let one = self.b.i32(1);
+            self.b.if_then(thread0, |b| {
+                b.op(Op::MbarrierInit { bar: staged, count: consumers });
+                b.op(Op::MbarrierInit { bar: drained, count: one });
+                b.op(Op::FenceMbarrierInit);
+            });
+            self.b.barrier();
+        }
+        let block = self.b.close_block();
+        self.prologue.append(block);
+        // The consumers: wait until the spare warps' stores of the last tile have read the staging tile (on the
+        // first use the barrier is fresh and the wait for the phase before it, parity 1, returns at once), then
+        // convert into it.
+        let c = self.b.read(counter);
+        let one = self.b.i32(1);
+        let next = self.b.add(c, one);
+        let parity = self.b.binary(BinaryOp::And, next, one);
+        self.b.op(Op::MbarrierWait { bar: drained, parity });
+        let view = match self.partition_one(cutec_sema::Method::PartitionC, mine_view.clone(), tiling.shape, e, span)? {
+            Value::Tensor(v) => v,
+            _ => return self.internal(span, "a partition that is not a tensor"),
+        };
+        self.store_call(acc, &view, span)?;
+        let after = self.b.add(tile.index, one);
+        let last = self.b.compare(CompareOp::Eq, after, tile.count);
+        // The last tile: this warpgroup applies `f` to its part and stores it (a named barrier per warpgroup,
+        // 1 + its rank in the MMA, as the epilogue without `map` uses).
+        self.b.open_block();
+        {
+            let tid = self.b.thread_idx_x();
+            let seven = self.b.i32(7);
+            let wg = self.b.binary(BinaryOp::Shr, tid, seven);
+            let count = self.b.i32(wgs as i32);
+            let rank = self.b.rem(wg, count);
+            let id = self.b.add(rank, one);
+            let threads = self.b.i32(128);
+            let mask = self.b.i32(127);
+            let lane = self.b.binary(BinaryOp::And, tid, mask);
+            let zero = self.b.i32(0);
+            let first = self.b.compare(CompareOp::Eq, lane, zero);
+            self.b.op(Op::NamedBarrier { id, threads });
+            let n = i64::from(tiling.shape.n);
+            self.map_pass(mine_view, (64, n), lane, 128, f, span)?;
+            self.b.op(Op::FenceProxyAsync);
+            self.b.op(Op::NamedBarrier { id, threads });
+            let part = match self.mma_place(tiling) {
+                Some((mi, ni)) => {
+                    let at = (Value::Scalar(mi, Scalar::Int), Value::Scalar(ni, Scalar::Int));
+                    self.mma_part(d.clone(), (64, n), at, span)?
+                }
+                None => d.clone(),
+            };
+            self.b.open_block();
+            self.part_stores(mine_view, &part, n, span)?;
+            self.b.op(Op::BulkWait { pending: 0, read: true });
+            let body = self.b.close_block();
+            self.b.push(Stmt::If { cond: first, accept: body, reject: cutec_ir::Block::new() });
+        }
+        let mine_last = self.b.close_block();
+        // Any other tile: hand it to the spare warps.
+        self.b.open_block();
+        self.b.op(Op::MbarrierArrive { bar: staged });
+        let handed = self.b.close_block();
+        self.b.push(Stmt::If { cond: last, accept: mine_last, reject: handed });
+        self.b.write(counter, next);
+        // The spare warps, in the producer's region: the same counter, their own copy of it.
+        self.b.open_block();
+        {
+            let tid = self.b.thread_idx_x();
+            let five = self.b.i32(5);
+            let warp = self.b.binary(BinaryOp::Shr, tid, five);
+            let zero = self.b.i32(0);
+            let spare = self.b.compare(CompareOp::Gt, warp, zero);
+            self.b.open_block();
+            let c = self.b.read(spare_counter);
+            let after = self.b.add(tile.index, one);
+            self.b.open_block();
+            {
+                let parity = self.b.binary(BinaryOp::And, c, one);
+                self.b.op(Op::MbarrierWait { bar: staged, parity });
+                let thirty_two = self.b.i32(32);
+                let index = self.b.sub(tid, thirty_two);
+                self.map_pass(staging, (rows, cols), index, SPARE_THREADS, f, span)?;
+                self.b.op(Op::FenceProxyAsync);
+                let id = self.b.i32((wgs + 1) as i32);
+                let threads = self.b.i32(SPARE_THREADS as i32);
+                self.b.op(Op::NamedBarrier { id, threads });
+                let storer = self.b.compare(CompareOp::Eq, index, zero);
+                self.b.open_block();
+                let n = i64::from(tiling.shape.n);
+                for mi in 0..i64::from(tiling.wm) {
+                    for ni in 0..i64::from(tiling.wn) {
+                        let at = || (Value::Const(mi), Value::Const(ni));
+                        let s = self.mma_part(staging.clone(), (64, n), at(), span)?;
+                        let g = self.mma_part(d.clone(), (64, n), at(), span)?;
+                        self.part_stores(&s, &g, n, span)?;
+                    }
+                }
+                // The stores have read the staging tile: the consumers may write the next one.
+                self.b.op(Op::BulkWait { pending: 0, read: true });
+                self.b.op(Op::MbarrierArrive { bar: drained });
+                let body = self.b.close_block();
+                self.b.push(Stmt::If { cond: storer, accept: body, reject: cutec_ir::Block::new() });
+            }
+            let work = self.b.close_block();
+            let not_last = self.b.compare(CompareOp::Ne, after, tile.count);
+            self.b.push(Stmt::If { cond: not_last, accept: work, reject: cutec_ir::Block::new() });
+            let next = self.b.add(c, one);
+            self.b.write(spare_counter, next);
+            let body = self.b.close_block();
+            self.b.push(Stmt::If { cond: spare, accept: body, reject: cutec_ir::Block::new() });
+        }
+        let region = self.b.close_block();
+        let role = Role { name: "producer".into(), first: 0, count: 1 };
+        let at = self.b.loc();
+        self.b.push(Stmt::Roles(vec![RoleRegion { role, regs: None, body: region, at }]));
+        Ok(())
+    }
+
+    /// The TMA stores of a warpgroup's part `s` of a staging tile into its part `g` of the tile (`n` columns),
+    /// one swizzle row of 128 bytes at a time.
+    pub(super) fn part_stores(&mut self, s: &TensorView, g: &TensorView, n: i64, span: Span) -> LResult<()> {
+        let chunk = 128 / i64::from(s.elem.bits() / 8).max(1);
+        for j in 0..n / chunk {
+            let at = || (Value::Const(0), Value::Const(j));
+            let sv = self.mma_part(s.clone(), (64, chunk), at(), span)?;
+            let gv = self.mma_part(g.clone(), (64, chunk), at(), span)?;
+            self.tma_store_views(&sv, &gv, span)?;
+        }
+        Ok(())
+    }
+}

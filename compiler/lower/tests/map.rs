@@ -1,0 +1,85 @@
+//! `store(acc, tile, map = f)`: `f` applied to the staged tile, by each warpgroup to its part, or, in a
+//! `persistent` `warp_specialized` kernel, by the producer's spare warps beside the next tile's mainloop.
+
+use crate::lower::{example, lowered_and_optimized};
+use cutec_ir::{Expr, MathFn, Op, Stmt};
+
+/// The statements of `block` and of every block nested in it.
+fn ops(block: &cutec_ir::Block) -> Vec<Op> {
+    let mut v = Vec::new();
+    block.visit(&mut |s| {
+        if let Stmt::Op { op, .. } = s {
+            v.push(op.clone());
+        }
+    });
+    v
+}
+
+/// A GEMM whose epilogue stores `gelu` of each value through the TMA epilogue; `attrs` the kernel's attributes.
+fn gemm(attrs: &str) -> String {
+    format!(
+        "fn gelu(v: f32) -> f32 {{
+    let h = 0.5 * v;
+    return h + h * tanh(v * (0.7978845608 + 0.0356774081 * v * v));
+}}
+
+kernel k(a: Tensor<bf16, (M, K):(K, 1), gmem>, b: Tensor<bf16, (N, K):(K, 1), gmem>,
+         c: Tensor<bf16, (M, N):(N, 1), gmem>)
+launch(grid = (ceil_div(M, 128), ceil_div(N, 256)), {attrs} {{
+    let mma = tiled_mma(wgmma<64, 256, 16, bf16, bf16, f32>, (2, 1, 1));
+    let ga = local_tile(a, (128, 64), (block_idx.x, _));
+    let gb = local_tile(b, (256, 64), (block_idx.y, _));
+    let acc = mma.fragment_c((128, 256));
+    fill(acc, 0.0);
+    for k in 0..ceil_div(K, 64) pipelined(stages = 3) {{
+        let ta = tma_load(ga[_, _, k], tile_to_shape(SW128_K<bf16>, (128, 64)));
+        let tb = tma_load(gb[_, _, k], tile_to_shape(SW128_K<bf16>, (256, 64)));
+        gemm(mma, ta, tb, acc);
+    }}
+    store(acc, local_tile(c, (128, 256), (block_idx.x, block_idx.y)), map = gelu);
+}}"
+    )
+}
+
+#[test]
+fn without_spare_warps_each_warpgroup_maps_its_part_between_staging_and_storing() {
+    let (module, text) = lowered_and_optimized(&gemm("block = (256))"), "k", &[]);
+    let k = &module.kernels[0];
+    let all = ops(&k.body);
+    // No hand-over: no mbarrier of the epilogue, the tanh of `gelu` in the consumers' loop over their part.
+    assert!(!text.contains("epilogue_staged"), "{text}");
+    assert!(text.contains("for $map"), "{text}");
+    assert!(text.contains("tanh"), "{text}");
+    // The staging (stmatrix), then the map, then the TMA stores, in that order.
+    let first = |f: &dyn Fn(&Op) -> bool| all.iter().position(|o| f(o));
+    let stmatrix = first(&|o| matches!(o, Op::Stmatrix { .. })).expect("stmatrix");
+    let store = first(&|o| matches!(o, Op::TmaStore { .. })).expect("tma.store");
+    let map_at = text.find("for $map").unwrap_or(0);
+    assert!(stmatrix < store && text.find("stmatrix").unwrap_or(0) < map_at, "{text}");
+    assert!(map_at < text.find("tma.store").unwrap_or(0), "{text}");
+}
+
+#[test]
+fn with_spare_warps_the_consumers_hand_the_staged_tile_over_and_go_on() {
+    let (module, text) = lowered_and_optimized(&example("gemm_epilogue.cute"), "gemm_bias_gelu", &[]);
+    let k = &module.kernels[0];
+    // The hand-over's two barriers: every consumer thread arrives on `staged`, the storing spare thread on
+    // `drained`.
+    assert!(text.contains("mbarrier.init @epilogue_staged, 256"), "{text}");
+    assert!(text.contains("mbarrier.init @epilogue_drained, 1"), "{text}");
+    // The spare warps' map and stores are in the producer's region, beside its copies.
+    let (mut tanh, mut stores, mut map_loop) = (false, false, false);
+    k.body.visit(&mut |s| {
+        if let Stmt::Roles(regions) = s {
+            for r in regions.iter().filter(|r| r.role.name == "producer") {
+                r.body.visit(&mut |x| match x {
+                    Stmt::Emit(h) => tanh |= matches!(k.exprs.get(*h), Some(Expr::Math { fun: MathFn::Tanh, .. })),
+                    Stmt::Op { op: Op::TmaStore { .. }, .. } => stores = true,
+                    Stmt::For { var, .. } => map_loop |= k.vars.get(*var).is_some_and(|v| v.name.starts_with("map")),
+                    _ => {}
+                });
+            }
+        }
+    });
+    assert!(tanh && stores && map_loop, "{text}");
+}
