@@ -44,12 +44,13 @@ fn stages_are_pinned() {
         let art = build(example, defines);
         assert!(art.warnings.is_empty(), "{example}: unexpected warnings {:?}", art.warnings);
         // The text form reads back: parse(print(m)) prints the same, before and after the passes.
-        for text in [&art.ir, &art.ir_scheduled] {
+        let (ir, ir_scheduled) = (art.ir(), art.ir_scheduled());
+        for text in [&ir, &ir_scheduled] {
             let again = cutec_ir::parse(text).unwrap_or_else(|e| panic!("{example}: {e}\n{text}"));
             assert_eq!(&cutec_ir::print(&again), text, "{example}: the IR text does not round-trip");
         }
-        insta::assert_snapshot!(format!("{example}.ir"), art.ir);
-        insta::assert_snapshot!(format!("{example}.sched.ir"), art.ir_scheduled);
+        insta::assert_snapshot!(format!("{example}.ir"), ir);
+        insta::assert_snapshot!(format!("{example}.sched.ir"), ir_scheduled);
         insta::assert_snapshot!(format!("{example}.ll"), scrub_llvm(art.llvm.as_deref().unwrap_or_default()));
         insta::assert_snapshot!(format!("{example}.ptx"), art.ptx);
         insta::assert_snapshot!(format!("{example}.json"), art.manifest.to_json_pretty());
@@ -90,7 +91,7 @@ fn entry<'a>(ptx: &'a str, name: &str) -> &'a str {
 fn every_global_store_reaches_the_ptx() {
     for (example, defines) in KERNELS {
         let art = build(example, defines);
-        let kernels = kernels_storing_to_global(&art.ir_scheduled);
+        let kernels = kernels_storing_to_global(&art.ir_scheduled());
         assert!(!kernels.is_empty(), "{example}: no kernel stores to global memory");
         for k in kernels {
             assert!(entry(&art.ptx, &k).contains("st.global"), "{example}: {k} lost its stores:\n{}", art.ptx);

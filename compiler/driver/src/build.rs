@@ -29,10 +29,10 @@ pub struct BuildOptions {
 
 /// Every stage's output of one successful build.
 pub struct Artifacts {
-    /// The IR as lowered from the checked program (`--emit ir`).
-    pub ir: String,
-    /// The IR after the pass pipeline, what codegen sees (`--emit ir-scheduled`).
-    pub ir_scheduled: String,
+    /// The IR as lowered from the checked program (its text: [`Artifacts::ir`]).
+    pub lowered: cutec_ir::Module,
+    /// The IR after the pass pipeline, what codegen sees (its text: [`Artifacts::ir_scheduled`]).
+    pub scheduled: cutec_ir::Module,
     /// The IR after the `--dump-after` pass.
     pub dump: Option<String>,
     /// The optimized LLVM module, when [`BuildOptions::llvm_ir`] asks for it.
@@ -53,6 +53,19 @@ pub struct Artifacts {
     /// Wall time of each checking pass, which run beside code generation (the stage [`CHECKS_STAGE`] is the
     /// wait for them after it).
     pub check_timings: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl Artifacts {
+    /// The text of the IR as lowered (`--emit ir`). Printed on demand: the text of an unrolled epilogue costs
+    /// more than a millisecond, which a build that does not show it should not pay.
+    pub fn ir(&self) -> String {
+        cutec_ir::print(&self.lowered)
+    }
+
+    /// The text of the IR after the pass pipeline (`--emit ir-scheduled`), printed on demand like [`Artifacts::ir`].
+    pub fn ir_scheduled(&self) -> String {
+        cutec_ir::print(&self.scheduled)
+    }
 }
 
 /// A failed build: the sources and the diagnostics saying why.
@@ -106,7 +119,7 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
             .with_help("`cutec build` compiles `kernel` items; `cutec check` checks files of device functions");
         return Err(fail(checked, vec![d]));
     }
-    let ir = cutec_ir::print(&module);
+    let lowered = module.clone();
     let deps = opts.dep_graphs.then(|| dependency_graphs(&module));
     lap("lower", &mut timings);
     let mut dump = None;
@@ -132,10 +145,9 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
     if let Err(e) = cutec_ir::run_passes(&mut module, &transforms, pipeline) {
         return Err(BuildFailure { dump, ..pipeline_failed(checked, e) });
     }
-    let ir_scheduled = cutec_ir::print(&module);
     // A checking pass changes nothing: what it "leaves" is the scheduled module.
     if dump.is_none() && checks.iter().any(|p| opts.dump_after.as_deref() == Some(p.name())) {
-        dump = Some(ir_scheduled.clone());
+        dump = Some(cutec_ir::print(&module));
     }
     lap("IR passes", &mut timings);
     let options = Options {
@@ -216,8 +228,8 @@ pub fn build_source(name: &str, source: &str, opts: &BuildOptions) -> Result<(Ch
         }
     }
     let artifacts = Artifacts {
-        ir,
-        ir_scheduled,
+        lowered,
+        scheduled: module,
         dump,
         llvm: out.llvm_ir,
         deps,

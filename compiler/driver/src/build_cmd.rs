@@ -130,8 +130,8 @@ pub(crate) fn build(
                     let bytes = match emit {
                         Emit::Tokens => emit_tokens(&src).into_bytes(),
                         Emit::Ast => emit_ast(&src).into_bytes(),
-                        Emit::Ir => art.ir.clone().into_bytes(),
-                        Emit::IrScheduled => art.ir_scheduled.clone().into_bytes(),
+                        Emit::Ir => art.ir().into_bytes(),
+                        Emit::IrScheduled => art.ir_scheduled().into_bytes(),
                         Emit::Llvm => art.llvm.clone().unwrap_or_default().into_bytes(),
                         Emit::Ptx => art.ptx.clone().into_bytes(),
                         Emit::Cubin => art.ptxas.as_ref().map(|r| r.cubin.clone()).unwrap_or_default(),

@@ -120,6 +120,7 @@ pub mod codes;
 pub mod effects;
 mod expr;
 pub mod fixtures;
+mod hash;
 mod module;
 mod op;
 pub mod parse;

@@ -9,9 +9,9 @@
 use super::{Analyses, Pass, PassError};
 use crate::arena::{Arena, Handle};
 use crate::expr::{Expr, Literal};
+use crate::hash::FxMap;
 use crate::module::{Kernel, Module, Var};
 use crate::visit::Rewrite;
-use std::collections::HashMap;
 use std::convert::Infallible;
 
 pub struct Compact;
@@ -37,7 +37,7 @@ pub fn compact(kernel: &mut Kernel) {
         old: &old,
         new: Arena::new(),
         map: vec![None; old.len()],
-        literals: HashMap::new(),
+        literals: FxMap::default(),
         old_vars: &old_vars,
         vars: Arena::new(),
         var_map: vec![None; old_vars.len()],
@@ -53,7 +53,7 @@ struct Compactor<'a> {
     new: Arena<Expr>,
     map: Vec<Option<Handle<Expr>>>,
     /// One expression per literal value.
-    literals: HashMap<Literal, Handle<Expr>>,
+    literals: FxMap<Literal, Handle<Expr>>,
     old_vars: &'a Arena<Var>,
     vars: Arena<Var>,
     var_map: Vec<Option<Handle<Var>>>,

@@ -11,10 +11,10 @@ use super::{Analyses, Pass, PassError};
 use crate::arena::Handle;
 use crate::effects;
 use crate::expr::{Expr, Literal};
+use crate::hash::FxMap;
 use crate::module::{Kernel, Module};
 use crate::stmt::{Block, Stmt};
 use crate::visit::{Out, Rewrite, walk_block};
-use std::collections::HashMap;
 use std::convert::Infallible;
 
 pub struct CommonSubexpressions;
@@ -30,7 +30,7 @@ impl Pass for CommonSubexpressions {
         for k in &mut module.kernels {
             // The first (smallest) handle of each literal value: replacing a literal operand by it keeps every
             // operand earlier than its user.
-            let mut literals = HashMap::new();
+            let mut literals = FxMap::default();
             for (h, e) in k.exprs.iter() {
                 if let Expr::Literal(l) = e {
                     literals.entry(*l).or_insert(h);
@@ -50,10 +50,10 @@ struct Cse<'k> {
     /// alias[i] = the expression that replaces expression i.
     alias: Vec<Option<Handle<Expr>>>,
     /// Pure expressions in scope, innermost block last.
-    scopes: Vec<HashMap<Expr, Handle<Expr>>>,
+    scopes: Vec<FxMap<Expr, Handle<Expr>>>,
     /// One handle per literal value: passes that make literals (unrolling, folding) make duplicates, and
     /// expressions are equal only if their operand handles are.
-    literals: HashMap<Literal, Handle<Expr>>,
+    literals: FxMap<Literal, Handle<Expr>>,
 }
 
 impl Cse<'_> {
@@ -84,7 +84,7 @@ impl Rewrite for Cse<'_> {
 
     /// A block in a scope of its own.
     fn block(&mut self, block: Block) -> Result<Block, Infallible> {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(FxMap::default());
         let out = walk_block(self, block);
         self.scopes.pop();
         out
@@ -113,7 +113,7 @@ impl Rewrite for Cse<'_> {
 
     /// The header's expressions stay in scope in the body: one scope around both.
     fn while_(&mut self, header: Block, cond: Handle<Expr>, body: Block, mut out: Out<'_>) -> Result<(), Infallible> {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(FxMap::default());
         let header = walk_block(self, header)?;
         let cond = self.canonical(cond);
         let body = self.block(body)?;

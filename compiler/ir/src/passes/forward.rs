@@ -12,10 +12,10 @@
 use super::{Analyses, Pass, PassError};
 use crate::arena::Handle;
 use crate::expr::Expr;
+use crate::hash::{FxMap, FxSet};
 use crate::module::{Kernel, Module, Var};
 use crate::stmt::{Block, RoleRegion, Stmt};
 use crate::visit::{ForLoop, Out, Rewrite};
-use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 
 pub struct ForwardVars;
@@ -30,7 +30,7 @@ impl Pass for ForwardVars {
     fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
         for k in &mut module.kernels {
             let body = std::mem::take(&mut k.body);
-            let mut f = Forward { alias: vec![None; k.exprs.len()], known: HashMap::new(), k: &mut *k };
+            let mut f = Forward { alias: vec![None; k.exprs.len()], known: FxMap::default(), k: &mut *k };
             let Ok(body) = f.block(body);
             let read = read_vars(k, &body);
             let Ok(body) = DropDeadWrites { read: &read }.block(body);
@@ -44,7 +44,7 @@ struct Forward<'k> {
     k: &'k mut Kernel,
     alias: Vec<Option<Handle<Expr>>>,
     /// Variable → its current value, for the variables whose last write is known here.
-    known: HashMap<Handle<Var>, Handle<Expr>>,
+    known: FxMap<Handle<Var>, Handle<Expr>>,
 }
 
 impl Forward<'_> {
@@ -89,7 +89,7 @@ impl Rewrite for Forward<'_> {
     }
 
     fn if_(&mut self, cond: Handle<Expr>, accept: Block, reject: Block, mut out: Out<'_>) -> Result<(), Infallible> {
-        let written = written_in(&accept).union(&written_in(&reject)).copied().collect::<HashSet<_>>();
+        let written = written_in(&accept).union(&written_in(&reject)).copied().collect::<FxSet<_>>();
         let accept = self.nested(accept);
         let reject = self.nested(reject);
         self.known.retain(|v, _| !written.contains(v));
@@ -109,7 +109,7 @@ impl Rewrite for Forward<'_> {
     }
 
     fn while_(&mut self, header: Block, cond: Handle<Expr>, body: Block, mut out: Out<'_>) -> Result<(), Infallible> {
-        let written = written_in(&header).union(&written_in(&body)).copied().collect::<HashSet<_>>();
+        let written = written_in(&header).union(&written_in(&body)).copied().collect::<FxSet<_>>();
         self.known.retain(|v, _| !written.contains(v));
         // The header runs before the body in every iteration: what it learns holds in the body.
         let known = self.known.clone();
@@ -123,7 +123,7 @@ impl Rewrite for Forward<'_> {
 
     fn roles(&mut self, regions: Vec<RoleRegion>, mut out: Out<'_>) -> Result<(), Infallible> {
         // Each region starts from what is known before the chain; after it, what any region writes is unknown.
-        let mut written = HashSet::new();
+        let mut written = FxSet::default();
         let mut rewritten = Vec::with_capacity(regions.len());
         for RoleRegion { role, regs, body, at } in regions {
             written.extend(written_in(&body));
@@ -136,15 +136,15 @@ impl Rewrite for Forward<'_> {
 }
 
 /// The variables a block writes (nested blocks included; a loop writes its induction variable).
-fn written_in(block: &Block) -> HashSet<Handle<Var>> {
-    let mut out = HashSet::new();
+fn written_in(block: &Block) -> FxSet<Handle<Var>> {
+    let mut out = FxSet::default();
     block.visit(&mut |s| out.extend(s.writes_var()));
     out
 }
 
 /// The variables some emitted expression reads (loop variables count as read: the loop uses them).
-fn read_vars(k: &Kernel, block: &Block) -> HashSet<Handle<Var>> {
-    let mut out = HashSet::new();
+fn read_vars(k: &Kernel, block: &Block) -> FxSet<Handle<Var>> {
+    let mut out = FxSet::default();
     block.visit(&mut |s| {
         out.extend(s.reads_var(&k.exprs));
         if let Stmt::For { var, .. } = s {
@@ -156,7 +156,7 @@ fn read_vars(k: &Kernel, block: &Block) -> HashSet<Handle<Var>> {
 
 /// Drops the writes to variables nobody reads.
 struct DropDeadWrites<'a> {
-    read: &'a HashSet<Handle<Var>>,
+    read: &'a FxSet<Handle<Var>>,
 }
 
 impl Rewrite for DropDeadWrites<'_> {

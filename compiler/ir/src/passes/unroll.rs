@@ -17,11 +17,11 @@
 use super::{Analyses, Pass, PassError, PassErrorKind};
 use crate::arena::{Handle, Loc};
 use crate::expr::{Expr, Literal};
+use crate::hash::FxMap;
 use crate::module::{Kernel, Module, Var};
 use crate::stmt::{Block, Stmt, Unroll as UnrollHint};
 use crate::types::{Scalar, Type};
 use crate::visit::{ForLoop, Out, Rewrite};
-use std::collections::HashMap;
 use std::convert::Infallible;
 
 pub struct Unroll;
@@ -77,8 +77,11 @@ impl Rewrite for Unroller<'_> {
         let body = self.block(f.body)?;
         match trip_range(self.k, f.unroll, f.start, f.end, f.step, &body, out.loc())? {
             Some((first, trips)) if f.stages.is_none() => {
+                // One map for every copy, emptied between them: it keeps the capacity one copy needed.
+                let mut map = FxMap::default();
                 for t in 0..trips {
-                    let mut copy = BodyCopy { k: self.k, var: f.var, value: first + t * f.step, map: HashMap::new() };
+                    map.clear();
+                    let mut copy = BodyCopy { k: self.k, var: f.var, value: first + t * f.step, map: &mut map };
                     let Ok(stmts) = copy.block(body.clone());
                     out.append(stmts);
                 }
@@ -183,7 +186,7 @@ struct BodyCopy<'k> {
     k: &'k mut Kernel,
     var: Handle<Var>,
     value: i64,
-    map: HashMap<Handle<Expr>, Handle<Expr>>,
+    map: &'k mut FxMap<Handle<Expr>, Handle<Expr>>,
 }
 
 impl Rewrite for BodyCopy<'_> {

@@ -4,13 +4,13 @@
 
 use std::collections::VecDeque;
 
-use super::hash::FxMap;
 use super::memo::{Memo, Threads};
 use super::ops::Flight;
 use super::value::{Env, Relevant, Shape, Slot, Val, eval};
 use super::{Kind, ProtocolError, Schedule, Stop};
 use crate::arena::{Handle, Loc};
 use crate::expr::{Dim, Expr};
+use crate::hash::FxMap;
 use crate::module::{Kernel, Var};
 use crate::op::Op;
 use crate::stmt::{Block, Stmt};

@@ -13,10 +13,10 @@
 //! (the same in every run of the kernel). So does the way a group splits where its threads disagree on
 //! values: the parts are kept too. The memo is bounded; past its size it starts again.
 
-use super::hash::{FxMap, FxSet};
 use super::value::{Slot, Val};
 use crate::arena::Handle;
 use crate::expr::Expr;
+use crate::hash::{FxMap, FxSet};
 use std::rc::Rc;
 
 /// The most operands an expression has.

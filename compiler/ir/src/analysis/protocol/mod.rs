@@ -57,7 +57,6 @@
 //! groups still reading a stage.
 
 mod configs;
-mod hash;
 mod machine;
 mod memo;
 mod ops;

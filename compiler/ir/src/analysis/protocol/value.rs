@@ -10,8 +10,8 @@ use crate::stmt::{Block, Stmt};
 use crate::types::{Scalar, Type};
 use crate::valid::KernelInfo;
 
-use super::hash::{FxMap, FxSet};
 use super::memo::{Memo, Threads};
+use crate::hash::{FxMap, FxSet};
 
 /// What a pointer points into.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

@@ -1,12 +1,14 @@
-//! A fast hasher for the machine's small integer keys (barriers, named barriers, blocks by address): the
-//! multiply-rotate hash of rustc's `FxHasher`. The keys are the interpreter's own, never chosen to collide by
-//! anyone, and std's SipHash cost more than the lookups it guards (every arrival and wait hashes a barrier).
+//! A fast hasher for the compiler's own keys: the multiply-rotate hash of rustc's `FxHasher`. The keys are
+//! handles, expressions and the protocol interpreter's barriers and blocks, never chosen to collide by anyone
+//! (a program's size is bounded by the statement budget), and std's SipHash cost more than the lookups it
+//! guards: every arrival and wait of the protocol's interpreter hashes a barrier, and `unroll` and `cse` hash
+//! each expression of an unrolled epilogue.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 #[derive(Default, Clone, Copy)]
-pub(super) struct Fx(u64);
+pub(crate) struct Fx(u64);
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
@@ -46,5 +48,5 @@ impl Hasher for Fx {
     }
 }
 
-pub(super) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
-pub(super) type FxSet<K> = HashSet<K, BuildHasherDefault<Fx>>;
+pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+pub(crate) type FxSet<K> = HashSet<K, BuildHasherDefault<Fx>>;
