@@ -60,6 +60,8 @@ pub const NESTING_TOO_DEEP: &str = "E0322";
 pub const FRAGMENT_INDEX: &str = "E0323";
 /// A schedule the scheduling passes cannot write (`pipelined`, `warp_specialized`, `tma_load` without `bar`).
 pub const SCHEDULE: &str = "E0324";
+/// A `map` function of `store` that computes from more than its argument (a thread index, a shuffle, a barrier).
+pub const MAP_NOT_ELEMENTWISE: &str = "E0325";
 /// An mbarrier's arrival count or expected transaction bytes outside `0..2^20` (`check-operands`).
 pub const MBARRIER_OPERAND: &str = "E0330";
 /// A named barrier's id outside 1..=15, or a thread count that is not a constant multiple of 32 within the block.
@@ -340,6 +342,17 @@ another register, or lets the optimiser remove the code around it. The compiler 
 once the loops around it are unrolled; the label is at the access, and the message says which elements it \
 touches and how many the tensor has.\n\n    let r = make_fragment_like<f32>(x);   // 4 elements\n    \
 for i in 0..5 { s += r[i]; }            // error: element 4\n",
+    },
+    CodeInfo {
+        code: MAP_NOT_ELEMENTWISE,
+        title: "a `map` function that is not elementwise",
+        explanation: "`store(acc, tile, map = f)` stores `f` of each converted value, and the compiler picks the \
+threads that compute it: a warpgroup over its part of the tile, or the producer warpgroup's spare warps beside the \
+next mainloop. So `f` must compute its result from its argument alone, with arithmetic, conversions and the math \
+builtins (`exp`, `tanh`, `min`, `select`, ...), and call only functions that do the same. A thread or block \
+index, a shuffle, a barrier or any other builtin would give a result that depends on which thread applied it:\n\n\
+    fn shifted(v: f32) -> f32 {\n        return v + lane_idx as f32;   // error: `lane_idx` is not a function of `v`\n    }\n\n\
+Compute what depends on the thread in the kernel, on the accumulator, before the `store`.",
     },
     CodeInfo {
         code: SCHEDULE,

@@ -30,6 +30,70 @@ pub(crate) type MapFn = (ModuleId, usize);
 const SPARE_THREADS: i64 = 96;
 
 impl Lower<'_> {
+    /// E0325 unless `f`, and every function it calls, computes from its argument alone: arithmetic,
+    /// conversions, the math builtins and compile-time layout questions. Anything else (a thread's index, a
+    /// shuffle, a barrier, memory) would make the result depend on the threads the compiler picks to apply it.
+    pub(super) fn check_map_elementwise(&mut self, f: MapFn, site: Span) -> LResult<()> {
+        use cutec_grammar::ast::ExprKind;
+        use cutec_sema::{Builtin, Resolution};
+        let allowed = |b: Builtin| {
+            matches!(
+                b,
+                Builtin::Inf
+                    | Builtin::Exp
+                    | Builtin::Exp2
+                    | Builtin::Log
+                    | Builtin::Log2
+                    | Builtin::Sqrt
+                    | Builtin::Rsqrt
+                    | Builtin::Tanh
+                    | Builtin::Erf
+                    | Builtin::Abs
+                    | Builtin::Min
+                    | Builtin::Max
+                    | Builtin::Fma
+                    | Builtin::Select
+                    | Builtin::CeilDiv
+                    | Builtin::StaticAssert
+                    | Builtin::Layout(_)
+            )
+        };
+        let name = |this: &Self, (m, i): MapFn| this.program.function(m, i).map_or(String::new(), |f| f.name.clone());
+        let mut seen = vec![f];
+        let mut todo = vec![f];
+        while let Some((m, item)) = todo.pop() {
+            let Some(body) = self.function_ast(m, item) else { continue };
+            let file = self.program.module(m).map_or(self.file(), |md| md.file);
+            let mut bad: Option<(String, Span)> = None;
+            for s in &body.body.stmts {
+                super::stmt::visit_stmt(s, &mut |e| {
+                    if bad.is_some() {
+                        return;
+                    }
+                    match (&e.kind, self.program.resolution(m, e.id)) {
+                        (ExprKind::Name { name, .. }, Some(Resolution::Builtin(b))) if !allowed(*b) => {
+                            bad = Some((format!("`{}`", name.name), e.span));
+                        }
+                        (ExprKind::Name { .. }, Some(Resolution::Function(fm, fi))) if !seen.contains(&(*fm, *fi)) => {
+                            seen.push((*fm, *fi));
+                            todo.push((*fm, *fi));
+                        }
+                        (ExprKind::MethodCall { .. }, _) => bad = Some(("a method".into(), e.span)),
+                        (ExprKind::Index { .. }, _) => bad = Some(("a tensor element".into(), e.span)),
+                        _ => {}
+                    }
+                });
+            }
+            if let Some((what, at)) = bad {
+                let function = name(self, f);
+                let what = if (m, item) == f { what } else { format!("{what} (in `{}`)", name(self, (m, item))) };
+                let error = super::error::LowerError::MapNotElementwise { function, what, use_file: file, use_at: at };
+                return self.fail(site, error);
+            }
+        }
+        Ok(())
+    }
+
     /// Applies `f` to every element of `part` (`rows` x `cols` elements of a staging tile), 16 bytes at a time:
     /// thread `index` of `threads` takes the pieces of one group of columns in every `threads / (cols / v)`-th
     /// row (v elements per piece), so its address arithmetic is one row step per piece.

@@ -150,6 +150,14 @@ pub enum LowerError {
         at: Span,
         why: &'static str,
     },
+    /// `store`'s `map = f` with an `f` that reads `what` (at `use_at` in `use_file`), not only its argument
+    /// (E0325).
+    MapNotElementwise {
+        function: String,
+        what: String,
+        use_file: FileId,
+        use_at: Span,
+    },
     /// A register A operand that is not a whole A fragment for K = `k` (E0316).
     AFragment {
         problem: String,
@@ -286,6 +294,13 @@ impl Located {
             .with_help(
                 "make what leaves threads out depend on `thread_idx.x / 128` (the warpgroup), not on a thread or a lane",
             ),
+            E::MapNotElementwise { function, what, use_file, use_at } => err(
+                codes::MAP_NOT_ELEMENTWISE,
+                format!("`map = {function}`: `{function}` reads {what}, not only its argument"),
+            )
+            .with_label(*use_file, *use_at, "read here")
+            .with_note("the compiler picks the threads that apply `map` (the producer's spare warps, or each warpgroup)")
+            .with_help("compute what depends on the thread before the `store`, on the accumulator"),
             E::AFragment { problem, label, k, elem } => err(codes::WGMMA_A_FRAGMENT, problem.clone())
                 .with_primary_message(label.clone())
                 .with_help(format!(

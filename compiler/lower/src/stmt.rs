@@ -316,7 +316,7 @@ impl Lower<'_> {
 }
 
 /// Calls `f` on every expression of a statement, nested statements included.
-fn visit_stmt(s: &ast::Stmt, f: &mut dyn FnMut(&ast::Expr)) {
+pub(crate) fn visit_stmt(s: &ast::Stmt, f: &mut dyn FnMut(&ast::Expr)) {
     let block = |b: &ast::Block, f: &mut dyn FnMut(&ast::Expr)| b.stmts.iter().for_each(|s| visit_stmt(s, f));
     match &s.kind {
         StmtKind::Let { value, .. } => visit_expr(value, f),

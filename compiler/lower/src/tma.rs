@@ -169,7 +169,10 @@ impl Lower<'_> {
         // `map = f`: the checker resolved `f`, a device function `fn(f32) -> f32`.
         let map = match args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "map")) {
             Some(a) => match self.resolution(a.value.id) {
-                Some(cutec_sema::Resolution::Function(m, item)) => Some((*m, *item)),
+                Some(cutec_sema::Resolution::Function(m, item)) => {
+                    self.check_map_elementwise((*m, *item), a.span)?;
+                    Some((*m, *item))
+                }
                 _ => return self.internal(a.span, "`map` of `store` that names no function"),
             },
             None => None,

@@ -51,7 +51,7 @@ fn without_spare_warps_each_warpgroup_maps_its_part_between_staging_and_storing(
     assert!(text.contains("for $map"), "{text}");
     assert!(text.contains("tanh"), "{text}");
     // The staging (stmatrix), then the map, then the TMA stores, in that order.
-    let first = |f: &dyn Fn(&Op) -> bool| all.iter().position(|o| f(o));
+    let first = |f: &dyn Fn(&Op) -> bool| all.iter().position(f);
     let stmatrix = first(&|o| matches!(o, Op::Stmatrix { .. })).expect("stmatrix");
     let store = first(&|o| matches!(o, Op::TmaStore { .. })).expect("tma.store");
     let map_at = text.find("for $map").unwrap_or(0);
