@@ -152,10 +152,12 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// Whether `store(.., map = f)` goes to the spare warps: in the loop over tiles of a `persistent`
-    /// `warp_specialized` kernel, whose producer warpgroup has them.
+    /// Whether `store(.., map = f)` goes to the spare warps: at the top level of the loop over tiles of a
+    /// `persistent` `warp_specialized` kernel, whose producer warpgroup has them and runs that loop too (a
+    /// `store` under a condition or in a function is mapped by its warpgroups: the spare warps would not know
+    /// whether it runs).
     pub(super) fn map_beside_mainloop(&self) -> bool {
-        self.kernel_info.warp_specialized && self.tile.is_some()
+        self.kernel_info.warp_specialized && self.tile.is_some() && self.frames.len() == 1 && self.block_depth == 1
     }
 
     /// The TMA epilogue with `map = f` on the spare warps (see the module documentation): `staging` is the

@@ -83,3 +83,17 @@ fn with_spare_warps_the_consumers_hand_the_staged_tile_over_and_go_on() {
     });
     assert!(tanh && stores && map_loop, "{text}");
 }
+
+#[test]
+fn a_store_under_a_condition_is_mapped_by_its_warpgroups() {
+    // The spare warps run the loop over tiles but not the consumers' conditions: a `store` under one keeps the
+    // map in its warpgroups (handed over, the spare warps would wait for a tile that never comes).
+    let src = example("gemm_epilogue.cute").replace(
+        "    store(acc, local_tile(c, (BM, BN), (block_idx.x, block_idx.y)), map = gelu);",
+        "    if K > 0 {\n        store(acc, local_tile(c, (BM, BN), (block_idx.x, block_idx.y)), map = gelu);\n    }",
+    );
+    assert!(src.contains("if K > 0"));
+    let (_, text) = lowered_and_optimized(&src, "gemm_bias_gelu", &[]);
+    assert!(!text.contains("epilogue_staged"), "{text}");
+    assert!(text.contains("for $map") && text.contains("tanh"), "{text}");
+}
