@@ -178,8 +178,8 @@ pub static BUILTINS: &[BuiltinInfo] = &[
             "Converts `src` to the element type of `dst` and writes it (the epilogue of a GEMM). With `map = f` \
              (a whole accumulator stored through the TMA epilogue), each stored value is `f` of the converted \
              one, `dst = T(f(T(src)))` for `dst` of element type `T`, as an elementwise operation on the stored \
-             tile computes it; in a `persistent` `warp_specialized` kernel the producer warpgroup's spare warps \
-             apply `f` beside the next tile's mainloop.",
+             tile computes it; at the top level of a `persistent` `warp_specialized` kernel the producer \
+             warpgroup's spare warps apply `f` beside the next tile's mainloop.",
         )
     },
     BuiltinInfo {
