@@ -92,7 +92,8 @@ impl Lower<'_> {
                 if splits {
                     self.divergent.pop();
                 }
-                self.at(s.span);
+                // An `if` is shown by its condition (what a message about the threads it splits points at).
+                self.at(cond.span);
                 self.b.push(cutec_ir::Stmt::If { cond: c, accept, reject });
                 a.and(r)
             }

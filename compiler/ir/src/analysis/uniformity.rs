@@ -442,9 +442,13 @@ impl Walk<'_> {
     }
 
     /// Where a message should point for the value `h`: its own source span, else the statement's.
+    /// Where to show the value `h` a statement at `stmt` uses: the value's own place where it lies inside the
+    /// statement, else the statement. (`cse` keeps the first of equal values, so a condition written twice is
+    /// the first one's: a message about the second `if` must not point at the first.)
     fn loc_of(&self, h: Handle<Expr>, stmt: Loc) -> Loc {
         let at = self.kernel.exprs.loc(h);
-        if at == Loc::NONE { stmt } else { at }
+        let inside = at.file == stmt.file && stmt.span.start <= at.span.start && at.span.end <= stmt.span.end;
+        if at == Loc::NONE || (stmt != Loc::NONE && !inside) { stmt } else { at }
     }
 
     /// The control a condition, bounds or jump at `cause` gives: its fact, blamed on `cause` (the statement a
