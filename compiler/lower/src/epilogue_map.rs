@@ -14,6 +14,9 @@
 //!   read it), with counters of the tiles handed over (`$epilogue` for the consumers, `$epilogue_spare` for
 //!   the spare warps) for their phases, as `pipeline-loops` keeps `$tile_copy`. The CTA's last tile has no mainloop after it to hide behind: its consumers apply `f` and
 //!   store it themselves, faster than three warps would.
+//!
+//! A `store` from registers to global memory (no staging tile) maps the values in registers instead, into a new
+//! array, since the source may be read again after the `store` (`map_registers`).
 
 use super::mma::MmaTiling;
 use super::value::{TensorView, Value};
@@ -92,6 +95,33 @@ impl Lower<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `f32(f(T(v)))` for every element `v` of `src`, in a new f32 register array of `src`'s shape (element `i`
+    /// of it is `src`'s element `i`): the values `store(src, dst, map = f)` converts and stores when `src` goes
+    /// to `dst` from registers, `T` being `dst`'s element type.
+    pub(super) fn map_registers(
+        &mut self,
+        src: &TensorView,
+        elem: Scalar,
+        f: MapFn,
+        span: Span,
+    ) -> LResult<TensorView> {
+        let Some(n) = src.layout.size().ok().and_then(|s| s.static_value()) else {
+            return self.unsupported(span, "`map` on a `store` of a tensor of dynamic size");
+        };
+        let shape = src.layout.shape().clone();
+        let layout = self.layout_result(Layout::compact(shape), span)?;
+        let out = self.allocate(Scalar::F32, Space::Rmem, layout, span)?;
+        for i in 0..n {
+            let v = self.index(Value::Tensor(src.clone()), Value::Const(i), span)?;
+            let narrow = self.scalar(&v, elem, span)?;
+            let wide = self.scalar(&Value::Scalar(narrow, elem), Scalar::F32, span)?;
+            let mapped = self.inline(span, f.0, f.1, vec![Value::Scalar(wide, Scalar::F32)])?;
+            let at = self.coord_of(&Value::Const(i), span)?;
+            self.store_element(&out, &at, &mapped, span)?;
+        }
+        Ok(out)
     }
 
     /// Applies `f` to every element of `part` (`rows` x `cols` elements of a staging tile), 16 bytes at a time:

@@ -194,12 +194,12 @@ impl Lower<'_> {
             }
             d = self.partition_c(d, tiling, e, dst.span)?;
         }
-        if let Some(a) = args.iter().find(|a| a.name.is_some()) {
-            return self.unsupported(
-                a.span,
-                "`map` on a `store` that does not go through the TMA epilogue (a whole accumulator of a tiled MMA \
-                 stored to the whole tile of a 16-bit or fp8 kernel argument, in rows of whole 128-byte boxes)",
-            );
+        if let Some(f) = map {
+            // From registers: the mapped values into a new register array (the source, an accumulator say, may
+            // be read again after the `store`), which is then stored.
+            let mapped = self.map_registers(&s, d.elem, f, e.span)?;
+            self.store_call(&mapped, &d, e.span)?;
+            return Ok(Value::Unit);
         }
         self.store_call(&s, &d, e.span)?;
         Ok(Value::Unit)

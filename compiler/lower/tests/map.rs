@@ -97,3 +97,29 @@ fn a_store_under_a_condition_is_mapped_by_its_warpgroups() {
     assert!(!text.contains("epilogue_staged"), "{text}");
     assert!(text.contains("for $map") && text.contains("tanh"), "{text}");
 }
+
+#[test]
+fn a_store_from_registers_maps_each_converted_value() {
+    // `y = bf16(twice(f32(bf16(x))))`: each value rounded to the stored type before `twice`, into a new register
+    // array (the source may be read after the `store`), then stored.
+    let src = "fn twice(v: f32) -> f32 {
+    return 2.0 * v;
+}
+
+kernel k(x: Tensor<f32, (128, 64):(64, 1), gmem>, y: Tensor<bf16, (128, 64):(64, 1), gmem>)
+launch(grid = (1), block = (128)) {
+    let r = make_fragment_like(x[thread_idx.x, _]);
+    copy(x[thread_idx.x, _], r);
+    store(r, y[thread_idx.x, _], map = twice);
+    x[thread_idx.x, 0] = r[0];
+}";
+    let (module, text) = lowered_and_optimized(src, "k", &[]);
+    let k = &module.kernels[0];
+    let converts = |to: cutec_ir::Scalar| {
+        k.exprs.iter().filter(|(_, e)| matches!(e, Expr::Convert { to: t, .. } if *t == to)).count()
+    };
+    // 64 values: each rounded to bf16 and widened back before `twice` (then rounded again as they are stored).
+    assert!(converts(cutec_ir::Scalar::F32) >= 64, "{text}");
+    assert!(converts(cutec_ir::Scalar::BF16) >= 64, "{text}");
+    assert_eq!(text.matches("mul 2.0").count(), 64, "{text}");
+}

@@ -175,9 +175,8 @@ pub static BUILTINS: &[BuiltinInfo] = &[
             "store",
             &[p("src", K::Tensor), p("dst", K::Tensor)],
             "()",
-            "Converts `src` to the element type of `dst` and writes it (the epilogue of a GEMM). With `map = f` \
-             (a whole accumulator stored through the TMA epilogue), each stored value is `f` of the converted \
-             one, `dst = T(f(T(src)))` for `dst` of element type `T`, as an elementwise operation on the stored \
+            "Converts `src` to the element type of `dst` and writes it (the epilogue of a GEMM). With `map = f`, \
+             each stored value is `f` of the converted one, `dst = T(f(T(src)))` for `dst` of element type `T`, as an elementwise operation on the stored \
              tile computes it; at the top level of a `persistent` `warp_specialized` kernel the producer \
              warpgroup's spare warps apply `f` beside the next tile's mainloop.",
         )

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""`store(src, dst, map = f)` from registers on the GPU: a kernel stores twice(x) of an f32 tensor into a bf16 one
+through `map`, and the result must be bf16(2 * f32(bf16(x))) bit for bit (fresh random inputs, the output
+poisoned by `cutec run`); the source, written back after the `store`, must still hold x.
+
+Run from scripts/gpu on the GPU machine with `cutec` in $GPU_DIR:
+    GPU_DIR=../../.gpus python3 map_check.py
+"""
+import os
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+from hopper_check import GPU, run
+
+SRC = """fn twice(v: f32) -> f32 {
+    return 2.0 * v;
+}
+
+kernel k(x: Tensor<f32, (M, 64):(64, 1), gmem>, y: Tensor<bf16, (M, 64):(64, 1), gmem>)
+launch(grid = (ceil_div(M, 128)), block = (128)) {
+    let row = block_idx.x * 128 + thread_idx.x;
+    if row < M {
+        let r = make_fragment_like(x[row, _]);
+        copy(x[row, _], r);
+        store(r, y[row, _], map = twice);
+        copy(r, x[row, _]);
+    }
+}
+"""
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="cutec-map-", dir=GPU)
+    path = os.path.join(work, "map_registers.cute")
+    with open(path, "w") as f:
+        f.write(SRC)
+    ok = True
+    for m in (128, 1000, 5):
+        px, py, pxo = (os.path.join(work, n) for n in ("x.npy", "y.npy", "xo.npy"))
+        rc, out, _ = run(os.path.abspath(path), "k", {"M": m}, saves=[("x", px)], outputs=[("y", py), ("x", pxo)])
+        if rc != 0:
+            print(f"M={m} FAIL cutec run failed:\n{out}")
+            ok = False
+            continue
+        x = torch.from_numpy(np.load(px))
+        want = (2.0 * x.to(torch.bfloat16).float()).to(torch.bfloat16)
+        # `cutec run` writes bf16 outputs widened to f32 (exactly).
+        y = torch.from_numpy(np.load(py))
+        same = bool(torch.equal(y, want.float()))
+        kept = bool(torch.equal(torch.from_numpy(np.load(pxo)), x))
+        ok &= same and kept
+        print(f"M={m:>5} {'PASS' if same and kept else 'FAIL'} y bitwise equal: {same}, x unchanged: {kept}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
