@@ -19,7 +19,8 @@ import tempfile
 import torch
 
 from cuda_timing import median_ms
-from hopper_check import GPU, run, run_read, sanitizer_runs
+from hopper_check import GPU, run, sanitizer_runs
+from schedule_check import gelu_case
 
 MANUAL = ("gemm_epilogue_manual", "gemm_bias_gelu_manual")
 CHECK = [(128, 256, 64), (1000, 776, 336), (129, 264, 72), (300, 512, 136), (200, 304, 40), (3000, 5000, 200),
@@ -35,18 +36,7 @@ def correctness(work, module=MANUAL[0], kernel=MANUAL[1], shapes=CHECK):
     ok_all = True
     print(f"== {module}: gelu(A * B^T + bias) against float32 torch (relative Frobenius error <= 1e-2)")
     for m, n, k in shapes:
-        rc, out, _, t = run_read(work, module + ".ptx", kernel, {"M": m, "N": n, "K": k}, ("a", "b", "bias"), "c")
-        label = f"{f'{m}x{n}x{k}':>18}"
-        if rc != 0:
-            print(f"{label} FAIL cutec run failed:\n{out}")
-            ok_all = False
-            continue
-        a, b, bias, c = t["a"].float(), t["b"].float(), t["bias"].float(), t["c"].float()
-        ref = torch.nn.functional.gelu(a @ b.T + bias, approximate="tanh")
-        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
-        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
-        ok_all &= ok
-        print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+        ok_all &= gelu_case(work, module, kernel, m, n, k, f"{f'{m}x{n}x{k}':>18}")
     return ok_all
 
 

@@ -62,6 +62,21 @@ def correctness(work):
     return ok_all
 
 
+def gelu_case(work, module, kernel, m, n, k, label):
+    """C = gelu(A * B^T + bias) of `module` against float32 torch on the same (seeded) inputs, C poisoned by
+    `cutec run`; prints a line, gives whether it passed (relative Frobenius error <= 1e-2)."""
+    rc, out, _, t = run_read(work, module + ".ptx", kernel, {"M": m, "N": n, "K": k}, ("a", "b", "bias"), "c")
+    if rc != 0:
+        print(f"{label} FAIL cutec run failed:\n{out}")
+        return False
+    a, b, bias, c = t["a"].float(), t["b"].float(), t["bias"].float(), t["c"].float()
+    ref = torch.nn.functional.gelu(a @ b.T + bias, approximate="tanh")
+    rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
+    ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
+    print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+    return ok
+
+
 def epilogue(work, quick):
     """examples/gemm_epilogue.cute: C = gelu(A * B^T + bias) against float32 torch on the same inputs, then
     timed against torch's addmm followed by gelu (bf16, the same run) and against gemm_sm90 (the plain GEMM)."""
@@ -70,19 +85,7 @@ def epilogue(work, quick):
     # The example (f32 bias), and the same with a bf16 bias read into the f32 epilogue.
     shapes = [(128, 256, 64), (1000, 776, 336), (129, 264, 72), (300, 512, 136), (2048, 2048, 2048)]
     for module, m, n, k in [(mod, *s) for mod in ("gemm_epilogue", "gemm_epilogue_bf16bias") for s in shapes]:
-        rc, out, _, t = run_read(work, module + ".ptx", "gemm_bias_gelu", {"M": m, "N": n, "K": k},
-                                 ("a", "b", "bias"), "c")
-        label = f"{f'{m}x{n}x{k}':>18} {module:<24}"
-        if rc != 0:
-            print(f"{label} FAIL cutec run failed:\n{out}")
-            ok_all = False
-            continue
-        a, b, bias, c = t["a"].float(), t["b"].float(), t["bias"].float(), t["c"].float()
-        ref = torch.nn.functional.gelu(a @ b.T + bias, approximate="tanh")
-        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
-        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
-        ok_all &= ok
-        print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+        ok_all &= gelu_case(work, module, "gemm_bias_gelu", m, n, k, f"{f'{m}x{n}x{k}':>18} {module:<24}")
     if quick:
         return ok_all
     print(f"{'M x N x K':>18} {'fused ms':>9} {'plain ms':>9} {'fused/plain':>11} {'torch ms':>9} {'torch/fused':>11}")

@@ -19,8 +19,9 @@
 use super::mma::MmaTiling;
 use super::value::{TensorView, Value};
 use super::{LResult, Lower};
+use cutec_diagnostics::Span;
 use cutec_grammar::ast;
-use cutec_ir::{AddrSpace, BinaryOp, CompareOp, Op, Stmt};
+use cutec_ir::{AddrSpace, BinaryOp, CompareOp, Expr, Handle, Op, Stmt};
 use cutec_layout::{ComposedLayout, Int, IntTuple, Layout, Swizzle};
 use cutec_sema::{Method, Scalar};
 
@@ -89,19 +90,7 @@ impl Lower<'_> {
         {
             return self.map_epilogue_beside(acc, &staging, &mine, d, tiling, f, e);
         }
-        // A named barrier per warpgroup: 1 + its rank in the MMA.
-        let tid = self.b.thread_idx_x();
-        let seven = self.b.i32(7);
-        let wg = self.b.binary(BinaryOp::Shr, tid, seven);
-        let count = self.b.i32((tiling.wm * tiling.wn) as i32);
-        let rank = self.b.rem(wg, count);
-        let one = self.b.i32(1);
-        let id = self.b.add(rank, one);
-        let threads = self.b.i32(128);
-        let mask = self.b.i32(127);
-        let lane = self.b.binary(BinaryOp::And, tid, mask);
-        let zero = self.b.i32(0);
-        let first = self.b.compare(CompareOp::Eq, lane, zero);
+        let WarpgroupBarrier { id, threads, lane, first } = self.warpgroup_barrier(tiling);
         // In the loop over tiles of a persistent kernel the storing thread waits for the last tile's stores to
         // have read the staging tile only now, so its warpgroup starts the next tile's mainloop without waiting
         // for them (as gemm_sm90_manual.cute does); the kernel waits for the last ones after the loop.
@@ -129,12 +118,7 @@ impl Lower<'_> {
         self.b.op(Op::FenceProxyAsync);
         self.b.op(Op::NamedBarrier { id, threads });
         self.b.open_block();
-        for j in 0..n / chunk {
-            let at = || (Value::Const(0), Value::Const(j));
-            let s = self.mma_part(mine.clone(), (64, chunk), at(), span)?;
-            let g = self.mma_part(part.clone(), (64, chunk), at(), span)?;
-            self.tma_store_views(&s, &g, span)?;
-        }
+        self.part_stores(&mine, &part, n, span)?;
         if !deferred {
             // The stores have read the staging tile: it may be written again, and the CTA may exit.
             self.b.op(Op::BulkWait { pending: 0, read: true });
@@ -143,4 +127,43 @@ impl Lower<'_> {
         self.b.push(Stmt::If { cond: first, accept: body, reject: cutec_ir::Block::new() });
         Ok(())
     }
+
+    /// The named barrier of this thread's warpgroup in an MMA over `tiling` (1 + its rank, 128 threads), the
+    /// thread's index in the warpgroup, and whether it is the warpgroup's first (the one that stores).
+    pub(super) fn warpgroup_barrier(&mut self, tiling: MmaTiling) -> WarpgroupBarrier {
+        let tid = self.b.thread_idx_x();
+        let seven = self.b.i32(7);
+        let wg = self.b.binary(BinaryOp::Shr, tid, seven);
+        let count = self.b.i32((tiling.wm * tiling.wn) as i32);
+        let rank = self.b.rem(wg, count);
+        let one = self.b.i32(1);
+        let id = self.b.add(rank, one);
+        let threads = self.b.i32(128);
+        let mask = self.b.i32(127);
+        let lane = self.b.binary(BinaryOp::And, tid, mask);
+        let zero = self.b.i32(0);
+        let first = self.b.compare(CompareOp::Eq, lane, zero);
+        WarpgroupBarrier { id, threads, lane, first }
+    }
+
+    /// The TMA stores of a warpgroup's part `s` of a staging tile into its part `g` of the tile (`n` columns),
+    /// one swizzle row of 128 bytes at a time.
+    pub(super) fn part_stores(&mut self, s: &TensorView, g: &TensorView, n: i64, span: Span) -> LResult<()> {
+        let chunk = chunk(s.elem);
+        for j in 0..n / chunk {
+            let at = || (Value::Const(0), Value::Const(j));
+            let sv = self.mma_part(s.clone(), (64, chunk), at(), span)?;
+            let gv = self.mma_part(g.clone(), (64, chunk), at(), span)?;
+            self.tma_store_views(&sv, &gv, span)?;
+        }
+        Ok(())
+    }
+}
+
+/// See [`Lower::warpgroup_barrier`].
+pub(super) struct WarpgroupBarrier {
+    pub id: Handle<Expr>,
+    pub threads: Handle<Expr>,
+    pub lane: Handle<Expr>,
+    pub first: Handle<Expr>,
 }

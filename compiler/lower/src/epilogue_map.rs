@@ -138,17 +138,23 @@ impl Lower<'_> {
     ) -> LResult<()> {
         let v = 16 / i64::from(part.elem.bits() / 8).max(1);
         let per = cols / v;
-        if cols % v != 0 || per == 0 || threads % per != 0 || per > threads {
+        if cols % v != 0 || per == 0 || rows <= 0 {
             return self.unsupported(span, "`map` on a tile whose rows are not a whole number of 16-byte pieces");
         }
-        let step = threads / per;
-        let per_c = self.b.i32(per as i32);
-        let group = self.b.rem(index, per_c);
-        let first = self.b.div(index, per_c);
-        // ceil((rows - first) / step) pieces: the trip count is a run-time value, so the loop stays a loop (each
+        // The pieces in row-major order, piece q at row q / per, group q % per; thread `index` takes pieces
+        // index, index + threads, ... . The trip count is a run-time value, so the loop stays a loop (each
         // iteration's addresses are not all computed ahead and kept in registers).
-        let rows_c = self.b.i32(rows as i32);
-        let left = self.b.sub(rows_c, first);
+        let per_c = self.b.i32(per as i32);
+        let whole_rows = threads % per == 0;
+        let (first, step, total) = if whole_rows {
+            // A thread keeps to one group of columns and steps whole rows.
+            (self.b.div(index, per_c), threads / per, rows)
+        } else {
+            (index, threads, rows * per)
+        };
+        let fixed_group = self.b.rem(index, per_c);
+        let total_c = self.b.i32(total as i32);
+        let left = self.b.sub(total_c, first);
         let bump = self.b.i32((step - 1) as i32);
         let up = self.b.add(left, bump);
         let step_c = self.b.i32(step as i32);
@@ -158,7 +164,8 @@ impl Lower<'_> {
         self.b.open_block();
         let j = self.b.read(var);
         let jump = self.b.mul(j, step_c);
-        let row = self.b.add(first, jump);
+        let at = self.b.add(first, jump);
+        let (row, group) = if whole_rows { (at, fixed_group) } else { (self.b.div(at, per_c), self.b.rem(at, per_c)) };
         let at = (Value::Scalar(row, Scalar::Int), Value::Scalar(group, Scalar::Int));
         let piece = self.mma_part(part.clone(), (1, v), at, span)?;
         let int = |n: i64| IntTuple::Int(Int::Static(n));
@@ -258,17 +265,7 @@ impl Lower<'_> {
         // 1 + its rank in the MMA, as the epilogue without `map` uses).
         self.b.open_block();
         {
-            let tid = self.b.thread_idx_x();
-            let seven = self.b.i32(7);
-            let wg = self.b.binary(BinaryOp::Shr, tid, seven);
-            let count = self.b.i32(wgs as i32);
-            let rank = self.b.rem(wg, count);
-            let id = self.b.add(rank, one);
-            let threads = self.b.i32(128);
-            let mask = self.b.i32(127);
-            let lane = self.b.binary(BinaryOp::And, tid, mask);
-            let zero = self.b.i32(0);
-            let first = self.b.compare(CompareOp::Eq, lane, zero);
+            let super::epilogue::WarpgroupBarrier { id, threads, lane, first } = self.warpgroup_barrier(tiling);
             self.b.op(Op::NamedBarrier { id, threads });
             let n = i64::from(tiling.shape.n);
             self.map_pass(mine_view, (64, n), lane, 128, f, span)?;
@@ -345,19 +342,6 @@ impl Lower<'_> {
         let role = Role { name: "producer".into(), first: 0, count: 1 };
         let at = self.b.loc();
         self.b.push(Stmt::Roles(vec![RoleRegion { role, regs: None, body: region, at }]));
-        Ok(())
-    }
-
-    /// The TMA stores of a warpgroup's part `s` of a staging tile into its part `g` of the tile (`n` columns),
-    /// one swizzle row of 128 bytes at a time.
-    pub(super) fn part_stores(&mut self, s: &TensorView, g: &TensorView, n: i64, span: Span) -> LResult<()> {
-        let chunk = 128 / i64::from(s.elem.bits() / 8).max(1);
-        for j in 0..n / chunk {
-            let at = || (Value::Const(0), Value::Const(j));
-            let sv = self.mma_part(s.clone(), (64, chunk), at(), span)?;
-            let gv = self.mma_part(g.clone(), (64, chunk), at(), span)?;
-            self.tma_store_views(&sv, &gv, span)?;
-        }
         Ok(())
     }
 }

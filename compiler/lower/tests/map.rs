@@ -123,3 +123,16 @@ launch(grid = (1), block = (128)) {
     assert!(converts(cutec_ir::Scalar::BF16) >= 64, "{text}");
     assert_eq!(text.matches("mul 2.0").count(), 64, "{text}");
 }
+
+#[test]
+fn pieces_that_do_not_divide_the_threads_are_dealt_out_one_by_one() {
+    // 192 columns are 24 pieces of 16 bytes per row, which 128 threads do not divide: thread t takes pieces t,
+    // t + 128, ... of the warpgroup's 64 x 192 part, each at its own row and column group.
+    let src = gemm("block = (256))").replace("256", "192").replace("block = (192)", "block = (256)");
+    assert!(src.contains("wgmma<64, 192") && src.contains("block = (256)"), "{src}");
+    let (_, text) = lowered_and_optimized(&src, "k", &[]);
+    assert!(text.contains("for $map") && text.contains("tanh"), "{text}");
+    // 64 rows of 24 pieces: the trip count counts pieces, and each piece's row and group come from its number.
+    assert!(text.contains("sub 1536, "), "{text}");
+    assert!(text.contains(", 24"), "{text}");
+}
