@@ -69,10 +69,13 @@ sed 's/bias: Tensor<f32, N:1, gmem>/bias: Tensor<bf16, N:1, gmem>/' examples/gem
     > "$GPU_DIR/gemm_epilogue_bf16bias.cute"
 grep -q "bias: Tensor<bf16" "$GPU_DIR/gemm_epilogue_bf16bias.cute" || { echo "build.sh: the bias stayed f32" >&2; exit 1; }
 "$c" build "$GPU_DIR/gemm_epilogue_bf16bias.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
-# The epilogue's parts, timed against each other by epilogue_variants.py: the bias alone (no `map`), GELU alone.
-sed 's/, map = gelu);/);/' examples/gemm_epilogue.cute > "$GPU_DIR/gemm_epilogue_biasonly.cute"
-sed -e '/        acc\[i\] += sbias\[get<1>(coord\[i\])\];/d' -e '/    let sbias = tma_load/d' \
+# The epilogue's parts, timed against each other by epilogue_variants.py: the bias alone (`map` adds it), GELU
+# alone (`map = gelu`, no `with`); and the example as it was before `with` (the bias added in the consumers'
+# registers from a tile copied beside the loop, `map = gelu`).
+sed 's/    return gelu(v + b);/    return v + b;/' examples/gemm_epilogue.cute > "$GPU_DIR/gemm_epilogue_biasonly.cute"
+sed 's/map = bias_gelu, with = bias_row);/map = gelu);/' \
     examples/gemm_epilogue.cute > "$GPU_DIR/gemm_epilogue_geluonly.cute"
+"$c" build scripts/gpu/gemm_epilogue_registers.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 for v in biasonly geluonly; do
     cmp -s examples/gemm_epilogue.cute "$GPU_DIR/gemm_epilogue_$v.cute" && { echo "build.sh: gemm_epilogue_$v is the example" >&2; exit 1; }
     "$c" build "$GPU_DIR/gemm_epilogue_$v.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
@@ -94,6 +97,8 @@ grep -q "mma.partition_c(local_tile(c" "$GPU_DIR/gemm_sm90_regs.cute" || { echo 
 "$c" build book/listings/hopper_2_ring.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # Variants timed in the same run: the epilogue from registers (any N; the ring then has room for 4 stages), and
 # the tiles in plain row order (no grouping for L2).
+# gemm_epilogue with 192-column tiles: the consumers' 128 threads do not divide a row's 24 pieces (with_run.sh).
+defined gemm_epilogue_bn192 gemm_epilogue -D BN=192
 defined gemm_sm90_manual_regs gemm_sm90_manual -D TMA_STORE=false -D STAGES=4
 defined gemm_sm90_manual_rows gemm_sm90_manual -D GROUP_M=1
 # Without clusters: every CTA loads its whole tile of B.

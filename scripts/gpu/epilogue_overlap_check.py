@@ -67,8 +67,9 @@ def timing(rounds, also):
         tm = statistics.median(tt)
         cells = []
         for i, (mod, _, _) in enumerate(pairs):
-            # Fused modules against the plain GEMM of their schedule (the extra ones: the manual schedule's).
-            plain = med[pairs[i - i % 2][0] if i < len(PAIRS) else PAIRS[0][0]]
+            # Fused modules against the plain GEMM of their schedule (the extra ones, builds of the scheduled
+            # example: gemm_sm90's).
+            plain = med[pairs[i - i % 2][0] if i < len(PAIRS) else PAIRS[2][0]]
             extra = f" ({med[mod] / plain - 1:+.1%})" if i % 2 or i >= len(PAIRS) else ""
             cells.append(f"{med[mod]:.4f}{extra}")
         print(f"{f'{m}x{n}x{k}':>18}" + "".join(f"{c:>26}" for c in cells)

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """`store(src, dst, map = f)` from registers on the GPU: a kernel stores twice(x) of an f32 tensor into a bf16 one
 through `map`, and the result must be bf16(2 * f32(bf16(x))) bit for bit (fresh random inputs, the output
-poisoned by `cutec run`); the source, written back after the `store`, must still hold x.
+poisoned by `cutec run`); the source, written back after the `store`, must still hold x. A second kernel stores
+add(x, z) through `map = add, with = z`: bf16(f32(bf16(x)) + z), bit for bit, each value with z's element at its
+coordinate.
 
 Run from scripts/gpu on the GPU machine with `cutec` in $GPU_DIR:
     GPU_DIR=../../.gpus python3 map_check.py
@@ -29,6 +31,21 @@ launch(grid = (ceil_div(M, 128)), block = (128)) {
         copy(r, x[row, _]);
     }
 }
+
+fn add(v: f32, b: f32) -> f32 {
+    return v + b;
+}
+
+kernel kw(x: Tensor<f32, (M, 64):(64, 1), gmem>, z: Tensor<f32, (M, 64):(64, 1), gmem>,
+          y: Tensor<bf16, (M, 64):(64, 1), gmem>)
+launch(grid = (ceil_div(M, 128)), block = (128)) {
+    let row = block_idx.x * 128 + thread_idx.x;
+    if row < M {
+        let r = make_fragment_like(x[row, _]);
+        copy(x[row, _], r);
+        store(r, y[row, _], map = add, with = z[row, _]);
+    }
+}
 """
 
 
@@ -53,6 +70,18 @@ def main():
         kept = bool(torch.equal(torch.from_numpy(np.load(pxo)), x))
         ok &= same and kept
         print(f"M={m:>5} {'PASS' if same and kept else 'FAIL'} y bitwise equal: {same}, x unchanged: {kept}")
+    for m in (128, 1000, 5):
+        px, pz, py = (os.path.join(work, n) for n in ("x.npy", "z.npy", "y.npy"))
+        rc, out, _ = run(os.path.abspath(path), "kw", {"M": m}, saves=[("x", px), ("z", pz)], outputs=[("y", py)])
+        if rc != 0:
+            print(f"with M={m} FAIL cutec run failed:\n{out}")
+            ok = False
+            continue
+        x, z = torch.from_numpy(np.load(px)), torch.from_numpy(np.load(pz))
+        want = (x.to(torch.bfloat16).float() + z).to(torch.bfloat16)
+        same = bool(torch.equal(torch.from_numpy(np.load(py)), want.float()))
+        ok &= same
+        print(f"with M={m:>5} {'PASS' if same else 'FAIL'} y = bf16(bf16(x) + z) bitwise: {same}")
     return 0 if ok else 1
 
 

@@ -62,6 +62,8 @@ pub const FRAGMENT_INDEX: &str = "E0323";
 pub const SCHEDULE: &str = "E0324";
 /// A `map` function of `store` that computes from more than its argument (a thread index, a shuffle, a barrier).
 pub const MAP_NOT_ELEMENTWISE: &str = "E0325";
+/// `store(.., map = f, with = x)` whose spare warps read `x` one tile later, in a kernel that writes `x`'s argument.
+pub const MAP_OPERAND_WRITTEN: &str = "E0326";
 /// An mbarrier's arrival count or expected transaction bytes outside `0..2^20` (`check-operands`).
 pub const MBARRIER_OPERAND: &str = "E0330";
 /// A named barrier's id outside 1..=15, or a thread count that is not a constant multiple of 32 within the block.
@@ -353,6 +355,20 @@ builtins (`exp`, `tanh`, `min`, `select`, ...), and call only functions that do 
 index, a shuffle, a barrier or any other builtin would give a result that depends on which thread applied it:\n\n\
     fn shifted(v: f32) -> f32 {\n        return v + lane_idx as f32;   // error: `lane_idx` is not a function of `v`\n    }\n\n\
 Compute what depends on the thread in the kernel, on the accumulator, before the `store`.",
+    },
+    CodeInfo {
+        code: MAP_OPERAND_WRITTEN,
+        title: "a `map` operand the kernel writes, read one tile later",
+        explanation: "`store(acc, tile, map = f, with = x)` stores `f(v, x[i])` for each converted value `v` and the \
+element `x[i]` at the same coordinate of the tile. At the top level of a `persistent` `warp_specialized` kernel the \
+producer warpgroup's spare warps apply `f` while the consumers run the next tile's mainloop, so they read `x` \
+later than the program says. That is only the same when nothing writes `x` in between: the compiler refuses a \
+global `x` whose argument the kernel writes anywhere.\n\n\
+    store(acc, local_tile(c, (BM, BN), (block_idx.x, block_idx.y)), map = add, with = local_tile(c2, (BM, BN), \
+(block_idx.x, block_idx.y)));\n    ...\n    store(acc, local_tile(c2, (BM, BN), (block_idx.x, block_idx.y)));   // error: \
+`c2` is written\n\n\
+Pass a tensor the kernel only reads; an `x` in shared memory or registers is applied by the consumers' \
+warpgroups themselves, in program order.",
     },
     CodeInfo {
         code: SCHEDULE,

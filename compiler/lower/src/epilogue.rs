@@ -54,7 +54,8 @@ impl Lower<'_> {
         acc: &TensorView,
         d: &TensorView,
         tiling: MmaTiling,
-        map: Option<super::epilogue_map::MapFn>,
+        map: Option<&super::epilogue_map::Map>,
+        with_at: Span,
         e: &ast::Expr,
     ) -> LResult<()> {
         let span = e.span;
@@ -77,18 +78,20 @@ impl Lower<'_> {
         self.name_hint = Some("epilogue".to_string());
         let staging =
             self.allocate_swizzled(d.elem, cutec_sema::Space::Smem, &ComposedLayout::new(swizzle, tiled), span)?;
-        // This warpgroup's parts of the staging tile and of `d`.
-        let (mine, part) = match self.mma_place(tiling) {
-            Some((mi, ni)) => {
-                let at = || (Value::Scalar(mi, Scalar::Int), Value::Scalar(ni, Scalar::Int));
-                (self.mma_part(staging.clone(), (64, n), at(), span)?, self.mma_part(d.clone(), (64, n), at(), span)?)
-            }
-            None => (staging.clone(), d.clone()),
-        };
-        if let Some(f) = map
+        // This warpgroup's parts of the staging tile, of `d` and of the map's operand.
+        let place = self.mma_place(tiling);
+        let (mine, part) = (self.warpgroup_part(place, &staging, n, span)?, self.warpgroup_part(place, d, n, span)?);
+        // The spare warps read a global operand one tile later than the program says: `finish` proves the
+        // kernel never writes its argument (E0326). One in shared memory or registers may be rewritten for the
+        // next tile meanwhile: the warpgroups apply such a map themselves, in program order.
+        if let Some(m) = map
             && self.map_beside_mainloop()
+            && m.with.as_ref().is_none_or(|x| x.space == AddrSpace::Global && x.param.is_some())
         {
-            return self.map_epilogue_beside(acc, &staging, &mine, d, tiling, f, e);
+            if let Some(p) = m.with.as_ref().and_then(|x| x.param) {
+                self.map_reads_beside.push((p, with_at));
+            }
+            return self.map_epilogue_beside(acc, &staging, &mine, d, tiling, m, e);
         }
         let WarpgroupBarrier { id, threads, lane, first } = self.warpgroup_barrier(tiling);
         // In the loop over tiles of a persistent kernel the storing thread waits for the last tile's stores to
@@ -109,10 +112,11 @@ impl Lower<'_> {
             _ => return self.internal(span, "a partition that is not a tensor"),
         };
         self.store_call(acc, &view, span)?;
-        if let Some(f) = map {
+        if let Some(m) = map {
+            let m = m.with_part(|x| self.warpgroup_part(place, x, n, span))?;
             // Every value of the part is written before its threads apply `f` to it (each to other values).
             self.b.op(Op::NamedBarrier { id, threads });
-            self.map_pass(&mine, (64, n), lane, 128, f, span)?;
+            self.map_pass(&mine, (64, n), lane, 128, &m, span)?;
         }
         // The writes above are read by TMA, another proxy.
         self.b.op(Op::FenceProxyAsync);
@@ -126,6 +130,24 @@ impl Lower<'_> {
         let body = self.b.close_block();
         self.b.push(Stmt::If { cond: first, accept: body, reject: cutec_ir::Block::new() });
         Ok(())
+    }
+
+    /// The part of a whole tile `t` (of an MMA's accumulator shape) that the warpgroup at `place` in the MMA
+    /// owns, 64 x `n`: the whole of `t` for an MMA of one warpgroup (no place).
+    pub(super) fn warpgroup_part(
+        &mut self,
+        place: Option<(Handle<Expr>, Handle<Expr>)>,
+        t: &TensorView,
+        n: i64,
+        span: Span,
+    ) -> LResult<TensorView> {
+        match place {
+            Some((mi, ni)) => {
+                let at = (Value::Scalar(mi, Scalar::Int), Value::Scalar(ni, Scalar::Int));
+                self.mma_part(t.clone(), (64, n), at, span)
+            }
+            None => Ok(t.clone()),
+        }
     }
 
     /// The named barrier of this thread's warpgroup in an MMA over `tiling` (1 + its rank, 128 threads), the

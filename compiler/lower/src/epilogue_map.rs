@@ -29,6 +29,22 @@ use cutec_sema::{ModuleId, Scalar, Space};
 /// The function `map = f` names.
 pub(crate) type MapFn = (ModuleId, usize);
 
+/// `map = f` and its operand `with = x`: each stored value is `f(v)`, or `f(v, x[c])` with `x`'s element at the
+/// value's coordinate `c` in the stored tile (`x` has the tile's shape, [`Lower::map_operand`]). Where `f` is
+/// applied to part of the tile, `with` is the same part of `x`.
+#[derive(Clone)]
+pub(crate) struct Map {
+    pub f: MapFn,
+    pub with: Option<TensorView>,
+}
+
+impl Map {
+    /// The same map over the part `part(x)` of the operand.
+    pub(super) fn with_part(&self, part: impl FnOnce(&TensorView) -> LResult<TensorView>) -> LResult<Map> {
+        Ok(Map { f: self.f, with: self.with.as_ref().map(part).transpose()? })
+    }
+}
+
 /// The threads that apply `f` beside the mainloop: the producer warpgroup less its first warp.
 const SPARE_THREADS: i64 = 96;
 
@@ -97,19 +113,78 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// `f32(f(T(v)))` for every element `v` of `src`, in a new f32 register array of `src`'s shape (element `i`
-    /// of it is `src`'s element `i`): the values `store(src, dst, map = f)` converts and stores when `src` goes
-    /// to `dst` from registers, `T` being `dst`'s element type.
+    /// The operand `with = x` of `store(.., dst, map = f, with = x)` as a view of `dst`'s shape: `x` itself when
+    /// it has that shape (mode by mode), or, for a 2-D `dst` and a 1-D `x` of one element per column, `x` read
+    /// along the columns and broadcast along the rows (a bias), `x ∘ (rows, cols):(0, 1)`. E0304 otherwise.
+    pub(super) fn map_operand(&mut self, x: TensorView, dst: &TensorView, span: Span) -> LResult<TensorView> {
+        let sizes = |l: &Layout| -> Vec<Option<i64>> {
+            l.modes().iter().map(|m| m.size().ok().and_then(|s| s.static_value())).collect()
+        };
+        let (xs, ds) = (sizes(&x.layout), sizes(&dst.layout));
+        if xs == ds && xs.iter().all(Option::is_some) {
+            return Ok(x);
+        }
+        if let ([Some(cols)], [Some(rows), Some(dcols)]) = (xs.as_slice(), ds.as_slice())
+            && cols == dcols
+        {
+            let int = |n: i64| IntTuple::Int(Int::Static(n));
+            let rows_by_cols = self.layout_result(
+                Layout::new(IntTuple::Tuple(vec![int(*rows), int(*cols)]), IntTuple::Tuple(vec![int(0), int(1)])),
+                span,
+            )?;
+            let broadcast = self.layout_apply(
+                cutec_layout::LayoutOp::Composition,
+                &[],
+                &[Value::Tensor(x), Value::Layout(rows_by_cols)],
+                true,
+                span,
+            )?;
+            return match broadcast {
+                Value::Tensor(t) => Ok(t),
+                _ => self.internal(span, "a composition of a tensor that is not a tensor"),
+            };
+        }
+        let show = |v: &[Option<i64>]| {
+            let each: Vec<String> = v.iter().map(|s| s.map_or("?".to_string(), |n| n.to_string())).collect();
+            if each.len() == 1 { each[0].clone() } else { format!("({})", each.join(", ")) }
+        };
+        self.fail(span, super::error::LowerError::MapOperandShape { operand: show(&xs), tile: show(&ds) })
+    }
+
+    /// The operand's element at `at`, as f32.
+    fn operand_at(&mut self, x: &TensorView, at: Value, span: Span) -> LResult<Value> {
+        let e = self.index(Value::Tensor(x.clone()), at, span)?;
+        Ok(Value::Scalar(self.scalar(&e, Scalar::F32, span)?, Scalar::F32))
+    }
+
+    /// `f(v)`, or `f(v, x)` with the operand's element `x`, for the f32 value `v`.
+    fn apply_map(&mut self, map: &Map, v: Handle<cutec_ir::Expr>, x: Option<Value>, span: Span) -> LResult<Value> {
+        let mut args = vec![Value::Scalar(v, Scalar::F32)];
+        args.extend(x);
+        self.inline(span, map.f.0, map.f.1, args)
+    }
+
+    /// `f32(f(T(v)))` (`f32(f(T(v), x))` with the operand's element `x`) for every element `v` of `src`, in a new
+    /// f32 register array of `src`'s shape (element `i` of it is `src`'s element `i`): the values `store(src,
+    /// dst, map = f)` converts and stores when `src` goes to `dst` from registers, `T` being `dst`'s element type.
     pub(super) fn map_registers(
         &mut self,
         src: &TensorView,
         elem: Scalar,
-        f: MapFn,
+        map: &Map,
         span: Span,
     ) -> LResult<TensorView> {
         let Some(n) = src.layout.size().ok().and_then(|s| s.static_value()) else {
             return self.unsupported(span, "`map` on a `store` of a tensor of dynamic size");
         };
+        if let Some(x) = &map.with
+            && x.layout.size().ok().and_then(|s| s.static_value()) != Some(n)
+        {
+            let size = |t: &TensorView| t.layout.size().ok().and_then(|s| s.static_value());
+            let show = |s: Option<i64>| s.map_or("?".to_string(), |n| n.to_string());
+            let error = super::error::LowerError::MapOperandShape { operand: show(size(x)), tile: show(Some(n)) };
+            return self.fail(span, error);
+        }
         let shape = src.layout.shape().clone();
         let layout = self.layout_result(Layout::compact(shape), span)?;
         let out = self.allocate(Scalar::F32, Space::Rmem, layout, span)?;
@@ -117,7 +192,11 @@ impl Lower<'_> {
             let v = self.index(Value::Tensor(src.clone()), Value::Const(i), span)?;
             let narrow = self.scalar(&v, elem, span)?;
             let wide = self.scalar(&Value::Scalar(narrow, elem), Scalar::F32, span)?;
-            let mapped = self.inline(span, f.0, f.1, vec![Value::Scalar(wide, Scalar::F32)])?;
+            let x = match &map.with {
+                Some(x) => Some(self.operand_at(x, Value::Const(i), span)?),
+                None => None,
+            };
+            let mapped = self.apply_map(map, wide, x, span)?;
             let at = self.coord_of(&Value::Const(i), span)?;
             self.store_element(&out, &at, &mapped, span)?;
         }
@@ -133,7 +212,7 @@ impl Lower<'_> {
         (rows, cols): (i64, i64),
         index: Handle<cutec_ir::Expr>,
         threads: i64,
-        f: MapFn,
+        map: &Map,
         span: Span,
     ) -> LResult<()> {
         let v = 16 / i64::from(part.elem.bits() / 8).max(1);
@@ -153,6 +232,23 @@ impl Lower<'_> {
             (index, threads, rows * per)
         };
         let fixed_group = self.b.rem(index, per_c);
+        // An operand constant along the rows (a bias) is read once, ahead of the loop, where each thread keeps to
+        // one group of columns: `v` values per thread and tile.
+        let rows_constant = |x: &TensorView| {
+            x.layout.mode(0).is_ok_and(|m| m.leaves().iter().all(|(shape, stride)| stride.is(0) || shape.is(1)))
+        };
+        let hoisted = match &map.with {
+            Some(x) if whole_rows && rows_constant(x) => {
+                let at = (Value::Const(0), Value::Scalar(fixed_group, Scalar::Int));
+                let piece = self.mma_part(x.clone(), (1, v), at, span)?;
+                let mut values = Vec::new();
+                for e in 0..v {
+                    values.push(self.operand_at(&piece, Value::Tuple(vec![Value::Const(0), Value::Const(e)]), span)?);
+                }
+                Some(values)
+            }
+            _ => None,
+        };
         let total_c = self.b.i32(total as i32);
         let left = self.b.sub(total_c, first);
         let bump = self.b.i32((step - 1) as i32);
@@ -166,8 +262,12 @@ impl Lower<'_> {
         let jump = self.b.mul(j, step_c);
         let at = self.b.add(first, jump);
         let (row, group) = if whole_rows { (at, fixed_group) } else { (self.b.div(at, per_c), self.b.rem(at, per_c)) };
-        let at = (Value::Scalar(row, Scalar::Int), Value::Scalar(group, Scalar::Int));
-        let piece = self.mma_part(part.clone(), (1, v), at, span)?;
+        let at = || (Value::Scalar(row, Scalar::Int), Value::Scalar(group, Scalar::Int));
+        let piece = self.mma_part(part.clone(), (1, v), at(), span)?;
+        let operand = match (&map.with, &hoisted) {
+            (Some(x), None) => Some(self.mma_part(x.clone(), (1, v), at(), span)?),
+            _ => None,
+        };
         let int = |n: i64| IntTuple::Int(Int::Static(n));
         let layout = self.layout_result(
             Layout::new(IntTuple::Tuple(vec![int(1), int(v)]), IntTuple::Tuple(vec![int(v), int(1)])),
@@ -180,7 +280,14 @@ impl Lower<'_> {
             let value =
                 self.index(Value::Tensor(x.clone()), Value::Tuple(vec![Value::Const(0), Value::Const(e)]), span)?;
             let wide = self.scalar(&value, Scalar::F32, span)?;
-            let mapped = self.inline(span, f.0, f.1, vec![Value::Scalar(wide, Scalar::F32)])?;
+            let operand = match (&hoisted, &operand) {
+                (Some(values), _) => values.get(e as usize).cloned(),
+                (None, Some(o)) => {
+                    Some(self.operand_at(o, Value::Tuple(vec![Value::Const(0), Value::Const(e)]), span)?)
+                }
+                (None, None) => None,
+            };
+            let mapped = self.apply_map(map, wide, operand, span)?;
             self.store_element(&x, &coord, &mapped, span)?;
         }
         self.transfer(&x, &piece, span)?;
@@ -208,7 +315,7 @@ impl Lower<'_> {
         mine_view: &TensorView,
         d: &TensorView,
         tiling: MmaTiling,
-        f: MapFn,
+        map: &Map,
         e: &cutec_grammar::ast::Expr,
     ) -> LResult<()> {
         let span = e.span;
@@ -268,16 +375,12 @@ impl Lower<'_> {
             let super::epilogue::WarpgroupBarrier { id, threads, lane, first } = self.warpgroup_barrier(tiling);
             self.b.op(Op::NamedBarrier { id, threads });
             let n = i64::from(tiling.shape.n);
-            self.map_pass(mine_view, (64, n), lane, 128, f, span)?;
+            let place = self.mma_place(tiling);
+            let mine_map = map.with_part(|x| self.warpgroup_part(place, x, n, span))?;
+            self.map_pass(mine_view, (64, n), lane, 128, &mine_map, span)?;
             self.b.op(Op::FenceProxyAsync);
             self.b.op(Op::NamedBarrier { id, threads });
-            let part = match self.mma_place(tiling) {
-                Some((mi, ni)) => {
-                    let at = (Value::Scalar(mi, Scalar::Int), Value::Scalar(ni, Scalar::Int));
-                    self.mma_part(d.clone(), (64, n), at, span)?
-                }
-                None => d.clone(),
-            };
+            let part = self.warpgroup_part(place, d, n, span)?;
             self.b.open_block();
             self.part_stores(mine_view, &part, n, span)?;
             self.b.op(Op::BulkWait { pending: 0, read: true });
@@ -308,7 +411,7 @@ impl Lower<'_> {
                 self.b.op(Op::MbarrierWait { bar: staged, parity });
                 let thirty_two = self.b.i32(32);
                 let index = self.b.sub(tid, thirty_two);
-                self.map_pass(staging, (rows, cols), index, SPARE_THREADS, f, span)?;
+                self.map_pass(staging, (rows, cols), index, SPARE_THREADS, map, span)?;
                 self.b.op(Op::FenceProxyAsync);
                 let id = self.b.i32((wgs + 1) as i32);
                 let threads = self.b.i32(SPARE_THREADS as i32);

@@ -158,6 +158,16 @@ pub enum LowerError {
         use_file: FileId,
         use_at: Span,
     },
+    /// `store`'s `with = x` of another shape than the stored tile, and not a row of it to broadcast (E0304).
+    MapOperandShape {
+        operand: String,
+        tile: String,
+    },
+    /// `store`'s `with = x`, a view of the argument `param`, read by the spare warps beside the next tile's
+    /// mainloop, in a kernel that also writes `param` (E0326).
+    MapOperandWritten {
+        param: String,
+    },
     /// A register A operand that is not a whole A fragment for K = `k` (E0316).
     AFragment {
         problem: String,
@@ -301,6 +311,25 @@ impl Located {
             .with_label(*use_file, *use_at, "read here")
             .with_note("the compiler picks the threads that apply `map` (the producer's spare warps, or each warpgroup)")
             .with_help("compute what depends on the thread before the `store`, on the accumulator"),
+            E::MapOperandShape { operand, tile } => err(
+                codes::COPY_SIZE_MISMATCH,
+                format!("`with` has shape {operand}, the stored tile {tile}"),
+            )
+            .with_primary_message("paired element by element with the stored tile")
+            .with_help(
+                "pass a tensor of the tile's shape, or a row of it (one value per column, broadcast along the \
+                 rows, such as a bias)",
+            ),
+            E::MapOperandWritten { param } => err(
+                codes::MAP_OPERAND_WRITTEN,
+                format!("`with` reads `{param}` beside the next tile's mainloop, and the kernel writes `{param}`"),
+            )
+            .with_primary_message("read by the producer's spare warps, one tile later")
+            .with_note(
+                "at the top level of a `persistent` `warp_specialized` kernel the spare warps apply `map` while the \
+                 consumers run the next tile, so a write to the operand could land before they read it",
+            )
+            .with_help("pass a tensor the kernel only reads, or copy the values into shared memory first"),
             E::AFragment { problem, label, k, elem } => err(codes::WGMMA_A_FRAGMENT, problem.clone())
                 .with_primary_message(label.clone())
                 .with_help(format!(

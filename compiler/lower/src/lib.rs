@@ -73,11 +73,12 @@ pub fn lower(program: &Program, kernel: &str) -> Result<Lowered, Vec<Diagnostic>
         return Err(cx.errors.iter().map(Located::to_diagnostic).collect());
     }
     match cx.finish() {
-        (kernel, Some(interface)) => {
+        Err(errors) => Err(errors.iter().map(Located::to_diagnostic).collect()),
+        Ok((kernel, Some(interface))) => {
             Ok(Lowered { module: Module { kernels: vec![kernel] }, interfaces: vec![interface] })
         }
         // `interface` reports why it has no entry; this is only reached if it did not.
-        (_, None) => {
+        Ok((_, None)) => {
             let file = program.module(info.module).map_or(FileId(0), |m| m.file);
             let what = format!("kernel `{kernel}` was lowered without a manifest entry");
             Err(vec![Located { file, span: Span::default(), error: LowerError::Internal { what } }.to_diagnostic()])
@@ -228,6 +229,9 @@ pub(crate) struct Lower<'p> {
     pub tile: Option<persistent::Tile>,
     /// A TMA-store epilogue in that body left its last stores' reads to be waited for after the loop.
     pub tile_store_wait: bool,
+    /// The arguments (declared parameter index) that `store(.., map = f, with = x)` has the spare warps read one
+    /// tile later, with the `with`'s place: `finish` refuses a kernel that writes one (E0326).
+    pub map_reads_beside: Vec<(usize, Span)>,
     /// Statements the kernel starts with, ahead of its body: what a construct deep in the body needs done once
     /// and published by a CTA barrier first (the mbarriers of `store(.., map = f)`'s spare warps).
     pub prologue: cutec_ir::Block,
@@ -278,14 +282,17 @@ impl<'p> Lower<'p> {
             budget: budget::Budget::default(),
             tile: None,
             tile_store_wait: false,
+            map_reads_beside: Vec::new(),
             prologue: cutec_ir::Block::new(),
             flops: flops::Count::default(),
         }
     }
 
     /// The kernel and its manifest entry, with what only the whole body tells: the alignment and access of each
-    /// argument.
-    fn finish(self) -> (cutec_ir::Kernel, Option<cutec_manifest::Kernel>) {
+    /// argument; E0326 for an argument the spare warps read one tile later (a `map`'s operand) that the kernel
+    /// writes.
+    fn finish(self) -> Result<(cutec_ir::Kernel, Option<cutec_manifest::Kernel>), Vec<Located>> {
+        let file = self.file();
         let mut kernel = self.b.finish();
         if !self.prologue.stmts().is_empty() {
             // After the special registers' reads, which the builder emits first (the prologue reads them too).
@@ -317,6 +324,18 @@ impl<'p> Lower<'p> {
             p.align = p.align.max(align);
             p.readonly = matches!(p.ty, cutec_ir::Type::Ptr(_)) && !written;
         }
+        let written: Vec<Located> = self
+            .map_reads_beside
+            .iter()
+            .filter(|&&(p, _)| uses.get(p).is_some_and(|u| u.1))
+            .map(|&(p, span)| {
+                let param = kernel.params.get(p).map_or_else(String::new, |q| q.name.clone());
+                Located { file, span, error: LowerError::MapOperandWritten { param } }
+            })
+            .collect();
+        if !written.is_empty() {
+            return Err(written);
+        }
         let aligns: Vec<u32> = kernel.params.iter().map(|p| p.align).collect();
         let mut interface = self.interface;
         if let Some(iface) = interface.as_mut() {
@@ -324,7 +343,7 @@ impl<'p> Lower<'p> {
             interface::set_access(iface, &uses);
             iface.tensor_maps = self.tensor_maps.into_iter().map(|(m, _)| m).collect();
         }
-        (kernel, interface)
+        Ok((kernel, interface))
     }
 
     /// Lowers the kernel: its parameters (pointers, scalars, then dynamic dimensions: the manifest's PTX

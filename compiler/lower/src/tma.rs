@@ -166,8 +166,10 @@ impl Lower<'_> {
         let (Some(src), Some(dst)) = (args.first(), args.get(1)) else {
             return self.internal(e.span, "`store` without its tensors");
         };
-        // `map = f`: the checker resolved `f`, a device function `fn(f32) -> f32`.
-        let map = match args.iter().find(|a| a.name.as_ref().is_some_and(|n| n.name == "map")) {
+        // `map = f`: the checker resolved `f`, a device function `fn(f32) -> f32` (`fn(f32, f32) -> f32` beside
+        // `with = x`).
+        let named = |n: &str| args.iter().find(|a| a.name.as_ref().is_some_and(|x| x.name == n));
+        let f = match named("map") {
             Some(a) => match self.resolution(a.value.id) {
                 Some(cutec_sema::Resolution::Function(m, item)) => {
                     self.check_map_elementwise((*m, *item), a.span)?;
@@ -181,6 +183,14 @@ impl Lower<'_> {
         let (Value::Tensor(s), Value::Tensor(mut d)) = (s, d) else {
             return self.unsupported(e.span, "`store` of values that are not tensors");
         };
+        let with = match named("with") {
+            Some(a) => match self.expr(&a.value)? {
+                Value::Tensor(x) => Some((self.map_operand(x, &d, a.span)?, a.span)),
+                _ => return self.unsupported(a.span, "`with` that is not a tensor"),
+            },
+            None => None,
+        };
+        let mut map = f.map(|f| super::epilogue_map::Map { f, with: with.as_ref().map(|(x, _)| x.clone()) });
         self.at(e.span);
         // `store(acc, tile)` of a whole accumulator to the whole tile it computes: each thread stores its values
         // where `partition_c` puts them.
@@ -190,14 +200,21 @@ impl Lower<'_> {
             && static_size(&d) == Some(64 * i64::from(tiling.wm) * i64::from(tiling.shape.n * tiling.wn))
         {
             if self.tma_epilogue_fits(&d, tiling) {
-                return self.tma_epilogue(&s, &d, tiling, map, e).map(|()| Value::Unit);
+                let at = with.as_ref().map_or(e.span, |(_, at)| *at);
+                return self.tma_epilogue(&s, &d, tiling, map.as_ref(), at, e).map(|()| Value::Unit);
             }
             d = self.partition_c(d, tiling, e, dst.span)?;
+            // The operand is partitioned like the tile: each thread's element `i` pairs with its value `i`.
+            if let Some(m) = map.as_mut()
+                && let Some(x) = m.with.take()
+            {
+                m.with = Some(self.partition_c(x, tiling, e, dst.span)?);
+            }
         }
-        if let Some(f) = map {
+        if let Some(m) = map {
             // From registers: the mapped values into a new register array (the source, an accumulator say, may
             // be read again after the `store`), which is then stored.
-            let mapped = self.map_registers(&s, d.elem, f, e.span)?;
+            let mapped = self.map_registers(&s, d.elem, &m, e.span)?;
             self.store_call(&mapped, &d, e.span)?;
             return Ok(Value::Unit);
         }

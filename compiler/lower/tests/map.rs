@@ -1,7 +1,9 @@
 //! `store(acc, tile, map = f)`: `f` applied to the staged tile, by each warpgroup to its part, or, in a
-//! `persistent` `warp_specialized` kernel, by the producer's spare warps beside the next tile's mainloop.
+//! `persistent` `warp_specialized` kernel, by the producer's spare warps beside the next tile's mainloop; with
+//! `with = x`, `f` of each value and `x`'s element at its coordinate.
 
 use crate::lower::{example, lowered_and_optimized};
+use cutec_ir::effects::Resource;
 use cutec_ir::{Expr, MathFn, Op, Stmt};
 
 /// The statements of `block` and of every block nested in it.
@@ -88,10 +90,8 @@ fn with_spare_warps_the_consumers_hand_the_staged_tile_over_and_go_on() {
 fn a_store_under_a_condition_is_mapped_by_its_warpgroups() {
     // The spare warps run the loop over tiles but not the consumers' conditions: a `store` under one keeps the
     // map in its warpgroups (handed over, the spare warps would wait for a tile that never comes).
-    let src = example("gemm_epilogue.cute").replace(
-        "    store(acc, local_tile(c, (BM, BN), (block_idx.x, block_idx.y)), map = gelu);",
-        "    if K > 0 {\n        store(acc, local_tile(c, (BM, BN), (block_idx.x, block_idx.y)), map = gelu);\n    }",
-    );
+    let store = "    store(acc, local_tile(c, (BM, BN), (block_idx.x, block_idx.y)), map = bias_gelu, with = bias_row);";
+    let src = example("gemm_epilogue.cute").replace(store, &format!("    if K > 0 {{\n    {store}\n    }}"));
     assert!(src.contains("if K > 0"));
     let (_, text) = lowered_and_optimized(&src, "gemm_bias_gelu", &[]);
     assert!(!text.contains("epilogue_staged"), "{text}");
@@ -135,4 +135,83 @@ fn pieces_that_do_not_divide_the_threads_are_dealt_out_one_by_one() {
     // 64 rows of 24 pieces: the trip count counts pieces, and each piece's row and group come from its number.
     assert!(text.contains("sub 1536, "), "{text}");
     assert!(text.contains(", 24"), "{text}");
+}
+
+/// The loads of kernel `k` through its parameter `param` in the producer's regions: `(outside, inside)` the
+/// loops of `map`.
+fn producer_loads(k: &cutec_ir::Kernel, param: &str) -> (usize, usize) {
+    let p = k.params.iter().position(|q| q.name == param).expect("the parameter") as u32;
+    let is_load = |s: &Stmt| {
+        matches!(s, Stmt::Op { op: Op::Load { ptr, .. }, .. } if Resource::of(k, *ptr) == Resource::Param(p))
+    };
+    let (mut all, mut inside) = (0, 0);
+    k.body.visit(&mut |s| {
+        if let Stmt::Roles(regions) = s {
+            for r in regions.iter().filter(|r| r.role.name == "producer") {
+                r.body.visit(&mut |x| {
+                    all += usize::from(is_load(x));
+                    if let Stmt::For { var, body, .. } = x
+                        && k.vars.get(*var).is_some_and(|v| v.name.starts_with("map"))
+                    {
+                        body.visit(&mut |y| inside += usize::from(is_load(y)));
+                    }
+                });
+            }
+        }
+    });
+    (all - inside, inside)
+}
+
+#[test]
+fn a_bias_row_is_read_once_per_tile_by_each_spare_thread() {
+    // `with = bias_row` (256 columns broadcast along 128 rows): each spare thread keeps to one group of 8
+    // columns, so it reads their 8 biases ahead of its loop over the rows, not per piece.
+    let (module, text) = lowered_and_optimized(&example("gemm_epilogue.cute"), "gemm_bias_gelu", &[]);
+    let k = &module.kernels[0];
+    assert!(text.contains("mbarrier.init @epilogue_staged, 256"), "{text}");
+    assert_eq!(producer_loads(k, "bias"), (8, 0), "{text}");
+}
+
+#[test]
+fn an_operand_in_shared_memory_keeps_the_map_in_the_warpgroups() {
+    // A tile in shared memory may be rewritten for the next tile before spare warps, one tile late, would read
+    // it: the consumers' warpgroups apply such a map themselves, in program order.
+    let row = "    let bias_row = local_tile(bias, (BN), (block_idx.y));";
+    let src = example("gemm_epilogue.cute").replace(row, "").replace(
+        "    for k in 0..",
+        "    let bias_row = tma_load(local_tile(bias, (BN), (block_idx.y)), make_layout(BN));\n    for k in 0..",
+    );
+    assert!(src.contains("tma_load(local_tile(bias"), "{src}");
+    let (module, text) = lowered_and_optimized(&src, "gemm_bias_gelu", &[]);
+    assert!(!text.contains("epilogue_staged"), "{text}");
+    assert!(text.contains("for $map") && text.contains("tanh"), "{text}");
+    assert_eq!(producer_loads(&module.kernels[0], "bias"), (0, 0), "{text}");
+}
+
+#[test]
+fn a_store_from_registers_pairs_each_value_with_the_operands_element() {
+    // `y = bf16(f32(bf16(x)) + z)`: element i of the thread's row of `z` with element i of its row of `x`.
+    let src = "fn add(v: f32, b: f32) -> f32 {
+    return v + b;
+}
+
+kernel k(x: Tensor<f32, (128, 64):(64, 1), gmem>, z: Tensor<f32, (128, 64):(64, 1), gmem>,
+         y: Tensor<bf16, (128, 64):(64, 1), gmem>)
+launch(grid = (1), block = (128)) {
+    let r = make_fragment_like(x[thread_idx.x, _]);
+    copy(x[thread_idx.x, _], r);
+    store(r, y[thread_idx.x, _], map = add, with = z[thread_idx.x, _]);
+}";
+    let (module, text) = lowered_and_optimized(src, "k", &[]);
+    let k = &module.kernels[0];
+    let z = k.params.iter().position(|q| q.name == "z").expect("z") as u32;
+    let mut z_loads = 0;
+    k.body.visit(&mut |s| {
+        if let Stmt::Op { op: Op::Load { ptr, .. }, .. } = s {
+            z_loads += usize::from(Resource::of(k, *ptr) == Resource::Param(z));
+        }
+    });
+    // 64 elements of `z`, loaded as vectors or one by one, and one f32 add per value.
+    assert!(z_loads >= 16, "{text}");
+    assert!(text.matches(" add ").count() >= 64 || text.matches("add ").count() >= 64, "{text}");
 }

@@ -144,6 +144,8 @@ impl Fcx<'_, '_> {
     ) -> (Vec<&'e Expr>, Vec<(&'e Arg, Type)>) {
         let mut pos = Vec::new();
         let mut named: Vec<(&Arg, Type)> = Vec::new();
+        // `store(.., map = f, with = x)`: `f` takes the value and `x`'s element.
+        let operands = args.iter().filter(|a| a.name.as_ref().is_some_and(|n| n.name == "with")).count();
         for a in args {
             match &a.name {
                 None => {
@@ -156,7 +158,7 @@ impl Fcx<'_, '_> {
                     let sig = accepted.iter().find(|p| p.name == n.name);
                     if let Some(p) = sig.filter(|p| p.kind == ArgKind::Function) {
                         // A function's name, not a value (`store(acc, c, map = gelu)`).
-                        if self.function_arg(&a.value, callee, p) {
+                        if self.function_arg(&a.value, callee, p, 1 + operands) {
                             named.push((a, Type::Unit));
                         }
                         continue;
@@ -314,13 +316,13 @@ impl Fcx<'_, '_> {
         for (a, t) in &named {
             let Some(n) = &a.name else { continue };
             let operand = |p: &&crate::builtins::ParamSig| {
-                matches!(p.kind, ArgKind::Mbarrier | ArgKind::Bool | ArgKind::Function)
+                matches!(p.kind, ArgKind::Mbarrier | ArgKind::Bool | ArgKind::Function | ArgKind::Tensor)
                     || p.name == "cta"
                     || p.name == "multicast"
             };
             match b.named.iter().find(|p| p.name == n.name).filter(operand).map(|p| p.kind) {
                 // An operand (`tma_load(.., bar = full[s], multicast = mask)`, `gemm(.., accumulate = k > 0)`,
-                // `mbarrier_arrive(.., cta = r)`), not an option: a run-time value.
+                // `mbarrier_arrive(.., cta = r)`, `store(.., with = x)`), not an option: a run-time value.
                 // Resolved and checked by `split_args`.
                 Some(ArgKind::Function) => {}
                 Some(kind) => {
@@ -338,6 +340,19 @@ impl Fcx<'_, '_> {
                     self.require_const(&a.value, &format!("`{}` of `{}`", n.name, b.name));
                 }
             }
+        }
+        // `with = x` is what `map = f` takes beside the value: alone it would be read by nothing.
+        let named_arg = |n: &str| args.iter().find(|a| a.name.as_ref().is_some_and(|x| x.name == n));
+        if b.builtin == Builtin::Store
+            && let Some(w) = named_arg("with")
+            && named_arg("map").is_none()
+        {
+            self.error(SemaError::NamedArgWithout {
+                span: w.span,
+                name: "with".into(),
+                needs: "map".into(),
+                signature: b.signature(),
+            });
         }
         let Some(gens) = gens else { return Type::Error };
         let ty = self.builtin_result(b.builtin, name, &gens, generics, &types, &pos);
@@ -672,17 +687,21 @@ impl Fcx<'_, '_> {
         }
     }
 
-    /// The named argument `a` of kind [`ArgKind::Function`]: the name of a device function `fn(f32) -> f32`
-    /// without generics, resolved (the lowering inlines it where the builtin applies it) and counted as a call of
-    /// it. Whether it was one (otherwise the error is reported).
-    fn function_arg(&mut self, a: &Expr, callee: &str, p: &ParamSig) -> bool {
+    /// The named argument `a` of kind [`ArgKind::Function`]: the name of a device function of `arity` `f32`
+    /// parameters returning `f32` (`fn(f32) -> f32`, or `fn(f32, f32) -> f32` beside `with = x`) without
+    /// generics, resolved (the lowering inlines it where the builtin applies it) and counted as a call of it.
+    /// Whether it was one (otherwise the error is reported).
+    fn function_arg(&mut self, a: &Expr, callee: &str, p: &ParamSig, arity: usize) -> bool {
+        let sig = format!("fn({}) -> f32", vec!["f32"; arity].join(", "));
         let wrong = |this: &mut Self, found: String| {
+            let expected =
+                if arity == 1 { p.kind.describe().to_owned() } else { format!("the name of a function `{sig}`") };
             this.error(SemaError::WrongArgKind {
                 span: a.span,
-                expected: p.kind.describe().to_owned(),
+                expected,
                 found,
                 param: p.name.to_owned(),
-                signature: format!("{callee}(..., {} = {})", p.name, p.kind.sig()),
+                signature: format!("{callee}(..., {} = {sig})", p.name),
             });
             false
         };
@@ -707,7 +726,8 @@ impl Fcx<'_, '_> {
         let Some(&fi) = self.cx.fn_index.get(&(r.module, r.item)) else { return false };
         let f = &self.cx.functions[fi];
         let f32 = Type::Scalar(Scalar::F32);
-        if !f.const_generics.is_empty() || f.params.len() != 1 || f.params[0].ty != f32 || f.ret != f32 {
+        if !f.const_generics.is_empty() || f.params.len() != arity || f.params.iter().any(|p| p.ty != f32) || f.ret != f32
+        {
             let params: Vec<String> = f.params.iter().map(|p| p.ty.to_string()).collect();
             let found = format!("the function `{}` of type `fn({}) -> {}`", f.name, params.join(", "), f.ret);
             return wrong(self, found);

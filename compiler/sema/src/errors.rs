@@ -130,6 +130,13 @@ pub(crate) enum SemaError {
         param: String,
         signature: String,
     },
+    /// A named argument that only means something beside another (`with` without `map`).
+    NamedArgWithout {
+        span: Span,
+        name: String,
+        needs: String,
+        signature: String,
+    },
     BadOperand {
         op: String,
         span: Span,
@@ -465,6 +472,7 @@ impl Located {
             E::Mismatch { .. }
             | E::Arity { .. }
             | E::WrongArgKind { .. }
+            | E::NamedArgWithout { .. }
             | E::BadOperand { .. }
             | E::OperandsDontMix { .. }
             | E::NonBoolCondition { .. }

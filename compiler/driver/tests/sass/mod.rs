@@ -72,7 +72,8 @@ const SASS: &[Expect] = &[
     Expect { example: "gemm_batched", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.3D", "UTMASTG.3D", "USETMAXREG"], lacks: &["LDL", "STL"] },
     // The bias is a tile copied beside the mainloop, read from shared memory in pairs: no global load.
     // `store(.., map = gelu)`: the spare warps read the staged tile back 16 bytes at a time (LDS.128) for the GELU.
-    Expect { example: "gemm_epilogue", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "MUFU.TANH", "UTMALDG.2D.MULTICAST", "UTMALDG.1D", "LDS.64", "LDS.128", "UTMASTG.2D", "STSM.16.M88.4", "SYNCS.ARRIVE.TRANS64", "USETMAXREG"], lacks: &["LDL", "STL", "LDG"] },
+    // The bias read by the spare warps (`with`): 8 predicated LDG per thread and tile, ahead of the map's loop.
+    Expect { example: "gemm_epilogue", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "MUFU.TANH", "UTMALDG.2D.MULTICAST", "LDG.E", "LDS.128", "UTMASTG.2D", "STSM.16.M88.4", "SYNCS.ARRIVE.TRANS64", "USETMAXREG"], lacks: &["LDL", "STL", "UTMALDG.1D"] },
     Expect { example: "row_sum", defines: &[], has: &["UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "LDS", "SHFL.BFLY"], lacks: &["LDL", "STL", "LDG"] },
     // B stored K x N, scheduled: B's MN-major tile in 64-column boxes, each CTA of the cluster multicasting two.
     Expect { example: "gemm_kn", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "UTMALDG.2D", "UTMALDG.2D.MULTICAST", "UTMASTG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64", "UCGABAR_ARV", "UCGABAR_WAIT", "USETMAXREG", "STSM.16.M88.4"], lacks: &["LDL", "STL", "STG"] },

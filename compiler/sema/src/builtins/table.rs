@@ -169,16 +169,19 @@ pub static BUILTINS: &[BuiltinInfo] = &[
     ),
     func(B::Fill, "fill", &[p("t", K::Tensor), p("v", K::Numeric)], "()", "Sets every element of `t` to `v`."),
     BuiltinInfo {
-        named: &[p("map", K::Function)],
+        named: &[p("map", K::Function), p("with", K::Tensor)],
         ..func(
             B::Store,
             "store",
             &[p("src", K::Tensor), p("dst", K::Tensor)],
             "()",
             "Converts `src` to the element type of `dst` and writes it (the epilogue of a GEMM). With `map = f`, \
-             each stored value is `f` of the converted one, `dst = T(f(T(src)))` for `dst` of element type `T`, as an elementwise operation on the stored \
-             tile computes it; at the top level of a `persistent` `warp_specialized` kernel the producer \
-             warpgroup's spare warps apply `f` beside the next tile's mainloop.",
+             each stored value is `f` of the converted one, `dst = T(f(T(src)))` for `dst` of element type `T`, \
+             as an elementwise operation on the stored tile computes it; with `with = x` as well, `f` takes the \
+             element of `x` at the same coordinate, `dst = T(f(T(src), x))`, where `x` has `dst`'s shape or is a \
+             row of it (one value per column, broadcast along the rows: a bias). At the top level of a \
+             `persistent` `warp_specialized` kernel the producer warpgroup's spare warps apply `f` beside the \
+             next tile's mainloop (a global `x` the kernel must not write, E0326).",
         )
     },
     BuiltinInfo {

@@ -51,6 +51,11 @@ pub(super) fn render(f: FileId, e: &SemaError) -> Option<Diagnostic> {
                 .with_primary_message(format!("`{param}` must be {expected}"))
                 .with_note(format!("the signature is `{signature}`"))
         }
+        E::NamedArgWithout { span, name, needs, signature } => {
+            err("E0111", format!("`{name}` is given without `{needs}`"), *span)
+                .with_primary_message(format!("only `{needs}` reads `{name}`"))
+                .with_note(format!("the signature is `{signature}`"))
+        }
         E::BadOperand { op, span, found, expected, help } => {
             let d = err("E0112", format!("`{op}` cannot be applied to {found}"), *span)
                 .with_primary_message(format!("expected {expected}, found {found}"));
