@@ -7,7 +7,8 @@ time), the ratio to the anchor, and the geometric mean of the ratios over the sh
 When the `cutec` Python package imports, the bf16 and fp8 tables have one more column, `dispatch`: for M <= 256 the
 launch splitk_check.plan (bf16) or splitk_check.plan_fp8 (e4m3) picks from examples/gemm_splitk.cute (64-row tiles
 direct, or split-K: GEMM + deterministic reduction, launched from Python and timed together), for larger M
-gemm_sm90 or gemm_fp8 (its own column's time). Its correctness is splitk_check.py's.
+the hand-written gemm_sm90_manual or gemm_fp8_manual (its own column's time: the fastest of the columns at those
+shapes in every run so far). Its correctness is splitk_check.py's.
 
 B stored K x N (gemm_kn, `torch.matmul(a, b)` with b contiguous (K, N)) has its own table, against cuBLAS on that
 layout, after the others; `--kn` runs it alone.
@@ -73,8 +74,8 @@ def bench(module, kernel, m, n, k, fp8):
 
 def splitk_dispatch(fp8=False):
     """The `dispatch` column: (name, fn(a, b, times) -> ms), or None without the cutec Python package. bf16: for
-    M <= 256 the launch splitk_check.plan picks, gemm_sm90 above; e4m3: splitk_check.plan_fp8's launch (the same
-    kernels for e4m3, the scales applied to the partials) for M <= 256, gemm_fp8 above."""
+    M <= 256 the launch splitk_check.plan picks, gemm_sm90_manual above; e4m3: splitk_check.plan_fp8's launch (the
+    same kernels for e4m3, the scales applied to the partials) for M <= 256, gemm_fp8_manual above."""
     try:
         import splitk_check as sk
     except ImportError as e:
@@ -84,7 +85,7 @@ def splitk_dispatch(fp8=False):
     def ms(a, b, times):
         m, n, k = a.shape[0], b.shape[0], a.shape[1]
         if m > 256:
-            return times["gemm_fp8" if fp8 else "gemm_sm90"]
+            return times["gemm_fp8_manual" if fp8 else "gemm_sm90_manual"]
         if fp8:
             return sk.pair_ms(sk.plan_fp8(m, n, k), a.to(f8.E4M3), b.to(f8.E4M3), iters=20)[0]
         return sk.pair_ms(sk.plan(m, n, k), a, b, iters=20)[0]

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`store(src, dst, map = f)` from registers on the GPU: a kernel stores twice(x) of an f32 tensor into a bf16 one
 through `map`, and the result must be bf16(2 * f32(bf16(x))) bit for bit (fresh random inputs, the output
-poisoned by `cutec run`); the source, written back after the `store`, must still hold x. A second kernel stores
+poisoned by `cutec run`); the source, copied into `xo` after the `store`, must still hold x (`cutec run` poisons
+a tensor named as an output, so the copy goes to a tensor of its own). A second kernel stores
 add(x, z) through `map = add, with = z`: bf16(f32(bf16(x)) + z), bit for bit, each value with z's element at its
 coordinate.
 
@@ -21,14 +22,15 @@ SRC = """fn twice(v: f32) -> f32 {
     return 2.0 * v;
 }
 
-kernel k(x: Tensor<f32, (M, 64):(64, 1), gmem>, y: Tensor<bf16, (M, 64):(64, 1), gmem>)
+kernel k(x: Tensor<f32, (M, 64):(64, 1), gmem>, y: Tensor<bf16, (M, 64):(64, 1), gmem>,
+         xo: Tensor<f32, (M, 64):(64, 1), gmem>)
 launch(grid = (ceil_div(M, 128)), block = (128)) {
     let row = block_idx.x * 128 + thread_idx.x;
     if row < M {
         let r = make_fragment_like(x[row, _]);
         copy(x[row, _], r);
         store(r, y[row, _], map = twice);
-        copy(r, x[row, _]);
+        copy(r, xo[row, _]);
     }
 }
 
@@ -57,7 +59,7 @@ def main():
     ok = True
     for m in (128, 1000, 5):
         px, py, pxo = (os.path.join(work, n) for n in ("x.npy", "y.npy", "xo.npy"))
-        rc, out, _ = run(os.path.abspath(path), "k", {"M": m}, saves=[("x", px)], outputs=[("y", py), ("x", pxo)])
+        rc, out, _ = run(os.path.abspath(path), "k", {"M": m}, saves=[("x", px)], outputs=[("y", py), ("xo", pxo)])
         if rc != 0:
             print(f"M={m} FAIL cutec run failed:\n{out}")
             ok = False

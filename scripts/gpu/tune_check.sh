@@ -8,7 +8,9 @@
 #      with --bench beside the defaults.
 # Needs the release binary at $GPU_DIR/cutec (bash scripts/gpu/build.sh on the build machine) and ptxas on PATH
 # (or CUTEC_PTXAS) for cubins; without it the driver compiles the PTX when it is loaded, which is slower.
-#   GPU_DIR=.gpu bash scripts/gpu/tune_check.sh
+#   GPU_DIR=.gpu bash scripts/gpu/tune_check.sh [--table]
+# --table: step 2 only, for the other shapes of issue 17's GEMM table (16 / 64 / 128 / 256 x 8192 x 8192 and
+# 4096 x 14336 x 4096) over BN x STAGES (12 configurations, 3 rounds), then step 3 for them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 GPU_DIR=${GPU_DIR:-.gpu}
@@ -19,18 +21,27 @@ mkdir -p "$out"
 rm -f "$out/tuning.json"
 src=examples/gemm_sm90.cute
 shapes=(M=4096,N=4096,K=4096 M=8192,N=8192,K=8192 M=8192,N=8192,K=2048 M=1024,N=8192,K=8192)
+space=(--space BN=64,128,192,256 --space STAGES=2,3,4,5,6 --space BK=64,128)
+rounds=5
+if [ "${1:-}" = "--table" ]; then
+    shapes=(M=16,N=8192,K=8192 M=64,N=8192,K=8192 M=128,N=8192,K=8192 M=256,N=8192,K=8192 M=4096,N=14336,K=4096)
+    space=(--space BN=64,128,256 --space STAGES=3,4,5,6)
+    rounds=3
+fi
 shape_args=()
 for s in "${shapes[@]}"; do shape_args+=(--shape "$s"); done
 
-echo "== 1. compile phase: 96 configurations on $(nproc) cores"
-"$c" tune "$src" --shape "${shapes[0]}" --space BN=32,64,96,128,160,192,224,256 --space STAGES=2,3,4,5,6,7 \
-    --space BK=64,128 --compile-only | grep -v '^  skipped'
+if [ "${1:-}" != "--table" ]; then
+    echo "== 1. compile phase: 96 configurations on $(nproc) cores"
+    "$c" tune "$src" --shape "${shapes[0]}" --space BN=32,64,96,128,160,192,224,256 --space STAGES=2,3,4,5,6,7 \
+        --space BK=64,128 --compile-only | grep -v '^  skipped'
+fi
 
 echo
-echo "== 2. tune BN x STAGES x BK for ${#shapes[@]} shapes"
+echo "== 2. tune ${space[*]} for ${#shapes[@]} shapes"
 start=$(date +%s)
-"$c" tune "$src" "${shape_args[@]}" --space BN=64,128,192,256 --space STAGES=2,3,4,5,6 --space BK=64,128 \
-    --flops '2*M*N*K' --rounds 5 --iters 20 -o "$out/tuning.json"
+"$c" tune "$src" "${shape_args[@]}" "${space[@]}" --flops '2*M*N*K' --rounds "$rounds" --iters 20 \
+    -o "$out/tuning.json"
 echo "tune took $(( $(date +%s) - start )) s"
 echo
 cat "$out/tuning.json"

@@ -90,7 +90,8 @@ fn with_spare_warps_the_consumers_hand_the_staged_tile_over_and_go_on() {
 fn a_store_under_a_condition_is_mapped_by_its_warpgroups() {
     // The spare warps run the loop over tiles but not the consumers' conditions: a `store` under one keeps the
     // map in its warpgroups (handed over, the spare warps would wait for a tile that never comes).
-    let store = "    store(acc, local_tile(c, (BM, BN), (block_idx.x, block_idx.y)), map = bias_gelu, with = bias_row);";
+    let store =
+        "    store(acc, local_tile(c, (BM, BN), (block_idx.x, block_idx.y)), map = bias_gelu, with = bias_row);";
     let src = example("gemm_epilogue.cute").replace(store, &format!("    if K > 0 {{\n    {store}\n    }}"));
     assert!(src.contains("if K > 0"));
     let (_, text) = lowered_and_optimized(&src, "gemm_bias_gelu", &[]);
@@ -141,9 +142,7 @@ fn pieces_that_do_not_divide_the_threads_are_dealt_out_one_by_one() {
 /// loops of `map`.
 fn producer_loads(k: &cutec_ir::Kernel, param: &str) -> (usize, usize) {
     let p = k.params.iter().position(|q| q.name == param).expect("the parameter") as u32;
-    let is_load = |s: &Stmt| {
-        matches!(s, Stmt::Op { op: Op::Load { ptr, .. }, .. } if Resource::of(k, *ptr) == Resource::Param(p))
-    };
+    let is_load = |s: &Stmt| matches!(s, Stmt::Op { op: Op::Load { ptr, .. }, .. } if Resource::of(k, *ptr) == Resource::Param(p));
     let (mut all, mut inside) = (0, 0);
     k.body.visit(&mut |s| {
         if let Stmt::Roles(regions) = s {

@@ -726,7 +726,10 @@ impl Fcx<'_, '_> {
         let Some(&fi) = self.cx.fn_index.get(&(r.module, r.item)) else { return false };
         let f = &self.cx.functions[fi];
         let f32 = Type::Scalar(Scalar::F32);
-        if !f.const_generics.is_empty() || f.params.len() != arity || f.params.iter().any(|p| p.ty != f32) || f.ret != f32
+        if !f.const_generics.is_empty()
+            || f.params.len() != arity
+            || f.params.iter().any(|p| p.ty != f32)
+            || f.ret != f32
         {
             let params: Vec<String> = f.params.iter().map(|p| p.ty.to_string()).collect();
             let found = format!("the function `{}` of type `fn({}) -> {}`", f.name, params.join(", "), f.ret);
