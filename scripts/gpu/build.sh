@@ -97,6 +97,10 @@ grep -q "mma.partition_c(local_tile(c" "$GPU_DIR/gemm_sm90_regs.cute" || { echo 
 "$c" build book/listings/hopper_2_ring.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # Variants timed in the same run: the epilogue from registers (any N; the ring then has room for 4 stages), and
 # the tiles in plain row order (no grouping for L2).
+# The scheduled GEMMs with the epilogue in pieces (a 4-stage ring) against the whole tile staged (3 stages), timed
+# in the same rounds by stages_check.py.
+defined gemm_fp8_s3 gemm_fp8 -D STAGES=3
+defined gemm_sm90_s4 gemm_sm90 -D STAGES=4
 # gemm_epilogue with 192-column tiles: the consumers' 128 threads do not divide a row's 24 pieces (with_run.sh).
 defined gemm_epilogue_bn192 gemm_epilogue -D BN=192
 defined gemm_sm90_manual_regs gemm_sm90_manual -D TMA_STORE=false -D STAGES=4

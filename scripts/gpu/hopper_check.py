@@ -320,13 +320,16 @@ def rs_part(work):
 
 
 def sanitizer_runs(cases, width=28):
-    """compute-sanitizer's memcheck, racecheck and synccheck on `cutec run` of each (module, kernel, dims) case;
-    prints a line per run, gives whether all were clean."""
+    """compute-sanitizer's memcheck, racecheck and synccheck on `cutec run` of each (module, kernel, dims) or
+    (module, kernel, dims, scalars) case; prints a line per run, gives whether all were clean."""
     ok_all = True
-    for module, kernel, dims in cases:
+    for case in cases:
+        module, kernel, dims = case[:3]
+        scalars = case[3] if len(case) > 3 else {}
         for tool in ("memcheck", "racecheck", "synccheck"):
             cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "9", CUTEC, "run", os.path.join(GPU, module),
                    "--kernel", kernel] + [f"--dim={k}={v}" for k, v in dims.items()]
+            cmd += [f"--scalar={k}={v}" for k, v in scalars.items()]
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
                 tail = (p.stdout + p.stderr).strip().splitlines()[-1:]

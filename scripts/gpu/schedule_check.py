@@ -281,7 +281,12 @@ def sanitize():
     cases += [("gemm_epilogue.ptx", "gemm_bias_gelu", gemm), ("gemm_epilogue_bf16bias.ptx", "gemm_bias_gelu", gemm),
               ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000}),
               # Two tiles of scales copied beside the pipelined loop (rows of e4m3 A: K a multiple of 16).
-              ("gemm_fp8_rowwise.ptx", "gemm_fp8_rowwise", {"M": 300, "N": 512, "K": 144})]
+              ("gemm_fp8_rowwise.ptx", "gemm_fp8_rowwise", {"M": 300, "N": 512, "K": 144}),
+              # The epilogue in pieces (a 4-stage ring): one staging tile per warpgroup written twice per output
+              # tile; at 4096 x 4096, two tiles per CTA.
+              ("gemm_fp8.ptx", "gemm_fp8", {"M": 300, "N": 512, "K": 144}, {"scale_a": 0.5, "scale_b": 2.0}),
+              ("gemm_fp8.ptx", "gemm_fp8", {"M": 4096, "N": 4096, "K": 128}, {"scale_a": 0.5, "scale_b": 2.0}),
+              ("gemm_sm90_s4.ptx", "gemm", gemm)]
     return sanitizer_runs(cases, width=22)
 
 

@@ -21,9 +21,9 @@ use super::value::{TensorView, Value};
 use super::{LResult, Lower};
 use cutec_diagnostics::Span;
 use cutec_grammar::ast;
-use cutec_ir::{AddrSpace, BinaryOp, CompareOp, Expr, Handle, Op, Stmt};
+use cutec_ir::{AddrSpace, BinaryOp, CompareOp, Expr, Handle, Op, Stmt, WgmmaShape};
 use cutec_layout::{ComposedLayout, Int, IntTuple, Layout, Swizzle};
-use cutec_sema::{Method, Scalar};
+use cutec_sema::{Method, Scalar, SymInt};
 
 /// Bytes of one TMA store's row: one 128-byte swizzle row.
 const ROW_BYTES: i64 = 128;
@@ -34,6 +34,46 @@ fn chunk(elem: Scalar) -> i64 {
 }
 
 impl Lower<'_> {
+    /// Records the ring the pipelined loop `body` of `stages` stages will need: one stage is the tiles its
+    /// unscheduled copies fill (each counted once, as `pipeline-loops` grows each tile once).
+    pub(super) fn note_ring(&mut self, body: &cutec_ir::Block, stages: u32) {
+        let k = self.b.kernel();
+        let mut tiles = Vec::new();
+        body.visit(&mut |s| {
+            // A multicast copy fills part of its tile (this CTA's share): the tile is what the address is in.
+            if let Stmt::Op { op: Op::TmaLoadUnscheduled { dst, .. }, .. } = s
+                && let cutec_ir::effects::Resource::Alloc(a) = cutec_ir::effects::Resource::of(k, *dst)
+                && !tiles.contains(&a)
+            {
+                tiles.push(a);
+            }
+        });
+        let stage: u64 = tiles.iter().filter_map(|a| k.allocs.get(*a)).map(|a| a.size_bytes()).sum();
+        if stage > 0 {
+            let (s, n) = self.ring.unwrap_or((0, 0));
+            self.ring = Some(if stage * u64::from(stages) > s * u64::from(n) { (stage, stages) } else { (s, n) });
+        }
+    }
+
+    /// The columns of the pieces a warpgroup stages its `n` columns in, of `bytes`-byte elements, `wgs`
+    /// warpgroups: all of them at once (`n`) where that staging fits beside the ring and the kernel's other
+    /// shared memory, otherwise the widest whole number of swizzle rows that does (two pieces of 128 columns
+    /// leave a 4-stage fp8 ring room, as `examples/gemm_fp8_manual.cute` does by hand).
+    fn staging_piece(&self, n: i64, bytes: i64, wgs: i64) -> i64 {
+        let Some((stage, stages)) = self.ring else { return n };
+        // What `pipeline-loops` adds: the other stages and two mbarriers per stage; and up to 1024 bytes to
+        // align the staging tile for its 128-byte swizzle (the ring's tiles are whole multiples of it).
+        let ring = stage * u64::from(stages.saturating_sub(1)) + 16 * u64::from(stages) + 1024;
+        let before = self.b.kernel().shared_bytes() + ring;
+        let fits = |cols: i64| before + (64 * cols * bytes * wgs) as u64 <= u64::from(cutec_ir::MAX_SHARED_BYTES);
+        let row = ROW_BYTES / bytes.max(1);
+        let mut cols = n;
+        while !fits(cols) && cols % 2 == 0 && (cols / 2) % row == 0 {
+            cols /= 2;
+        }
+        cols
+    }
+
     /// Whether `store(acc, d)` of an accumulator of `tiling` can go through shared memory and TMA: `d` is a
     /// 16-bit or fp8 tile of a kernel argument whose coordinates are known, in whole swizzle rows (64 or 128
     /// columns).
@@ -60,7 +100,18 @@ impl Lower<'_> {
     ) -> LResult<()> {
         let span = e.span;
         let n = i64::from(tiling.shape.n);
-        let (rows, cols) = (64 * i64::from(tiling.wm), n * i64::from(tiling.wn));
+        // The spare warps read a global operand one tile later than the program says: `finish` proves the
+        // kernel never writes its argument (E0326). One in shared memory or registers may be rewritten for the
+        // next tile meanwhile: the warpgroups apply such a map themselves, in program order.
+        let beside = map.is_some_and(|m| {
+            self.map_beside_mainloop()
+                && m.with.as_ref().is_none_or(|x| x.space == AddrSpace::Global && x.param.is_some())
+        });
+        // The spare warps take the whole tile; the warpgroups stage theirs in pieces where the whole would not
+        // fit beside the ring.
+        let wgs = i64::from(tiling.wm * tiling.wn);
+        let piece = if beside { n } else { self.staging_piece(n, i64::from(d.elem.bits() / 8).max(1), wgs) };
+        let (rows, cols) = (64 * i64::from(tiling.wm), piece * i64::from(tiling.wn));
         // `tile_to_shape(SW128_K<T>, (rows, cols))`: the byte atom Sw<3,4,3> o (8,128):(128,1) in elements,
         // Sw<3,3,3> o (8,64):(64,1) for 16-bit ones and itself for 8-bit ones.
         let chunk = chunk(d.elem);
@@ -80,13 +131,10 @@ impl Lower<'_> {
             self.allocate_swizzled(d.elem, cutec_sema::Space::Smem, &ComposedLayout::new(swizzle, tiled), span)?;
         // This warpgroup's parts of the staging tile, of `d` and of the map's operand.
         let place = self.mma_place(tiling);
-        let (mine, part) = (self.warpgroup_part(place, &staging, n, span)?, self.warpgroup_part(place, d, n, span)?);
-        // The spare warps read a global operand one tile later than the program says: `finish` proves the
-        // kernel never writes its argument (E0326). One in shared memory or registers may be rewritten for the
-        // next tile meanwhile: the warpgroups apply such a map themselves, in program order.
+        let mine = self.warpgroup_part(place, &staging, piece, span)?;
+        let part = self.warpgroup_part(place, d, n, span)?;
         if let Some(m) = map
-            && self.map_beside_mainloop()
-            && m.with.as_ref().is_none_or(|x| x.space == AddrSpace::Global && x.param.is_some())
+            && beside
         {
             if let Some(p) = m.with.as_ref().and_then(|x| x.param) {
                 self.map_reads_beside.push((p, with_at));
@@ -95,40 +143,59 @@ impl Lower<'_> {
         }
         let WarpgroupBarrier { id, threads, lane, first } = self.warpgroup_barrier(tiling);
         // In the loop over tiles of a persistent kernel the storing thread waits for the last tile's stores to
-        // have read the staging tile only now, so its warpgroup starts the next tile's mainloop without waiting
-        // for them (as gemm_sm90_manual.cute does); the kernel waits for the last ones after the loop.
+        // have read the staging tile only when it is written again, so its warpgroup starts the next tile's
+        // mainloop without waiting for them (as gemm_sm90_manual.cute does); the kernel waits for the last ones
+        // after the loop.
         let deferred = self.tile.is_some();
         if deferred {
-            self.b.if_then(first, |b| {
-                b.op(Op::BulkWait { pending: 0, read: true });
-            });
             self.tile_store_wait = true;
         }
-        // Every thread of the warpgroup is past the previous epilogue's reads of the staging tile (its storing
-        // thread waited for them) before any writes it.
-        self.b.op(Op::NamedBarrier { id, threads });
-        let view = match self.partition_one(Method::PartitionC, mine.clone(), tiling.shape, e, span)? {
-            Value::Tensor(v) => v,
-            _ => return self.internal(span, "a partition that is not a tensor"),
+        let map = match map {
+            Some(m) => Some(m.with_part(|x| self.warpgroup_part(place, x, n, span))?),
+            None => None,
         };
-        self.store_call(acc, &view, span)?;
-        if let Some(m) = map {
-            let m = m.with_part(|x| self.warpgroup_part(place, x, n, span))?;
-            // Every value of the part is written before its threads apply `f` to it (each to other values).
+        // Piece j: columns j * piece .. of the warpgroup's part, which are the accumulator's `piece / 2` values
+        // from j * piece / 2 (the values of a 64 x N accumulator are (2, 2, N / 8), eight columns at a time).
+        let shape = WgmmaShape { n: piece as u32, ..tiling.shape };
+        let int = |v: i64| IntTuple::Int(Int::Static(v));
+        let values = self.layout_result(Layout::compact(IntTuple::Tuple(vec![int(2), int(2), int(piece / 8)])), span)?;
+        for j in 0..n / piece {
+            if j > 0 || deferred {
+                // The stores that last read the staging tile have read it.
+                self.b.if_then(first, |b| {
+                    b.op(Op::BulkWait { pending: 0, read: true });
+                });
+            }
+            // Every thread of the warpgroup is past the previous reads of the staging tile (its storing thread
+            // waited for them) before any writes it.
             self.b.op(Op::NamedBarrier { id, threads });
-            self.map_pass(&mine, (64, n), lane, 128, &m, span)?;
+            let view = match self.partition_one(Method::PartitionC, mine.clone(), shape, e, span)? {
+                Value::Tensor(v) => v,
+                _ => return self.internal(span, "a partition that is not a tensor"),
+            };
+            let values_j =
+                TensorView { layout: values.clone(), offset: SymInt::Const(j * piece / 2), ..acc.clone() };
+            let at = || (Value::Const(0), Value::Const(j));
+            self.store_call(&values_j, &view, span)?;
+            if let Some(m) = &map {
+                let m = m.with_part(|x| self.mma_part(x.clone(), (64, piece), at(), span))?;
+                // Every value of the piece is written before its threads apply `f` to it (each to other values).
+                self.b.op(Op::NamedBarrier { id, threads });
+                self.map_pass(&mine, (64, piece), lane, 128, &m, span)?;
+            }
+            // The writes above are read by TMA, another proxy.
+            self.b.op(Op::FenceProxyAsync);
+            self.b.op(Op::NamedBarrier { id, threads });
+            self.b.open_block();
+            let g = self.mma_part(part.clone(), (64, piece), at(), span)?;
+            self.part_stores(&mine, &g, piece, span)?;
+            if !deferred && j + 1 == n / piece {
+                // The stores have read the staging tile: it may be written again, and the CTA may exit.
+                self.b.op(Op::BulkWait { pending: 0, read: true });
+            }
+            let body = self.b.close_block();
+            self.b.push(Stmt::If { cond: first, accept: body, reject: cutec_ir::Block::new() });
         }
-        // The writes above are read by TMA, another proxy.
-        self.b.op(Op::FenceProxyAsync);
-        self.b.op(Op::NamedBarrier { id, threads });
-        self.b.open_block();
-        self.part_stores(&mine, &part, n, span)?;
-        if !deferred {
-            // The stores have read the staging tile: it may be written again, and the CTA may exit.
-            self.b.op(Op::BulkWait { pending: 0, read: true });
-        }
-        let body = self.b.close_block();
-        self.b.push(Stmt::If { cond: first, accept: body, reject: cutec_ir::Block::new() });
         Ok(())
     }
 

@@ -232,6 +232,9 @@ pub(crate) struct Lower<'p> {
     /// The arguments (declared parameter index) that `store(.., map = f, with = x)` has the spare warps read one
     /// tile later, with the `with`'s place: `finish` refuses a kernel that writes one (E0326).
     pub map_reads_beside: Vec<(usize, Span)>,
+    /// The ring a `pipelined` loop lowered so far will need, as `pipeline-loops` will grow it: the bytes of one
+    /// stage (its copies' tiles) and the stages. What the TMA epilogue's staging must leave room for.
+    pub ring: Option<(u64, u32)>,
     /// Statements the kernel starts with, ahead of its body: what a construct deep in the body needs done once
     /// and published by a CTA barrier first (the mbarriers of `store(.., map = f)`'s spare warps).
     pub prologue: cutec_ir::Block,
@@ -283,6 +286,7 @@ impl<'p> Lower<'p> {
             tile: None,
             tile_store_wait: false,
             map_reads_beside: Vec::new(),
+            ring: None,
             prologue: cutec_ir::Block::new(),
             flops: flops::Count::default(),
         }

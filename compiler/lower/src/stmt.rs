@@ -135,6 +135,9 @@ impl Lower<'_> {
                 self.epoch += 1;
                 self.loop_ranges.remove(&var);
                 self.at(s.span);
+                if let Some(stages) = stages {
+                    self.note_ring(&body, stages);
+                }
                 self.b.push(cutec_ir::Stmt::For { var, start: lo, end: hi, step: 1, unroll, stages, body });
                 r
             }

@@ -257,6 +257,32 @@ fn the_gemm_epilogue_converts_and_stores_its_tile_with_stmatrix() {
     assert_eq!(cutec_ir::print(&parsed), text);
 }
 
+/// The TMA epilogue of examples/gemm_fp8.cute with `stages` stages: the staging tile's elements, and the
+/// stmatrix, TMA stores and waits for their reads of the lowered kernel.
+fn fp8_epilogue(stages: i64) -> (u32, usize, usize, usize) {
+    let (module, text) = lowered_and_optimized(&example("gemm_fp8.cute"), "gemm_fp8", &[("STAGES", stages)]);
+    let k = &module.kernels[0];
+    let staging = k.allocs.iter().find(|(_, a)| a.name == "epilogue").map_or(0, |(_, a)| a.len);
+    let all = ops(k);
+    let count = |f: &dyn Fn(&Op) -> bool| all.iter().filter(|o| f(o)).count();
+    let stmatrix = count(&|o| matches!(o, Op::Stmatrix { .. }));
+    let stores = count(&|o| matches!(o, Op::TmaStore { .. }));
+    let waits = count(&|o| matches!(o, Op::BulkWait { read: true, .. }));
+    assert!(stmatrix > 0, "{text}");
+    (staging, stmatrix, stores, waits)
+}
+
+#[test]
+fn the_epilogue_is_staged_in_pieces_where_the_whole_tile_would_not_fit_beside_the_ring() {
+    // Three stages of 48 KiB leave room for the whole 128 x 256 bf16 tile (64 KiB): one piece per warpgroup,
+    // 16 stmatrix, 4 TMA stores of 64 columns, the wait for the last tile's stores before it (and the one after
+    // the loop over tiles).
+    assert_eq!(fp8_epilogue(3), (128 * 256, 16, 4, 2));
+    // Four stages leave 32 KiB: two pieces of 64 x 128 per warpgroup, each written after the stores of the one
+    // before have read the staging tile.
+    assert_eq!(fp8_epilogue(4), (128 * 128, 16, 4, 3));
+}
+
 #[test]
 fn b_stored_k_by_n_is_read_n_major_through_a_transposed_view() {
     let (module, iface, _) = optimized_with_interface(&example("gemm_sm90_kn.cute"), "gemm_sm90_kn", &[]);

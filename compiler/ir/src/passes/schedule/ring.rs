@@ -303,7 +303,8 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
              bytes of shared memory make {shared}; a block has at most {}",
             cutec_target::MAX_SHARED_BYTES
         );
-        let help = "use fewer stages or smaller tiles (an epilogue through shared memory takes a tile of C)";
+        let help = "use fewer stages or smaller tiles (an epilogue through shared memory stages C, in pieces of one \
+                    128-byte swizzle row per warpgroup at the least)";
         return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
     }
     let ring = new_var(k, "ring", loc);
