@@ -8,6 +8,11 @@
 //! next tile's epilogue writes it, and after the loop. Elements outside the argument are not written (TMA clips
 //! the boxes).
 //!
+//! Where the whole staging tile would not fit beside the ring of the kernel's pipelined loop (4 stages of an fp8
+//! GEMM's 48 KiB), each warpgroup stages its part in pieces of the widest whole number of swizzle rows that fits,
+//! one after the other: piece j is the accumulator's values of columns j * P .. (contiguous in its value order),
+//! written once the stores of the piece before have read the staging tile.
+//!
 //! Compared with one predicated store per pair of values (the other epilogue, which `store(acc,
 //! mma.partition_c(tile))` asks for), it writes 128-byte lines and issues a few instructions; measured on
 //! gemm_sm90_manual it is worth 10 to 30 % of the whole GEMM (docs/perf-notes.md, variant v1). What it needs
@@ -158,7 +163,8 @@ impl Lower<'_> {
         // from j * piece / 2 (the values of a 64 x N accumulator are (2, 2, N / 8), eight columns at a time).
         let shape = WgmmaShape { n: piece as u32, ..tiling.shape };
         let int = |v: i64| IntTuple::Int(Int::Static(v));
-        let values = self.layout_result(Layout::compact(IntTuple::Tuple(vec![int(2), int(2), int(piece / 8)])), span)?;
+        let values =
+            self.layout_result(Layout::compact(IntTuple::Tuple(vec![int(2), int(2), int(piece / 8)])), span)?;
         for j in 0..n / piece {
             if j > 0 || deferred {
                 // The stores that last read the staging tile have read it.
@@ -173,8 +179,7 @@ impl Lower<'_> {
                 Value::Tensor(v) => v,
                 _ => return self.internal(span, "a partition that is not a tensor"),
             };
-            let values_j =
-                TensorView { layout: values.clone(), offset: SymInt::Const(j * piece / 2), ..acc.clone() };
+            let values_j = TensorView { layout: values.clone(), offset: SymInt::Const(j * piece / 2), ..acc.clone() };
             let at = || (Value::Const(0), Value::Const(j));
             self.store_call(&values_j, &view, span)?;
             if let Some(m) = &map {
