@@ -141,3 +141,46 @@ fn a_role_region_is_entered_by_whole_warpgroups() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!((d[0].what, d[0].needs), ("elect.sync", Scope::Warp));
 }
+
+/// `if OUTER {} else { if INNER { elect.sync } }` in a block of 256 threads, with `%2` = `tid.x / 32`
+/// (`warp_idx`) and `%4` = `tid.x / 128`.
+fn else_if(outer: &str, inner: &str) -> String {
+    kernel(
+        "256, 1, 1",
+        &format!(
+            "  %2: i32 = div %0, 32\n  %4: i32 = div %0, 128\n  %5: i1 = {outer}\n  if %5 {{\n    $d = 1\n  }} else {{\n    \
+             %6: i1 = {inner}\n    if %6 {{\n      %7: i1 = elect.sync\n    }}\n  }}\n"
+        ),
+    )
+}
+
+#[test]
+fn an_inner_condition_that_implies_the_outer_one_keeps_whole_groups() {
+    // `if thread_idx.x == 0 {..} else if warp_idx >= 1 {..}`: warps 1 and up are never thread 0, so the inner
+    // branch runs whole warps even though the outer condition splits warp 0.
+    accepted(&else_if("cmp.eq %0, 0", "cmp.ge %2, 1"));
+    accepted(&else_if("cmp.lt %0, 40", "cmp.ge %2, 2"));
+    accepted(&else_if("cmp.eq %0, 0", "cmp.eq %4, 1"));
+    // A constant first: `1 <= warp_idx`.
+    accepted(&else_if("cmp.eq %0, 0", "cmp.le 1, %2"));
+    // In the accepting branch too: `if thread_idx.x < 64 { if warp_idx == 1 {..} }`.
+    let body = "  %2: i32 = div %0, 32\n  %3: i1 = cmp.lt %0, 64\n  if %3 {\n    %4: i1 = cmp.eq %2, 1\n    if %4 {\n      \
+                %5: i1 = elect.sync\n    }\n  }\n";
+    accepted(&kernel("128, 1, 1", body));
+}
+
+#[test]
+fn an_inner_condition_that_does_not_imply_the_outer_one_is_refused() {
+    // Warp 0 is in the inner branch too, less thread 0: lanes 1 to 31 run `elect.sync`.
+    let (what, needs, why) = refused(&else_if("cmp.eq %0, 0", "cmp.ge %2, 0"));
+    assert_eq!((what, needs), ("elect.sync", Scope::Warp));
+    assert!(condition(why), "{why:?}");
+    // `thread_idx.x != 5` is not one interval of threads: nothing is implied (warp 0 less thread 5).
+    assert!(condition(refused(&else_if("cmp.eq %0, 5", "cmp.eq %2, 0")).2));
+    // Threads 32 to 39 take the outer branch; warp 1 is split.
+    assert!(condition(refused(&else_if("cmp.lt %0, 40", "cmp.eq %2, 1")).2));
+    // A loop between the two conditions: its bounds could narrow the control too, so nothing is implied.
+    let body = "  %2: i32 = div %0, 32\n  %3: i1 = cmp.eq %0, 0\n  if %3 {\n    $d = 1\n  } else {\n    \
+                for $i in 0..%n step 1 {\n      %4: i1 = cmp.ge %2, 1\n      if %4 {\n        %5: i1 = elect.sync\n      }\n    }\n  }\n";
+    assert!(condition(refused(&kernel("128, 1, 1", body)).2));
+}

@@ -30,6 +30,12 @@
 //! loop's body (the threads that took it miss the rest of that iteration and the later ones). A statement whose
 //! control has granule `g` is executed by whole aligned blocks of `g` threads, or not at all.
 //!
+//! One refinement keeps `if thread_idx.x == 0 {..} else if warp_idx >= 1 {..}` provable: where the threads of a
+//! branch are an interval of thread indices (a comparison of `tid.x / q` with a constant, in a one-dimensional
+//! block) that lies inside the interval of the enclosing branch (with nothing else narrowing the control between
+//! them), every thread of it passed the enclosing condition, which then adds nothing: the branch's control is the
+//! enclosing `if`'s, with its own condition. Warps 1 and up are never thread 0, so the `else if` runs whole warps.
+//!
 //! # The proof
 //!
 //! [`check`] accepts a collective instruction only where its control is at least its [`Scope`]: warpgroup
@@ -197,7 +203,14 @@ impl Uniformity {
         // 1), so this ends; the bound is for safety.
         for _ in 0..=4 * kernel.vars.len() + 1 {
             let exprs = expr_facts(kernel, &vars);
-            let mut walk = Walk { kernel, exprs: &exprs, vars: vars.clone(), returned: Fact::UNIFORM, out: None };
+            let mut walk = Walk {
+                kernel,
+                exprs: &exprs,
+                vars: vars.clone(),
+                returned: Fact::UNIFORM,
+                out: None,
+                path: Vec::new(),
+            };
             walk.block(&kernel.body, Fact::UNIFORM);
             if walk.vars == vars {
                 return Uniformity { exprs, vars };
@@ -223,8 +236,14 @@ impl Uniformity {
 /// Every collective instruction of `kernel` that is not proven to be executed by whole groups.
 pub fn check(kernel: &Kernel) -> Vec<Divergence> {
     let u = Uniformity::of(kernel);
-    let mut walk =
-        Walk { kernel, exprs: &u.exprs, vars: u.vars.clone(), returned: Fact::UNIFORM, out: Some(Vec::new()) };
+    let mut walk = Walk {
+        kernel,
+        exprs: &u.exprs,
+        vars: u.vars.clone(),
+        returned: Fact::UNIFORM,
+        out: Some(Vec::new()),
+        path: Vec::new(),
+    };
     walk.block(&kernel.body, Fact::UNIFORM);
     let mut out = walk.out.unwrap_or_default();
     // One error per instruction and cause: an unrolled loop repeats both.
@@ -312,6 +331,53 @@ struct Walk<'k> {
     /// The threads still running after the `return`s seen so far in program order.
     returned: Fact,
     out: Option<Vec<Divergence>>,
+    /// The branches of `if`s being walked, innermost last, where nothing but their condition narrowed the
+    /// control since the one before (`None`: a loop, a role region, or a branch whose threads are not an
+    /// interval of thread indices).
+    path: Vec<Option<Branch>>,
+}
+
+/// A branch of an `if` whose threads are the interval `set` of linear thread indices among those that reach the
+/// `if`, under `before`: the control of the `if` (less the conditions its own set made redundant).
+#[derive(Clone, Copy, Debug)]
+struct Branch {
+    before: Fact,
+    set: (u64, u64),
+}
+
+/// The thread indices `[lo, hi)` (`hi = u64::MAX`: unbounded) of a one-dimensional block where `value cmp k`
+/// holds, for `value` exactly `tid.x / q`: those with `k q <= tid.x < (k + 1) q` for `==`, and so on.
+fn quotient_set(op: crate::expr::CompareOp, q: u64, k: i64) -> Option<(u64, u64)> {
+    use crate::expr::CompareOp as C;
+    let at = |v: i128| -> u64 { (v.max(0) * i128::from(q)).min(i128::from(u64::MAX)) as u64 };
+    let k = i128::from(k);
+    Some(match op {
+        C::Eq if k < 0 => (0, 0),
+        C::Eq => (at(k), at(k + 1)),
+        C::Lt => (0, at(k)),
+        C::Le => (0, at(k + 1)),
+        C::Gt => (at(k + 1), u64::MAX),
+        C::Ge => (at(k), u64::MAX),
+        C::Ne if k < 0 => (0, u64::MAX),
+        C::Ne if k == 0 => (q, u64::MAX),
+        C::Ne => return None,
+    })
+}
+
+/// The thread indices outside `[lo, hi)`, where they are one interval.
+fn complement((lo, hi): (u64, u64)) -> Option<(u64, u64)> {
+    if lo == 0 {
+        Some((hi, u64::MAX))
+    } else if hi == u64::MAX {
+        Some((0, lo))
+    } else {
+        None
+    }
+}
+
+/// Whether every thread index of `a` is in `b` (an empty `a` is).
+fn within(a: (u64, u64), b: (u64, u64)) -> bool {
+    a.0 >= a.1 || (b.0 <= a.0 && a.1 <= b.1)
 }
 
 /// The control of a collective: what it needs, and what it is.
@@ -397,17 +463,27 @@ impl Walk<'_> {
                 }
                 Stmt::If { cond, accept, reject } => {
                     let c = self.narrowed(self.expr(*cond), Cause::Condition(self.loc_of(*cond, loc)));
-                    let inner = here.meet(c);
-                    exits = exits.meet(self.block(accept, inner));
-                    exits = exits.meet(self.block(reject, inner));
+                    let set = self.thread_set(*cond);
+                    for (branch, set) in [(accept, set), (reject, set.and_then(complement))] {
+                        let before = match set {
+                            Some(set) => self.implied(set).unwrap_or(here),
+                            None => here,
+                        };
+                        self.path.push(set.map(|set| Branch { before, set }));
+                        exits = exits.meet(self.block(branch, before.meet(c)));
+                        self.path.pop();
+                    }
                 }
                 Stmt::For { var, start, end, body, .. } => {
                     let bounds = self.narrowed(self.expr(*start).meet(self.expr(*end)), Cause::LoopBounds(loc));
                     let inner = here.meet(bounds);
                     self.write(*var, self.expr(*start), inner, loc);
+                    self.path.push(None);
                     self.each_iteration(|w, c| w.block(body, c), inner);
+                    self.path.pop();
                 }
                 Stmt::While { header, cond, body } => {
+                    self.path.push(None);
                     self.each_iteration(
                         |w, c| {
                             let mut exits = w.block(header, c);
@@ -418,6 +494,7 @@ impl Walk<'_> {
                         },
                         here,
                     );
+                    self.path.pop();
                 }
                 Stmt::Break | Stmt::Continue => exits = exits.meet(self.narrowed(here, Cause::Exit(loc))),
                 Stmt::Return => {
@@ -433,12 +510,57 @@ impl Walk<'_> {
                         }
                         // The region is entered by whole warpgroups (its test is on `tid.x / 128`).
                         let role = Fact::varying(128, Cause::Condition(loc));
+                        self.path.push(None);
                         exits = exits.meet(self.block(&r.body, here.meet(role)));
+                        self.path.pop();
                     }
                 }
             }
         }
         exits
+    }
+
+    /// The linear thread indices where `cond` holds, when they are one interval: a comparison of `tid.x / q`
+    /// (exactly: `thread_idx.x`, `warp_idx`, `thread_idx.x / 128`) with a constant, in a one-dimensional block.
+    fn thread_set(&self, cond: Handle<Expr>) -> Option<(u64, u64)> {
+        use crate::expr::CompareOp as C;
+        let Some(Expr::Compare { op, lhs, rhs }) = self.kernel.exprs.get(cond) else { return None };
+        let literal = |x: Handle<Expr>| match self.kernel.exprs.get(x) {
+            Some(Expr::Literal(l)) => l.as_int(),
+            _ => None,
+        };
+        let exact = |x: Handle<Expr>| self.expr(x).exact;
+        match (exact(*lhs), literal(*rhs), literal(*lhs), exact(*rhs)) {
+            (Some(q), Some(k), _, _) => quotient_set(*op, q, k),
+            // `k cmp value` is `value cmp' k`.
+            (_, _, Some(k), Some(q)) => {
+                let flipped = match op {
+                    C::Lt => C::Gt,
+                    C::Le => C::Ge,
+                    C::Gt => C::Lt,
+                    C::Ge => C::Le,
+                    other => *other,
+                };
+                quotient_set(flipped, q, k)
+            }
+            _ => None,
+        }
+    }
+
+    /// The control a branch whose threads are the interval `set` has without the conditions of the enclosing
+    /// branches that it implies: where `set` lies inside the sets of the innermost branches (with nothing but
+    /// their conditions between them), every thread of it passed their conditions, so the control is that of
+    /// the outermost such `if` (and of the `return`s since). `else if warp_idx >= 1` under `if thread_idx.x ==
+    /// 0` runs whole warps 1, 2, ...: threads 32 and up are never thread 0.
+    fn implied(&self, set: (u64, u64)) -> Option<Fact> {
+        let mut before = None;
+        for b in self.path.iter().rev() {
+            match b {
+                Some(b) if within(set, b.set) => before = Some(b.before),
+                _ => break,
+            }
+        }
+        before.map(|f| f.meet(self.returned))
     }
 
     /// Where a message should point for the value `h`: its own source span, else the statement's.
