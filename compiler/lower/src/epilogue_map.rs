@@ -151,6 +151,19 @@ impl Lower<'_> {
         self.fail(span, super::error::LowerError::MapOperandShape { operand: show(&xs), tile: show(&ds) })
     }
 
+    /// The part `x` of the operand that one thread reads, in registers: `x` itself if it is there, else a copy
+    /// (`copy`'s vector accesses where the part lies inside its argument, element by element at the edge), so
+    /// that a row of 8 f32 biases is two 16-byte loads, not eight.
+    fn operand_in_registers(&mut self, x: &TensorView, span: Span) -> LResult<TensorView> {
+        if x.space == cutec_ir::AddrSpace::Local {
+            return Ok(x.clone());
+        }
+        let layout = self.layout_result(Layout::compact(x.layout.shape().clone()), span)?;
+        let r = self.allocate(x.elem, Space::Rmem, layout, span)?;
+        self.transfer(x, &r, span)?;
+        Ok(r)
+    }
+
     /// The operand's element at `at`, as f32.
     fn operand_at(&mut self, x: &TensorView, at: Value, span: Span) -> LResult<Value> {
         let e = self.index(Value::Tensor(x.clone()), at, span)?;
@@ -188,11 +201,15 @@ impl Lower<'_> {
         let shape = src.layout.shape().clone();
         let layout = self.layout_result(Layout::compact(shape), span)?;
         let out = self.allocate(Scalar::F32, Space::Rmem, layout, span)?;
+        let with = match &map.with {
+            Some(x) => Some(self.operand_in_registers(x, span)?),
+            None => None,
+        };
         for i in 0..n {
             let v = self.index(Value::Tensor(src.clone()), Value::Const(i), span)?;
             let narrow = self.scalar(&v, elem, span)?;
             let wide = self.scalar(&Value::Scalar(narrow, elem), Scalar::F32, span)?;
-            let x = match &map.with {
+            let x = match &with {
                 Some(x) => Some(self.operand_at(x, Value::Const(i), span)?),
                 None => None,
             };
@@ -241,6 +258,7 @@ impl Lower<'_> {
             Some(x) if whole_rows && rows_constant(x) => {
                 let at = (Value::Const(0), Value::Scalar(fixed_group, Scalar::Int));
                 let piece = self.mma_part(x.clone(), (1, v), at, span)?;
+                let piece = self.operand_in_registers(&piece, span)?;
                 let mut values = Vec::new();
                 for e in 0..v {
                     values.push(self.operand_at(&piece, Value::Tuple(vec![Value::Const(0), Value::Const(e)]), span)?);
@@ -265,7 +283,10 @@ impl Lower<'_> {
         let at = || (Value::Scalar(row, Scalar::Int), Value::Scalar(group, Scalar::Int));
         let piece = self.mma_part(part.clone(), (1, v), at(), span)?;
         let operand = match (&map.with, &hoisted) {
-            (Some(x), None) => Some(self.mma_part(x.clone(), (1, v), at(), span)?),
+            (Some(x), None) => {
+                let piece = self.mma_part(x.clone(), (1, v), at(), span)?;
+                Some(self.operand_in_registers(&piece, span)?)
+            }
             _ => None,
         };
         let int = |n: i64| IntTuple::Int(Int::Static(n));

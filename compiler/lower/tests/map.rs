@@ -164,11 +164,13 @@ fn producer_loads(k: &cutec_ir::Kernel, param: &str) -> (usize, usize) {
 #[test]
 fn a_bias_row_is_read_once_per_tile_by_each_spare_thread() {
     // `with = bias_row` (256 columns broadcast along 128 rows): each spare thread keeps to one group of 8
-    // columns, so it reads their 8 biases ahead of its loop over the rows, not per piece.
+    // columns, so it reads their 8 biases ahead of its loop over the rows, not per piece: two 16-byte loads
+    // where the 8 columns are inside the bias, one load per column at its end.
     let (module, text) = lowered_and_optimized(&example("gemm_epilogue.cute"), "gemm_bias_gelu", &[]);
     let k = &module.kernels[0];
     assert!(text.contains("mbarrier.init @epilogue_staged, 256"), "{text}");
-    assert_eq!(producer_loads(k, "bias"), (8, 0), "{text}");
+    assert_eq!(producer_loads(k, "bias"), (2 + 8, 0), "{text}");
+    assert!(text.contains("load f32x4"), "{text}");
 }
 
 #[test]
@@ -210,7 +212,9 @@ launch(grid = (1), block = (128)) {
             z_loads += usize::from(Resource::of(k, *ptr) == Resource::Param(z));
         }
     });
-    // 64 elements of `z`, loaded as vectors or one by one, and one f32 add per value.
-    assert!(z_loads >= 16, "{text}");
+    // 64 elements of `z`, copied into registers 16 bytes at a time where the row is inside `z` (as `copy` does),
+    // and one f32 add per value.
+    assert!((16..=16 + 64).contains(&z_loads), "{text}");
+    assert!(text.contains("load f32x4"), "{text}");
     assert!(text.matches(" add ").count() >= 64 || text.matches("add ").count() >= 64, "{text}");
 }
