@@ -104,7 +104,7 @@ def prepare(runs, threads=16):
 
 
 def _plan(m, n, k, fp8):
-    """The launch for a shape (M <= 256): (kind, cfg, S), from the sweeps in docs/perf-notes.md.
+    """The launch for a shape (M <= 256): (kind, cfg, S), from the sweeps in docs/perf/small-m.md.
     - M <= 32: `swap` (gemm_swap_ab: C^T = B * A^T, 64 rows of B by BM = M rounded up to 8 rows of A per tile,
       as deep a ring as 200 KiB holds, at most 20 stages), when its N / 64 tiles give SMS / 2 CTAs or more.
     - Otherwise 64-row tiles of the widest of 256, 128, 64 columns that give at least SMS / 2 tiles run `direct`

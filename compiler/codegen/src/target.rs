@@ -75,7 +75,7 @@ pub(crate) fn machine(options: &Options) -> Result<TargetMachine, CodegenError> 
 /// another LLVM) shows up there. The optimised LLVM module itself differs (the removed attribute and alignment
 /// inference passes leave fewer annotations, which the back end does not need). Counted by `callgrind`, the
 /// optimiser runs 34 % fewer instructions than under `default<O3>` on `gemm_sm90` (LLVM as a whole 19 %;
-/// docs/perf-notes.md has the figures).
+/// docs/perf/compile-time.md has the figures).
 ///
 /// The file holds one pass per line, indented by nesting; [`o3_pipeline`] joins it into LLVM's syntax.
 /// `instcombine` must keep `no-verify-fixpoint`: LLVM aborts the process when a verified run has work left.

@@ -139,7 +139,7 @@ impl<'a, 'ctx> KernelCodegen<'a, 'ctx> {
         }
         // A cluster of one CTA is what every launch has anyway (PTX's implicit cluster): no directive, and the
         // runtime launches it plainly. Declared, it cost 1-3 % on gemm_sm90_manual -D CLUSTER_M=1 and 30-50 % on
-        // the small-M direct kernel on the H200 (docs/perf-notes.md).
+        // the small-M direct kernel on the H200 (docs/perf/small-m.md).
         if let Some([x, y, z]) = self.kernel.cluster.filter(|c| c.iter().product::<u32>() > 1) {
             // `.reqnctapercluster`: the cluster shape is part of the kernel (the runtime launches it as such).
             let attr = self.context.create_string_attribute("nvvm.cluster_dim", &format!("{x},{y},{z}"));

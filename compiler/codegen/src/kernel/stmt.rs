@@ -169,7 +169,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
     /// another region, so ptxas sees it entered by whole warps: it keeps the region's warp-uniform values in
     /// uniform registers and needs no `WARPSYNC` before its warpgroup instructions. (Separate `if`s, where a
     /// region's test follows the join of the previous region and its divergent code, cost 5 % of the GEMM on the
-    /// H200: `scripts/gpu/gemm_variants.py`, docs/perf-notes.md.)
+    /// H200: `scripts/gpu/gemm_variants.py`, docs/perf/hopper-gemm.md.)
     fn warpgroups(&mut self, regions: &[RoleRegion]) -> Result<(), CodegenError> {
         let i32t = self.context.i32_type();
         let tid = self.call(&nv::special_reg(SpecialReg::ThreadIdx(Dim::X)), &[], &[])?.into_int_value();
