@@ -57,31 +57,35 @@ def main():
     with open(path, "w") as f:
         f.write(SRC)
     ok = True
-    for m in (128, 1000, 5):
-        px, py, pxo = (os.path.join(work, n) for n in ("x.npy", "y.npy", "xo.npy"))
-        rc, out, _ = run(os.path.abspath(path), "k", {"M": m}, saves=[("x", px)], outputs=[("y", py), ("xo", pxo)])
+
+    def launch(kernel, m, saves, outputs):
+        """`cutec run` of `kernel` at M = m: {name: tensor} of the saved inputs and the outputs, or None."""
+        paths = {n: os.path.join(work, f"{n}.npy") for n in (*saves, *outputs)}
+        rc, out, _ = run(os.path.abspath(path), kernel, {"M": m}, saves=[(n, paths[n]) for n in saves],
+                         outputs=[(n, paths[n]) for n in outputs])
         if rc != 0:
-            print(f"M={m} FAIL cutec run failed:\n{out}")
+            print(f"{kernel} M={m} FAIL cutec run failed:\n{out}")
+            return None
+        # `cutec run` writes bf16 outputs widened to f32 (exactly).
+        return {n: torch.from_numpy(np.load(p)) for n, p in paths.items()}
+
+    for m in (128, 1000, 5):
+        t = launch("k", m, ("x",), ("y", "xo"))
+        if t is None:
             ok = False
             continue
-        x = torch.from_numpy(np.load(px))
-        want = (2.0 * x.to(torch.bfloat16).float()).to(torch.bfloat16)
-        # `cutec run` writes bf16 outputs widened to f32 (exactly).
-        y = torch.from_numpy(np.load(py))
-        same = bool(torch.equal(y, want.float()))
-        kept = bool(torch.equal(torch.from_numpy(np.load(pxo)), x))
+        want = (2.0 * t["x"].to(torch.bfloat16).float()).to(torch.bfloat16)
+        same = bool(torch.equal(t["y"], want.float()))
+        kept = bool(torch.equal(t["xo"], t["x"]))
         ok &= same and kept
         print(f"M={m:>5} {'PASS' if same and kept else 'FAIL'} y bitwise equal: {same}, x unchanged: {kept}")
     for m in (128, 1000, 5):
-        px, pz, py = (os.path.join(work, n) for n in ("x.npy", "z.npy", "y.npy"))
-        rc, out, _ = run(os.path.abspath(path), "kw", {"M": m}, saves=[("x", px), ("z", pz)], outputs=[("y", py)])
-        if rc != 0:
-            print(f"with M={m} FAIL cutec run failed:\n{out}")
+        t = launch("kw", m, ("x", "z"), ("y",))
+        if t is None:
             ok = False
             continue
-        x, z = torch.from_numpy(np.load(px)), torch.from_numpy(np.load(pz))
-        want = (x.to(torch.bfloat16).float() + z).to(torch.bfloat16)
-        same = bool(torch.equal(torch.from_numpy(np.load(py)), want.float()))
+        want = (t["x"].to(torch.bfloat16).float() + t["z"]).to(torch.bfloat16)
+        same = bool(torch.equal(t["y"], want.float()))
         ok &= same
         print(f"with M={m:>5} {'PASS' if same else 'FAIL'} y = bf16(bf16(x) + z) bitwise: {same}")
     return 0 if ok else 1

@@ -45,6 +45,12 @@ impl Map {
     }
 }
 
+/// Mode sizes as a message shows them: `256`, `(128, 256)`, `?` for a size known only at run time.
+fn sizes_text(sizes: &[Option<i64>]) -> String {
+    let each: Vec<String> = sizes.iter().map(|s| s.map_or("?".to_string(), |n| n.to_string())).collect();
+    if each.len() == 1 { each[0].clone() } else { format!("({})", each.join(", ")) }
+}
+
 /// The threads that apply `f` beside the mainloop: the producer warpgroup less its first warp.
 const SPARE_THREADS: i64 = 96;
 
@@ -144,11 +150,8 @@ impl Lower<'_> {
                 _ => self.internal(span, "a composition of a tensor that is not a tensor"),
             };
         }
-        let show = |v: &[Option<i64>]| {
-            let each: Vec<String> = v.iter().map(|s| s.map_or("?".to_string(), |n| n.to_string())).collect();
-            if each.len() == 1 { each[0].clone() } else { format!("({})", each.join(", ")) }
-        };
-        self.fail(span, super::error::LowerError::MapOperandShape { operand: show(&xs), tile: show(&ds) })
+        let error = super::error::LowerError::MapOperandShape { operand: sizes_text(&xs), tile: sizes_text(&ds) };
+        self.fail(span, error)
     }
 
     /// The part `x` of the operand that one thread reads, in registers: `x` itself if it is there, else a copy
@@ -193,9 +196,11 @@ impl Lower<'_> {
         if let Some(x) = &map.with
             && x.layout.size().ok().and_then(|s| s.static_value()) != Some(n)
         {
-            let size = |t: &TensorView| t.layout.size().ok().and_then(|s| s.static_value());
-            let show = |s: Option<i64>| s.map_or("?".to_string(), |n| n.to_string());
-            let error = super::error::LowerError::MapOperandShape { operand: show(size(x)), tile: show(Some(n)) };
+            let size = x.layout.size().ok().and_then(|s| s.static_value());
+            let error = super::error::LowerError::MapOperandShape {
+                operand: sizes_text(&[size]),
+                tile: sizes_text(&[Some(n)]),
+            };
             return self.fail(span, error);
         }
         let shape = src.layout.shape().clone();
