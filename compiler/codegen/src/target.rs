@@ -45,9 +45,25 @@ impl OptLevel {
 
 static INIT: Once = Once::new();
 
+/// `-nvptx-short-ptr`: pointers to shared, constant and local memory are 32 bits wide, as nvcc makes them. Every
+/// shared-memory address a kernel computes (ring slots, barriers, swizzled offsets) is then 32-bit arithmetic: in
+/// a pipelined GEMM's mainloop, 64-bit shifts after the ring's barrier wait stalled the issue (docs/perf/fp8.md).
+/// The option is global to LLVM, hence set once, before the first target machine.
+fn short_shared_pointers() {
+    let args = [c"cutec".as_ptr(), c"-nvptx-short-ptr".as_ptr()];
+    // SAFETY: two NUL-terminated strings that outlive the call; LLVM copies what it keeps. Called once (INIT),
+    // before any thread reads LLVM's options.
+    unsafe {
+        inkwell::llvm_sys::support::LLVMParseCommandLineOptions(args.len() as i32, args.as_ptr(), std::ptr::null());
+    }
+}
+
 /// The target machine for `options` (CPU and PTX version).
 pub(crate) fn machine(options: &Options) -> Result<TargetMachine, CodegenError> {
-    INIT.call_once(|| Target::initialize_nvptx(&InitializationConfig::default()));
+    INIT.call_once(|| {
+        Target::initialize_nvptx(&InitializationConfig::default());
+        short_shared_pointers();
+    });
     let triple = TargetTriple::create(TRIPLE);
     let target = Target::from_triple(&triple).map_err(|e| CodegenError::llvm("the NVPTX target", e.to_string()))?;
     let features = format!("+ptx{}", options.ptx_version);

@@ -120,6 +120,16 @@ fn hopper_operations_compile() {
             assert!(out.ptx.contains(i), "no `{i}` in\n{}", out.ptx);
         }
     }
+    // Shared-memory pointers are 32 bits (`-nvptx-short-ptr`, in the module's data layout too, so that LLVM's
+    // passes and its back end agree), and a TMA load's destination is the shared::cta address itself, never
+    // converted through a generic address.
+    let module = cutec_ir::parse(include_str!("../../ir/tests/ir/tma_ring.ir")).expect("parses");
+    let out = cutec_codegen::compile(&module, &[], &options).unwrap_or_else(|e| panic!("{e}"));
+    let llvm = out.llvm_ir.as_deref().expect("kept");
+    assert!(llvm.contains("p3:32:32") && llvm.contains("p7:32:32"), "{llvm}");
+    for converted in ["cvta.shared", "cvta.to.shared::cluster", "cvt.u32.u64"] {
+        assert!(!out.ptx.contains(converted), "`{converted}` in\n{}", out.ptx);
+    }
     // A `while` loop compiles.
     let module = cutec_ir::parse(include_str!("../../ir/tests/ir/while_loop.ir")).expect("parses");
     let out = cutec_codegen::compile(&module, &[], &cutec_codegen::Options::default()).expect("compiles");

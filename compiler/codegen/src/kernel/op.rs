@@ -70,8 +70,17 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 return Ok(None);
             }
             Op::TmaLoad { dst, map, ref coords, bar, multicast } => {
+                // The shared::cta address itself: the shared::cta window lies inside the shared::cluster window, at
+                // this CTA's part of it, as CUTLASS's SM90_TMA_LOAD passes `cast_smem_ptr_to_uint(smem)` to the
+                // `.shared::cluster` operand. An `addrspacecast` would go through a generic address (`cvta.shared`,
+                // `cvta.to.shared::cluster`): four instructions per load.
                 let cluster = self.context.ptr_type(inkwell::AddressSpace::from(7u16));
-                let dst = ll(b.build_address_space_cast(self.value(dst)?.into_pointer_value(), cluster, "dst"))?;
+                let offset = ll(b.build_ptr_to_int(
+                    self.value(dst)?.into_pointer_value(),
+                    self.context.i32_type(),
+                    "dst.offset",
+                ))?;
+                let dst = ll(b.build_int_to_ptr(offset, cluster, "dst"))?;
                 let mut args: Vec<BasicValueEnum<'ctx>> = vec![dst.into(), self.value(bar)?, self.value(map)?];
                 for &c in coords {
                     args.push(self.value(c)?);
