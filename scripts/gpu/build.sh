@@ -120,6 +120,15 @@ sed -e 's/launch(grid = (ceil_div(M, CLUSTER_M \* BM) \* CLUSTER_M, ceil_div(N, 
 grep -q "cluster = (1, CLUSTER_M)" "$GPU_DIR/gemm_kn_ma.cute" && grep -q "sa, multicast" "$GPU_DIR/gemm_kn_ma.cute" \
     || { echo "build.sh: gemm_kn_ma kept its clusters" >&2; exit 1; }
 "$c" build "$GPU_DIR/gemm_kn_ma.cute" --emit ptx,manifest,cubin -o "$GPU_DIR"
+# 256 x 8192 x 8192, the table's lowest bf16 shape, where cuBLAS runs 128 x 128 tiles in clusters of 2
+# (docs/perf/small-m.md): those tiles scheduled and by hand, with and without the cluster, a k-tile of 128, and
+# the dispatch's 64 x 256 direct launch, timed by stages_check.py --shapes and counted by gemm_ncu.sh.
+defined rows256_sm90_bn128_s6 gemm_sm90 -D BN=128 -D STAGES=6
+defined rows256_sm90_bn128_bk128 gemm_sm90 -D BN=128 -D BK=128 -D STAGES=3
+defined rows256_manual_bn128_s6 gemm_sm90_manual -D BN=128 -D STAGES=6
+defined rows256_manual_bn128_s6_c1 gemm_sm90_manual -D BN=128 -D STAGES=6 -D CLUSTER_M=1
+defined rows256_direct_128x128 gemm_splitk -D BM=128 -D BN=128 -D STAGES=6
+defined rows256_direct_64x256 gemm_splitk -D BM=64 -D BN=256 -D STAGES=5
 # Pingpong (scripts/gpu/pingpong_check.py): each consumer warpgroup on its own tiles; 128 x 128 tiles per consumer.
 "$c" build examples/gemm_sm90_pingpong.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 defined gemm_sm90_pingpong_128 gemm_sm90_pingpong -D BM=128 -D BN=128 -D STAGES=6

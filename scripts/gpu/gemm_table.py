@@ -6,7 +6,8 @@ time), the ratio to the anchor, and the geometric mean of the ratios over the sh
 
 When the `cutec` Python package imports, the bf16 and fp8 tables have one more column, `dispatch`: for M <= 256 the
 launch splitk_check.plan (bf16) or splitk_check.plan_fp8 (e4m3) picks from examples/gemm_splitk.cute (64-row tiles
-direct, or split-K: GEMM + deterministic reduction, launched from Python and timed together), for larger M
+direct, or split-K: GEMM + deterministic reduction, launched from Python and timed together; for bf16 with 129 to
+256 rows, gemm_sm90_manual's 128 x 128 tiles in clusters of 2, launched from Python), for larger M
 the hand-written gemm_sm90_manual or gemm_fp8_manual (its own column's time: the fastest of the columns at those
 shapes in every run so far). Its correctness is splitk_check.py's.
 

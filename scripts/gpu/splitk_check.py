@@ -60,7 +60,8 @@ KINDS = {"direct": ("gemm_splitk.cute", "gemm_direct", False), "split": ("gemm_s
          "cws": ("gemm_splitk_cluster.cute", "gemm_splitk_cluster_ws", False),
          "swap": ("gemm_swap_ab.cute", "gemm_swap_ab", False),
          "direct8": ("gemm_splitk.cute", "gemm_direct_fp8", True), "split8": ("gemm_splitk.cute", "gemm_splitk_fp8", True),
-         "swap8": ("gemm_swap_ab.cute", "gemm_swap_ab_fp8", True)}
+         "swap8": ("gemm_swap_ab.cute", "gemm_swap_ab_fp8", True),
+         "coop": ("gemm_sm90_manual.cute", "gemm_sm90_manual", False)}
 _KERNELS = {}
 
 
@@ -72,7 +73,7 @@ def _compile(key, examples=None):
         defines = {"STAGES": cfg[2], "BK": cfg[3]}
         if not name.startswith("gemm_swap_ab"):  # its tile of B is 64 rows
             defines["BN"] = cfg[1]
-        if name != "gemm_splitk_cluster_ws":  # its tile of A is 64 rows
+        if name not in ("gemm_splitk_cluster_ws", "gemm_sm90_manual"):  # 64 rows; 128 rows
             defines["BM"] = cfg[0]
     if s is not None:
         defines["S"] = s
@@ -109,6 +110,9 @@ def _plan(m, n, k, fp8):
       as deep a ring as 200 KiB holds, at most 20 stages), when its N / 64 tiles give SMS / 2 CTAs or more.
     - Otherwise 64-row tiles of the widest of 256, 128, 64 columns that give at least SMS / 2 tiles run `direct`
       (gemm_direct: one launch, no workspace).
+    - bf16, 128 < M <= 256 and N % 8 == 0 (the TMA-store epilogue), when 128 x 128 tiles give 3/4 of the SMs a
+      tile or more: `coop` (gemm_sm90_manual with 128 x 128 tiles, 6 stages, clusters of 2 row tiles sharing B by
+      multicast: cuBLAS's tiles at 256 x 8192 x 8192, where 64-row tiles read B from L2 once per row tile).
     - With fewer tiles even at 64 columns: `split` (gemm_splitk + splitk_reduce), 256-column tiles cutting K S
       ways so that tiles * S fills the SMs once, each split keeping >= 8 k-tiles.
     e4m3 takes the same launches of the e4m3 kernels (`swap8`, `direct8`, `split8`: 128-element k-tiles, BK = 64
@@ -119,6 +123,8 @@ def _plan(m, n, k, fp8):
         if math.ceil(n / 64) * 2 >= SMS:
             return ("swap8" if fp8 else "swap"), (bm, 64, min(20, 200 * 1024 // ((64 + bm) * 128)), 64), 1
     else:
+        if not fp8 and 128 < m <= 256 and n % 8 == 0 and 2 * math.ceil(n / 128) * 4 >= SMS * 3:
+            return "coop", (128, 128, 6, 64), 1
         for bn, stages in ((256, 5), (128, 8), (64, 12)):
             if math.ceil(m / 64) * math.ceil(n / bn) * 2 >= SMS:
                 return ("direct8" if fp8 else "direct"), (64, bn, stages, 64), 1
@@ -149,6 +155,8 @@ def launch(run, a, b, w, c, scale=(1.0, 1.0)):
         kernel("gemm_direct", cfg)(a, b, c)
     elif kind == "direct8":
         kernel("gemm_direct_fp8", cfg)(a, b, c, scale[0], scale[1])
+    elif kind == "coop":
+        kernel("gemm_sm90_manual", cfg)(a, b, c)
     elif kind == "cluster":
         kernel("gemm_splitk_cluster", cfg, s)(a, b, c)
     elif kind == "cws":
@@ -169,7 +177,7 @@ def buffers(run, m, n, fill):
 def name(run):
     kind, cfg, s = run
     return (f"{kind} {cfg[0]}x{cfg[1]}/{cfg[2]}" + ("" if cfg[3] == 64 else f" k{cfg[3] * (2 if KINDS[kind][2] else 1)}")
-            + ("" if kind in ("direct", "direct8", "swap", "swap8") else f" S={s}"))
+            + ("" if kind in ("direct", "direct8", "swap", "swap8", "coop") else f" S={s}"))
 
 
 def inputs(m, n, k, fp8, gen=None):
@@ -245,6 +253,7 @@ def correctness():
         runs = {plan(m, n, k)} | {("split", (64, 128, 8, 64), sp) for sp in [3, 5] + ([kt + 2] if kt <= 20 else [])}
         runs |= {("split", (64, 256, 4, 64), 2), ("split", (128, 256, 4, 64), 3), ("split", (64, 128, 4, 128), 2)}
         runs |= {("direct", cfg, 1) for cfg in ((64, 64, 12, 64), (64, 256, 5, 64), (128, 128, 6, 64))}
+        runs |= {("coop", (128, 128, 6, 64), 1)} if n % 8 == 0 else set()
         runs |= {("cluster", (64, 128, 6, 64), 2), ("cluster", (64, 64, 10, 64), 4), ("cluster", (64, 256, 4, 64), 4)}
         runs |= {("cws", cfg, sp) for cfg, sp in CWS[:4]}
         # Swapped operands: A's rows in tiles of 8, 16, 32 and 64 (M = 1 fills one row of 8), a deep and a
@@ -333,6 +342,7 @@ def sweep_runs(m, n, k, fp8):
     runs += [(sp, cfg, s) for cfg in SPLIT for s in (2, 3, 4) if SMS // 2 < tiles(cfg) * s <= SMS + 8]
     if not fp8:
         runs += [("cws", cfg, s) for cfg, s in CWS[:1] + CWS[4:5] if tiles(cfg) * s <= SMS]
+        runs += [("coop", (128, 128, 6, 64), 1)] if m > 64 and n % 8 == 0 else []
     return runs + [_plan(m, n, k, fp8)]
 
 

@@ -5,6 +5,7 @@ checked and then timed in the same rounds as their anchors: cuBLAS (`torch.matmu
 
 Each module is given as PATH:KERNEL:KIND, PATH relative to $GPU_DIR without `.ptx`, KIND `bf16` or `e4m3`:
     GPU_DIR=../../.gpu python3 stages_check.py v/m_base:gemm_sm90_manual:bf16 v/f_base:gemm_fp8_manual:e4m3 ...
+    [--shapes 256x8192x8192,...]   (the shapes timed; by default the five large ones)
 
 Correctness: fresh seeded inputs per case, C poisoned by `cutec run`, against float32 A * B^T (relative Frobenius
 error <= 1e-2), on ragged shapes, K < BK, and shapes with several tiles per CTA (the staging tiles reused).
@@ -33,7 +34,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("modules", nargs="+")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--shapes", help="the shapes timed, MxNxK,... (default: the five large shapes)")
     args = ap.parse_args()
+    shapes = [tuple(int(d) for d in s.split("x")) for s in args.shapes.split(",")] if args.shapes else TIME
     torch.backends.cuda.matmul.allow_tf32 = False
     mods = [tuple(m.split(":")) for m in args.modules]
     work = tempfile.mkdtemp(prefix="cutec-stages-", dir=GPU)
@@ -51,9 +54,9 @@ def main():
         print("== not timed: a module is wrong")
         return 1
     one = torch.tensor(1.0, device="cuda")
-    times = {s: {} for s in TIME}
+    times = {s: {} for s in shapes}
     for r in range(args.rounds):
-        for si, (m, n, k) in enumerate(TIME):
+        for si, (m, n, k) in enumerate(shapes):
             a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
             b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
             a8, b8 = a.to(f8.E4M3), b.to(f8.E4M3)
@@ -68,7 +71,7 @@ def main():
     first = {}
     for path, _, kind in mods:
         first.setdefault(kind, path)
-    for (m, n, k) in TIME:
+    for (m, n, k) in shapes:
         med = {c: statistics.median(v) for c, v in times[(m, n, k)].items()}
         flop = 2.0 * m * n * k
         print(f"{m}x{n}x{k}: cuBLAS {flop / med['cuBLAS'] / 1e9:.1f}, _scaled_mm {flop / med['_scaled_mm'] / 1e9:.1f}")
