@@ -9,7 +9,10 @@ launch splitk_check.plan (bf16) or splitk_check.plan_fp8 (e4m3) picks from examp
 direct, or split-K: GEMM + deterministic reduction, launched from Python and timed together; for bf16 with 129 to
 256 rows, gemm_sm90_manual's 128 x 128 tiles in clusters of 2, launched from Python), for larger M
 the hand-written gemm_sm90_manual or gemm_fp8_manual (its own column's time: the fastest of the columns at those
-shapes in every run so far). Its correctness is splitk_check.py's.
+shapes in every run so far). Its correctness is splitk_check.py's. With `--tuning FILE` (a tuning file of `cutec tune`
+over examples/gemm_sm90_manual.cute, e.g. from tune_check.sh --manual), the bf16 dispatch above 256 rows is instead
+`cutec run examples/gemm_sm90_manual.cute --tuning FILE` (the file's configuration for the shape, checked against
+float32 at the table's shapes first).
 
 B stored K x N (gemm_kn, `torch.matmul(a, b)` with b contiguous (K, N)) has its own table, against cuBLAS on that
 layout, after the others; `--kn` runs it alone.
@@ -35,6 +38,7 @@ SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048), (128, 8192
 BF16 = [("gemm_sm90", "gemm"), ("gemm_sm90_manual", "gemm_sm90_manual")]
 FP8 = [("gemm_fp8", "gemm_fp8"), ("gemm_fp8_manual", "gemm_fp8_manual")]
 KN = [("gemm_kn", "gemm_kn")]
+MANUAL_SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "gemm_sm90_manual.cute"))
 
 
 def geomean(xs):
@@ -73,7 +77,16 @@ def bench(module, kernel, m, n, k, fp8):
     return float(b["median_ms"]) if rc == 0 else float("nan")
 
 
-def splitk_dispatch(fp8=False):
+def tuned_ms(tuning, m, n, k):
+    """gemm_sm90_manual with the tuning file's configuration for the shape: `cutec run SRC --tuning FILE`."""
+    rc, out, b = run(MANUAL_SRC, "gemm_sm90_manual", {"M": m, "N": n, "K": k}, bench=True, iters=20,
+                     extra=["--tuning", tuning])
+    if rc != 0:
+        print(f"(tuned gemm_sm90_manual failed at {m}x{n}x{k}:\n{out})")
+    return float(b["median_ms"]) if rc == 0 else float("nan")
+
+
+def splitk_dispatch(fp8=False, tuning=None):
     """The `dispatch` column: (name, fn(a, b, times) -> ms), or None without the cutec Python package. bf16: for
     M <= 256 the launch splitk_check.plan picks, gemm_sm90_manual above; e4m3: splitk_check.plan_fp8's launch (the
     same kernels for e4m3, the scales applied to the partials) for M <= 256, gemm_fp8_manual above."""
@@ -86,6 +99,8 @@ def splitk_dispatch(fp8=False):
     def ms(a, b, times):
         m, n, k = a.shape[0], b.shape[0], a.shape[1]
         if m > 256:
+            if tuning and not fp8:
+                return tuned_ms(tuning, m, n, k)
             return times["gemm_fp8_manual" if fp8 else "gemm_sm90_manual"]
         if fp8:
             return sk.pair_ms(sk.plan_fp8(m, n, k), a.to(f8.E4M3), b.to(f8.E4M3), iters=20)[0]
@@ -144,6 +159,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-check", action="store_true", help="time only")
     ap.add_argument("--kn", action="store_true", help="only B stored K x N")
+    ap.add_argument("--tuning", help="a tuning file of gemm_sm90_manual.cute: the bf16 dispatch above 256 rows")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     work = tempfile.mkdtemp(prefix="cutec-table-", dir=GPU)
@@ -157,6 +173,9 @@ def main():
                 ok &= gemm_case(work, module + ".ptx", kernel, m, n, k, label=f"{f'{m}x{n}x{k}':>18} {module:<18}")
             for module, kernel in FP8:
                 ok &= fp8_case(work, module, kernel, m, n, k, seed=i)
+            if args.tuning and m > 256:
+                ok &= gemm_case(work, MANUAL_SRC, "gemm_sm90_manual", m, n, k, extra=["--tuning", args.tuning],
+                                label=f"{f'{m}x{n}x{k}':>18} {'tuned manual':<18}")
     mm = triton_matmul()
     bf16_anchors = [("cuBLAS", lambda a, b: (lambda: torch.matmul(a, b.T)))]
     if mm is not None:
@@ -164,7 +183,7 @@ def main():
             c = torch.empty(a.shape[0], b.shape[0], device="cuda", dtype=torch.bfloat16)
             return lambda: mm(a, b, c)
         bf16_anchors.append(("Triton", triton_anchor))
-    table("bf16", BF16, bf16_anchors, fp8=False, extra=splitk_dispatch())
+    table("bf16", BF16, bf16_anchors, fp8=False, extra=splitk_dispatch(tuning=args.tuning))
     one = torch.tensor(1.0, device="cuda")
 
     def scaled(a, b):

@@ -26,10 +26,10 @@ CUTEC = os.path.join(GPU, "cutec")
 SEED = [100]
 
 
-def run(module, kernel, dims, saves=(), outputs=(), bench=False, iters=20):
-    """`cutec run` with seeded inputs; gives (returncode, stdout+stderr, bench dict)."""
+def run(module, kernel, dims, saves=(), outputs=(), bench=False, iters=20, extra=()):
+    """`cutec run` with seeded inputs (and the options `extra`); gives (returncode, stdout+stderr, bench dict)."""
     SEED[0] += 1
-    cmd = [CUTEC, "run", os.path.join(GPU, module), "--kernel", kernel, "--seed", str(SEED[0])]
+    cmd = [CUTEC, "run", os.path.join(GPU, module), "--kernel", kernel, "--seed", str(SEED[0]), *extra]
     for k, v in dims.items():
         cmd += ["--dim", f"{k}={v}"]
     for name, path in saves:
@@ -51,12 +51,12 @@ def load(path):
     return torch.from_numpy(np.load(path)).to("cuda")
 
 
-def run_read(work, module, kernel, dims, inputs, output, bench=False):
+def run_read(work, module, kernel, dims, inputs, output, bench=False, extra=()):
     """`cutec run` with the tensors `inputs` saved and `output` read back: (rc, output text, bench dict,
     {name: tensor}, empty when the run failed); the files are removed."""
     paths = {n: os.path.join(work, f"{n}.npy") for n in (*inputs, output)}
     rc, out, b = run(module, kernel, dims, saves=[(n, paths[n]) for n in inputs], outputs=[(output, paths[output])],
-                     bench=bench)
+                     bench=bench, extra=extra)
     tensors = {n: load(p) for n, p in paths.items()} if rc == 0 else {}
     for p in paths.values():
         if os.path.exists(p):
@@ -64,11 +64,12 @@ def run_read(work, module, kernel, dims, inputs, output, bench=False):
     return rc, out, b, tensors
 
 
-def gemm_case(work, module, kernel, m, n, k, b_kn=False, label=None, note=""):
+def gemm_case(work, module, kernel, m, n, k, b_kn=False, label=None, note="", extra=()):
     """One GEMM against float32 A * B^T of the same bf16 inputs (A * B when B is stored K x N): prints its line,
-    gives whether it passed (relative Frobenius error <= 1e-2, every element finite)."""
+    gives whether it passed (relative Frobenius error <= 1e-2, every element finite). `extra`: more options of
+    `cutec run` (a `.cute` module's `--tuning FILE`)."""
     label = label or f"{f'{m}x{n}x{k}':>18}"
-    rc, out, _, t = run_read(work, module, kernel, {"M": m, "N": n, "K": k}, ("a", "b"), "c")
+    rc, out, _, t = run_read(work, module, kernel, {"M": m, "N": n, "K": k}, ("a", "b"), "c", extra=extra)
     if rc != 0:
         print(f"{label} FAIL cutec run failed:\n{out}")
         return False
