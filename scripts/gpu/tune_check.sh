@@ -8,12 +8,14 @@
 #      with --bench beside the defaults.
 # Needs the release binary at $GPU_DIR/cutec (bash scripts/gpu/build.sh on the build machine) and ptxas on PATH
 # (or CUTEC_PTXAS) for cubins; without it the driver compiles the PTX when it is loaded, which is slower.
-#   GPU_DIR=.gpu bash scripts/gpu/tune_check.sh [--table | --manual]
+#   GPU_DIR=.gpu bash scripts/gpu/tune_check.sh [--table | --manual [SHAPE...]]
 # --table: step 2 only, for the other shapes of issue 17's GEMM table (16 / 64 / 128 / 256 x 8192 x 8192 and
 # 4096 x 14336 x 4096) over BN x STAGES (12 configurations, 3 rounds), then step 3 for them.
 # --manual: step 2 for the hand-written examples/gemm_sm90_manual.cute at the table's five shapes above 256 rows,
 # over GROUP_M x CLUSTER_M x STAGES x EPI_N (3 rounds; the file is $GPU_DIR/tune/manual.json, which
-# `gemm_table.py --tuning` uses for its dispatch), then step 3 for them.
+# `gemm_table.py --tuning` uses for its dispatch), then step 3 for them. Shapes given after --manual
+# (M=..,N=..,K=..) replace the five: checking each configuration's output against the default's takes about
+# 2 minutes per shape of 8192 x 8192 outputs on the H200, so the five do not fit one 10-minute call.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 GPU_DIR=${GPU_DIR:-.gpu}
@@ -37,6 +39,7 @@ elif [ "${1:-}" = "--manual" ]; then
     file=manual.json
     shapes=(M=4096,N=4096,K=4096 M=8192,N=8192,K=8192 M=8192,N=8192,K=2048 M=1024,N=8192,K=8192
             M=4096,N=14336,K=4096)
+    [ $# -gt 1 ] && shapes=("${@:2}")
     space=(--space GROUP_M=4,8,16 --space CLUSTER_M=1,2 --space STAGES=3,4 --space EPI_N=128,256)
     rounds=3
 fi
