@@ -31,29 +31,26 @@ pub fn default_tolerance(dtype: DType) -> Tolerance {
     Tolerance { rtol, atol }
 }
 
-/// Element `i` of `bytes` (little-endian elements of `dtype`) as an f64; `None` past the end.
-fn element(dtype: DType, bytes: &[u8], i: usize) -> Option<f64> {
-    let size = dtype.size_bytes() as usize;
-    let b = bytes.get(i * size..(i + 1) * size)?;
-    let arr = |n: usize| -> [u8; 8] {
-        let mut a = [0u8; 8];
-        a[..n].copy_from_slice(&b[..n]);
+/// How one little-endian element of `dtype` (`dtype.size_bytes()` bytes) reads as an f64.
+fn decoder(dtype: DType) -> fn(&[u8]) -> f64 {
+    fn bytes<const N: usize>(b: &[u8]) -> [u8; N] {
+        let mut a = [0u8; N];
+        a.copy_from_slice(&b[..N]);
         a
-    };
-    let [b0, b1, b2, b3, ..] = arr(size.min(8));
-    Some(match dtype {
-        DType::F32 => f64::from(f32::from_le_bytes([b0, b1, b2, b3])),
-        DType::F64 => f64::from_le_bytes(arr(8)),
-        DType::F16 => f64::from(f16_to_f32(u16::from_le_bytes([b0, b1]))),
-        DType::Bf16 => f64::from(bf16_to_f32(u16::from_le_bytes([b0, b1]))),
-        DType::E4m3 => f64::from(e4m3_to_f32(b0)),
-        DType::E5m2 => f64::from(e5m2_to_f32(b0)),
-        DType::I8 => f64::from(b0 as i8),
-        DType::U8 | DType::Bool => f64::from(b0),
-        DType::I32 => f64::from(i32::from_le_bytes([b0, b1, b2, b3])),
-        DType::U32 => f64::from(u32::from_le_bytes([b0, b1, b2, b3])),
-        DType::I64 => i64::from_le_bytes(arr(8)) as f64,
-    })
+    }
+    match dtype {
+        DType::F32 => |b| f64::from(f32::from_le_bytes(bytes(b))),
+        DType::F64 => |b| f64::from_le_bytes(bytes(b)),
+        DType::F16 => |b| f64::from(f16_to_f32(u16::from_le_bytes(bytes(b)))),
+        DType::Bf16 => |b| f64::from(bf16_to_f32(u16::from_le_bytes(bytes(b)))),
+        DType::E4m3 => |b| f64::from(e4m3_to_f32(b[0])),
+        DType::E5m2 => |b| f64::from(e5m2_to_f32(b[0])),
+        DType::I8 => |b| f64::from(b[0] as i8),
+        DType::U8 | DType::Bool => |b| f64::from(b[0]),
+        DType::I32 => |b| f64::from(i32::from_le_bytes(bytes(b))),
+        DType::U32 => |b| f64::from(u32::from_le_bytes(bytes(b))),
+        DType::I64 => |b| i64::from_le_bytes(bytes(b)) as f64,
+    }
 }
 
 /// Where and how much a result differs from the reference.
@@ -68,41 +65,110 @@ pub struct Mismatch {
     pub want: f64,
 }
 
-/// The largest absolute error over all elements (NaN pairs excluded): reported for configurations that pass.
-pub fn max_abs_error(dtype: DType, got: &[u8], want: &[u8]) -> f64 {
-    let n = got.len().min(want.len()) / dtype.size_bytes().max(1) as usize;
-    (0..n)
-        .filter_map(|i| Some((element(dtype, got, i)?, element(dtype, want, i)?)))
-        .map(|(g, w)| if g.is_nan() && w.is_nan() { 0.0 } else { (g - w).abs() })
-        .fold(0.0, f64::max)
+/// A result against the reference: the elements outside the tolerance, if any, and the largest absolute error
+/// over all elements (NaN pairs excluded; reported for configurations that pass).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub mismatch: Option<Mismatch>,
+    pub max_abs_error: f64,
 }
 
-/// Compares `got` with `want` element by element; `None` when every element is within `tol`.
-pub fn compare(dtype: DType, got: &[u8], want: &[u8], tol: Tolerance) -> Option<Mismatch> {
-    let size = dtype.size_bytes().max(1) as usize;
-    let total = want.len() / size;
-    if got.len() != want.len() {
-        // Not the same tensor: every element differs (a bug of the caller, reported rather than a panic).
-        return Some(Mismatch { count: total, total, index: 0, got: f64::NAN, want: f64::NAN });
+/// What one stretch of elements gives: the mismatches counted, the worst one (its excess over the allowed error,
+/// its index, the two values) and the largest absolute error.
+struct Part {
+    count: usize,
+    worst: Option<(f64, usize, f64, f64)>,
+    max_abs: f64,
+}
+
+/// The worse of two mismatches: the larger excess, the lower index on a tie (what one pass in order finds first,
+/// however the elements were split).
+fn worse(a: Option<(f64, usize, f64, f64)>, b: Option<(f64, usize, f64, f64)>) -> Option<(f64, usize, f64, f64)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if y.0 > x.0 || (y.0 == x.0 && y.1 < x.1) { y } else { x }),
+        (x, None) => x,
+        (None, y) => y,
     }
-    let mut worst: Option<(f64, Mismatch)> = None;
-    let mut count = 0;
-    for i in 0..total {
-        let (Some(g), Some(w)) = (element(dtype, got, i), element(dtype, want, i)) else { continue };
+}
+
+/// Elements `first..first + got.len() / size` (`got` and `want` being that stretch's bytes).
+fn compare_part(decode: fn(&[u8]) -> f64, size: usize, got: &[u8], want: &[u8], first: usize, tol: Tolerance) -> Part {
+    let mut part = Part { count: 0, worst: None, max_abs: 0.0 };
+    for (k, (g, w)) in got.chunks_exact(size).zip(want.chunks_exact(size)).enumerate() {
+        let (g, w) = (decode(g), decode(w));
+        if g.is_nan() && w.is_nan() {
+            continue;
+        }
+        // A NaN against a number is no largest error (f64::max keeps the number); it is a mismatch below.
+        part.max_abs = part.max_abs.max((g - w).abs());
         let allowed = tol.atol + tol.rtol * w.abs();
         let excess = match (g.is_nan(), w.is_nan()) {
-            (true, true) => continue,
             (false, false) if (g - w).abs() <= allowed => continue,
             // A NaN against a number, or an infinity against anything else, is as wrong as it gets.
             (false, false) if (g - w).is_finite() => (g - w).abs() / allowed.max(f64::MIN_POSITIVE),
             _ => f64::INFINITY,
         };
-        count += 1;
-        if worst.as_ref().is_none_or(|(e, _)| excess > *e) {
-            worst = Some((excess, Mismatch { count: 0, total, index: i, got: g, want: w }));
-        }
+        part.count += 1;
+        part.worst = worse(part.worst, Some((excess, first + k, g, w)));
     }
-    worst.map(|(_, m)| Mismatch { count, ..m })
+    part
+}
+
+/// Compares `got` with `want` element by element, in one pass over stretches of them on the machine's cores (an
+/// 8192 x 8192 bf16 output is 67 million elements, checked once per configuration and shape).
+pub fn compare_all(dtype: DType, got: &[u8], want: &[u8], tol: Tolerance) -> Comparison {
+    let size = dtype.size_bytes().max(1) as usize;
+    let total = want.len() / size;
+    if got.len() != want.len() {
+        // Not the same tensor: every element differs (a bug of the caller, reported rather than a panic).
+        let mismatch = Mismatch { count: total, total, index: 0, got: f64::NAN, want: f64::NAN };
+        return Comparison { mismatch: Some(mismatch), max_abs_error: f64::NAN };
+    }
+    let decode = decoder(dtype);
+    const STRETCH: usize = 1 << 20;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(total.div_ceil(STRETCH)).max(1);
+    let per = total.div_ceil(threads).max(1);
+    let parts: Vec<Part> = if threads == 1 {
+        vec![compare_part(decode, size, got, want, 0, tol)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = got
+                .chunks(per * size)
+                .zip(want.chunks(per * size))
+                .enumerate()
+                .map(|(t, (g, w))| {
+                    (t * per, g.len() / size, scope.spawn(move || compare_part(decode, size, g, w, t * per, tol)))
+                })
+                .collect();
+            // A stretch's thread does not panic (it indexes nothing past its slices); were it to, every element of
+            // the stretch counts as wrong: never a check passed unseen.
+            handles
+                .into_iter()
+                .map(|(first, len, h)| {
+                    h.join().unwrap_or(Part {
+                        count: len,
+                        worst: Some((f64::INFINITY, first, f64::NAN, f64::NAN)),
+                        max_abs: f64::NAN,
+                    })
+                })
+                .collect()
+        })
+    };
+    let (count, worst, max_abs) =
+        parts.into_iter().fold((0, None, 0.0f64), |(c, w, m), p| (c + p.count, worse(w, p.worst), m.max(p.max_abs)));
+    let mismatch = worst.map(|(_, index, got, want)| Mismatch { count, total, index, got, want });
+    Comparison { mismatch, max_abs_error: max_abs }
+}
+
+/// The largest absolute error over all elements (NaN pairs excluded).
+pub fn max_abs_error(dtype: DType, got: &[u8], want: &[u8]) -> f64 {
+    let n = got.len().min(want.len());
+    compare_all(dtype, &got[..n], &want[..n], Tolerance { rtol: 0.0, atol: 0.0 }).max_abs_error
+}
+
+/// Compares `got` with `want` element by element; `None` when every element is within `tol`.
+pub fn compare(dtype: DType, got: &[u8], want: &[u8], tol: Tolerance) -> Option<Mismatch> {
+    compare_all(dtype, got, want, tol).mismatch
 }
 
 /// The row-major coordinates of flat index `index` in `shape`.
@@ -157,6 +223,33 @@ mod tests {
         let b: Vec<u8> = [5i32, -6].iter().flat_map(|x| x.to_le_bytes()).collect();
         assert_eq!(compare(DType::I32, &a, &a, tol), None);
         assert_eq!(compare(DType::I32, &b, &a, tol).map(|m| (m.index, m.got, m.want)), Some((1, -6.0, -7.0)));
+    }
+
+    /// Split over threads or not, the same count, the same worst element (the first of equals) and the same
+    /// largest error, however many cores split the 3 million elements (stretches of at least 2^20).
+    #[test]
+    fn stretches_agree_with_one_pass() {
+        let n = 3 * (1 << 20) + 17;
+        let want: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.5 - 100.0).collect();
+        let mut got = want.clone();
+        // Equal excess at two places in different stretches: the first one is the worst; a NaN pair is no error.
+        for &i in &[5, 3_000_005] {
+            got[i] += 50.0;
+        }
+        got[1 << 20] = f32::NAN;
+        let mut want = want;
+        want[1 << 20] = f32::NAN;
+        got[n - 1] += 0.5e-4;
+        let bytes = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+        let (g, w) = (bytes(&got), bytes(&want));
+        let tol = default_tolerance(DType::F32);
+        let all = compare_all(DType::F32, &g, &w, tol);
+        let one = compare_part(decoder(DType::F32), 4, &g, &w, 0, tol);
+        let m = all.mismatch.expect("two elements are wrong");
+        assert_eq!((m.count, m.total, m.index), (2, n, 5));
+        assert_eq!((one.count, one.worst.map(|x| x.1)), (2, Some(5)));
+        assert_eq!(all.max_abs_error, one.max_abs);
+        assert!((all.max_abs_error - 50.0).abs() < 1e-9);
     }
 
     #[test]

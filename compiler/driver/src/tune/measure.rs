@@ -13,7 +13,7 @@
 //!   same one (clocks and caches warmed by a neighbour). The result is the median over rounds, with their
 //!   minimum and maximum: the spread says how far two close times can be told apart.
 
-use super::check::{Mismatch, Tolerance, compare, default_tolerance, max_abs_error, unravel};
+use super::check::{Mismatch, Tolerance, compare_all, default_tolerance, unravel};
 use crate::run::data::{download, npy_to_elements, read_npy};
 use crate::run::plan::{Source, parse_scalars, plan_arguments, precheck_launch};
 use crate::run::{RunError, RunOptions};
@@ -221,11 +221,12 @@ pub fn measure_shape(
         let mut max_error: f64 = 0.0;
         for ((i, got), (_, want)) in outputs.iter().zip(&reference) {
             let dtype = manifest.params[*i].dtype();
-            if let Some(mismatch) = compare(dtype, got, want, tolerance(dtype)) {
+            let checked = compare_all(dtype, got, want, tolerance(dtype));
+            if let Some(mismatch) = checked.mismatch {
                 let at = unravel(mismatch.index, &shapes[*i]);
                 return Measured::Wrong { param: manifest.params[*i].name().to_owned(), mismatch, at };
             }
-            max_error = max_error.max(max_abs_error(dtype, got, want));
+            max_error = max_error.max(checked.max_abs_error);
         }
         let timing = Timing { median_us: f64::NAN, min_us: f64::NAN, max_us: f64::NAN };
         Measured::Timed { timing, max_error }
