@@ -14,8 +14,9 @@
 # --manual: step 2 for the hand-written examples/gemm_sm90_manual.cute at the table's five shapes above 256 rows,
 # over GROUP_M x CLUSTER_M x STAGES x EPI_N (3 rounds; the file is $GPU_DIR/tune/manual.json, which
 # `gemm_table.py --tuning` uses for its dispatch), then step 3 for them. Shapes given after --manual
-# (M=..,N=..,K=..) replace the five: checking each configuration's output against the default's takes about
-# 2 minutes per shape of 8192 x 8192 outputs on the H200, so the five do not fit one 10-minute call.
+# (M=..,N=..,K=..) replace the five: a shape of 8192 x 8192 outputs took about 2 minutes on the H200, most of it
+# checking each configuration's output against the default's on one core (now on all of them), so the five did
+# not fit one 10-minute call.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 GPU_DIR=${GPU_DIR:-.gpu}
