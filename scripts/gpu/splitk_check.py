@@ -3,7 +3,8 @@
 CUDA events around both launches of a split time what a caller waits for): examples/gemm_splitk.cute (split-K
 through a workspace and `splitk_reduce`, 64-row tiles direct, in clusters of 2 row tiles sharing B, and the same
 for e4m3 operands with per-tensor scales), gemm_splitk_cluster.cute (the reduction through distributed shared
-memory, behind gemm_pipelined's loop or a warp-specialized one) and gemm_swap_ab.cute (C^T = B * A^T, bf16 and e4m3).
+memory, behind gemm_pipelined's loop or a warp-specialized one), gemm_swap_ab.cute (C^T = B * A^T, bf16 and e4m3)
+and gemm_sm90_manual.cute's 128 x 128 tiles in clusters of 2 (`coop`, the plan for 129 to 256 rows).
 
 - correctness: fresh random inputs per case (torch's generator, a new seed each; e4m3: rounded from the same
   normal values, scales 0.5 and 1.25), the workspace W and C filled with NaN before the launch (a partial left
@@ -18,7 +19,7 @@ memory, behind gemm_pipelined's loop or a warp-specialized one) and gemm_swap_ab
   and the plan's, in 3 interleaved rounds with the anchor: medians of per-iteration CUDA event intervals.
 
 Run on the GPU machine with the cutec wheel importable, from a folder holding cuda_timing.py and, under
-examples/, the three examples (or from scripts/gpu of a checkout):
+examples/, the four examples (or from scripts/gpu of a checkout):
     python3 splitk_check.py [--only check|time] [--examples DIR] [--case KIND,M,N,K,S] [--launch ...] [--profile]
 Exit status: 0 when every case is correct and deterministic, 1 otherwise.
 """
@@ -473,7 +474,8 @@ def profile_range():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", choices=["check", "time"])
-    ap.add_argument("--examples", help="the folder holding gemm_splitk.cute and gemm_splitk_cluster.cute")
+    ap.add_argument("--examples", help="the folder holding gemm_splitk.cute, gemm_splitk_cluster.cute, "
+                    "gemm_swap_ab.cute and gemm_sm90_manual.cute")
     ap.add_argument("--case", metavar="KIND,M,N,K,S", help="one correctness case (KIND: direct, split, cluster, cws, "
                     "direct8 or split8; 64 x 128 tiles), for compute-sanitizer")
     ap.add_argument("--launch", metavar="KIND,BM,BN,STAGES,BK,S,M,N,K", help="three launches, for a profiler")
