@@ -160,17 +160,6 @@ pub fn compare_all(dtype: DType, got: &[u8], want: &[u8], tol: Tolerance) -> Com
     Comparison { mismatch, max_abs_error: max_abs }
 }
 
-/// The largest absolute error over all elements (NaN pairs excluded).
-pub fn max_abs_error(dtype: DType, got: &[u8], want: &[u8]) -> f64 {
-    let n = got.len().min(want.len());
-    compare_all(dtype, &got[..n], &want[..n], Tolerance { rtol: 0.0, atol: 0.0 }).max_abs_error
-}
-
-/// Compares `got` with `want` element by element; `None` when every element is within `tol`.
-pub fn compare(dtype: DType, got: &[u8], want: &[u8], tol: Tolerance) -> Option<Mismatch> {
-    compare_all(dtype, got, want, tol).mismatch
-}
-
 /// The row-major coordinates of flat index `index` in `shape`.
 pub fn unravel(mut index: usize, shape: &[usize]) -> Vec<usize> {
     let mut out = vec![0; shape.len()];
@@ -187,6 +176,14 @@ pub fn unravel(mut index: usize, shape: &[usize]) -> Vec<usize> {
 mod tests {
     use super::*;
     use cutec_runtime::floats::f32_to_bf16;
+
+    fn compare(dtype: DType, got: &[u8], want: &[u8], tol: Tolerance) -> Option<Mismatch> {
+        compare_all(dtype, got, want, tol).mismatch
+    }
+
+    fn max_abs_error(dtype: DType, got: &[u8], want: &[u8]) -> f64 {
+        compare_all(dtype, got, want, Tolerance { rtol: 0.0, atol: 0.0 }).max_abs_error
+    }
 
     fn bf16(v: &[f32]) -> Vec<u8> {
         v.iter().flat_map(|&x| f32_to_bf16(x).to_le_bytes()).collect()
