@@ -15,6 +15,29 @@ fn the_ring_examples_refuse_a_single_stage() {
     }
 }
 
+/// The TMA-store epilogue stores BN / EPI_N pieces of 64 x EPI_N: pieces wider than the tile (zero of them, C
+/// never written), that do not divide it, or narrower than a TMA box are refused; EPI_N follows BN by default.
+/// EPI_N = 0 is refused too, by the division in the assertion (constant `&&` evaluates both sides).
+#[test]
+fn the_hand_written_gemms_refuse_epilogue_pieces_that_do_not_tile_the_row() {
+    let refused = [
+        (["-D", "BN=128", "-D", "EPI_N=256"], "error[E0141]: static assertion failed: the epilogue's pieces"),
+        (["-D", "BN=256", "-D", "EPI_N=96"], "error[E0141]: static assertion failed: the epilogue's pieces"),
+        (["-D", "BN=256", "-D", "EPI_N=32"], "error[E0141]: static assertion failed: the epilogue's pieces"),
+        (["-D", "BN=256", "-D", "EPI_N=0"], "error[E0143]: integer `%` by zero"),
+    ];
+    for example in ["examples/gemm_sm90_manual.cute", "examples/gemm_fp8_manual.cute"] {
+        for (defines, message) in &refused {
+            let o = cutec(&[&["check", example][..], &defines[..]].concat());
+            let err = stderr(&o);
+            assert_eq!(code(&o), 1, "{example} {defines:?}: {err}");
+            assert!(err.contains(message), "{example} {defines:?}: {err}");
+        }
+        let o = cutec(&["check", example, "-D", "BN=128", "-D", "STAGES=4"]);
+        assert_eq!(code(&o), 0, "{example}: {}", stderr(&o));
+    }
+}
+
 /// A role budget above its accumulator's registers (so not E0333) but below what ptxas needs: ptxas ignores the
 /// `setmaxnreg` (C7507), and `cutec build --emit cubin` says so as warning E0440 at the kernel.
 #[test]
