@@ -249,6 +249,16 @@ mod tests {
         assert!((all.max_abs_error - 50.0).abs() < 1e-9);
     }
 
+    /// No elements: nothing differs. Outputs of different lengths (a caller's bug): every element differs.
+    #[test]
+    fn empty_and_mismatched_lengths() {
+        let tol = default_tolerance(DType::Bf16);
+        let empty = compare_all(DType::Bf16, &[], &[], tol);
+        assert_eq!((empty.mismatch, empty.max_abs_error), (None, 0.0));
+        let m = compare(DType::Bf16, &bf16(&[1.0]), &bf16(&[1.0, 2.0]), tol).expect("lengths differ");
+        assert_eq!((m.count, m.total), (2, 2));
+    }
+
     #[test]
     fn flat_indices_become_coordinates() {
         assert_eq!(unravel(0, &[4, 8]), [0, 0]);
