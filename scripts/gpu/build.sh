@@ -97,10 +97,10 @@ grep -q "mma.partition_c(local_tile(c" "$GPU_DIR/gemm_sm90_regs.cute" || { echo 
 "$c" build book/listings/hopper_2_ring.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # Variants timed in the same run: the epilogue from registers (any N; the ring then has room for 4 stages), and
 # the tiles in plain row order (no grouping for L2).
-# The scheduled GEMMs with the epilogue in pieces (a 4-stage ring) against the whole tile staged (3 stages), timed
-# in the same rounds by stages_check.py.
+# The scheduled GEMMs with the whole tile staged (3 stages) against their default, the epilogue in pieces (a 4-stage
+# ring), timed in the same rounds by stages_check.py.
 defined gemm_fp8_s3 gemm_fp8 -D STAGES=3
-defined gemm_sm90_s4 gemm_sm90 -D STAGES=4
+defined gemm_sm90_s3 gemm_sm90 -D STAGES=3
 # gemm_epilogue with 192-column tiles: the consumers' 128 threads do not divide a row's 24 pieces (with_run.sh).
 defined gemm_epilogue_bn192 gemm_epilogue -D BN=192
 defined gemm_sm90_manual_regs gemm_sm90_manual -D TMA_STORE=false -D STAGES=4
@@ -129,6 +129,12 @@ defined rows256_manual_bn128_s6 gemm_sm90_manual -D BN=128 -D STAGES=6
 defined rows256_manual_bn128_s6_c1 gemm_sm90_manual -D BN=128 -D STAGES=6 -D CLUSTER_M=1
 defined rows256_direct_128x128 gemm_splitk -D BM=128 -D BN=128 -D STAGES=6
 defined rows256_direct_64x256 gemm_splitk -D BM=64 -D BN=256 -D STAGES=5
+# A 4-stage ring beside the epilogue staged in pieces (cutec tune's lead at the large shapes, docs/perf/hopper-gemm.md):
+# 128-column pieces, with other GROUP_M, and 64-column pieces double-buffered; timed by stages_check.py.
+defined ring4_e128 gemm_sm90_manual -D STAGES=4 -D EPI_N=128
+defined ring4_e128_g4 gemm_sm90_manual -D STAGES=4 -D EPI_N=128 -D GROUP_M=4
+defined ring4_e128_g16 gemm_sm90_manual -D STAGES=4 -D EPI_N=128 -D GROUP_M=16
+defined ring4_e64_b2 gemm_sm90_manual -D STAGES=4 -D EPI_N=64 -D EPI_BUFS=2
 # Pingpong (scripts/gpu/pingpong_check.py): each consumer warpgroup on its own tiles; 128 x 128 tiles per consumer.
 "$c" build examples/gemm_sm90_pingpong.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 defined gemm_sm90_pingpong_128 gemm_sm90_pingpong -D BM=128 -D BN=128 -D STAGES=6
