@@ -127,6 +127,7 @@ defined rows256_sm90_bn128_s6 gemm_sm90 -D BN=128 -D STAGES=6
 defined rows256_sm90_bn128_bk128 gemm_sm90 -D BN=128 -D BK=128 -D STAGES=3
 defined rows256_manual_bn128_s6 gemm_sm90_manual -D BN=128 -D STAGES=6
 defined rows256_manual_bn128_s6_c1 gemm_sm90_manual -D BN=128 -D STAGES=6 -D CLUSTER_M=1
+defined rows256_manual_bn128_s6_e64b2 gemm_sm90_manual -D BN=128 -D STAGES=6 -D EPI_N=64 -D EPI_BUFS=2
 defined rows256_direct_128x128 gemm_splitk -D BM=128 -D BN=128 -D STAGES=6
 defined rows256_direct_64x256 gemm_splitk -D BM=64 -D BN=256 -D STAGES=5
 # A 4-stage ring beside the epilogue staged in pieces (cutec tune's lead at the large shapes, docs/perf/hopper-gemm.md):

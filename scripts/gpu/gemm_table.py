@@ -18,12 +18,17 @@ B stored K x N (gemm_kn, `torch.matmul(a, b)` with b contiguous (K, N)) has its 
 layout, after the others; `--kn` runs it alone.
 
 Run from scripts/gpu on the GPU machine, after scripts/gpu/build.sh (the modules and `cutec` in $GPU_DIR):
-    GPU_DIR=../../.gpu python3 gemm_table.py [--skip-check] [--kn]
+    GPU_DIR=../../.gpu python3 gemm_table.py [--skip-check] [--kn] [--rounds R]
+With --rounds R every shape is timed in R interleaved rounds (every column once per round, the anchors after our
+columns in even rounds and before them in odd ones), each column's time the median of its rounds': the GPU's
+clocks drift over a call (cuBLAS at 64 x 8192 x 8192 moved by 7 % between calls), and one sample per column puts
+that drift into the ratios.
 Exit status: 0 when every case is correct, 1 otherwise.
 """
 import argparse
 import math
 import os
+import statistics
 import sys
 import tempfile
 
@@ -108,20 +113,32 @@ def splitk_dispatch(fp8=False, tuning=None):
     return ("dispatch", ms)
 
 
-def table(kind, kernels, anchors, fp8, extra=None):
-    print(f"== {kind}: TFLOP/s (ratio to {anchors[0][0]}), medians of 20 launches, CUDA events, the same run")
+def table(kind, kernels, anchors, fp8, extra=None, rounds=1):
+    """One table: per shape, `rounds` interleaved rounds (each times every column once: our modules, the dispatch,
+    then the anchors, the anchors first in every other round), each column's time the median of its rounds'."""
+    how = f"medians of {rounds} interleaved rounds of 20 launches" if rounds > 1 else "medians of 20 launches"
+    print(f"== {kind}: TFLOP/s (ratio to {anchors[0][0]}), {how}, CUDA events, the same run")
     names = [m for m, _ in kernels] + ([extra[0]] if extra else []) + [a for a, _ in anchors]
     print(f"{'M x N x K':>18}" + "".join(f"{n:>22}" for n in names))
     ratios = {m: [] for m, _ in kernels + ([extra] if extra else []) + [(a, None) for a, _ in anchors[1:]]}
     for m, n, k in SHAPES:
         flop = 2.0 * m * n * k
-        times = {mod: bench(mod, ker, m, n, k, fp8) for mod, ker in kernels}
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
-        if extra:
-            times[extra[0]] = extra[1](a, b, times)
-        for name, anchor in anchors:
-            times[name] = median_ms(anchor(a, b))
+        samples = {name: [] for name in names}
+        for r in range(rounds):
+            if r % 2:
+                for name, anchor in anchors:
+                    samples[name].append(median_ms(anchor(a, b)))
+            ours = {mod: bench(mod, ker, m, n, k, fp8) for mod, ker in kernels}
+            if extra:
+                ours[extra[0]] = extra[1](a, b, ours)
+            for name, t in ours.items():
+                samples[name].append(t)
+            if r % 2 == 0:
+                for name, anchor in anchors:
+                    samples[name].append(median_ms(anchor(a, b)))
+        times = {name: statistics.median(v) for name, v in samples.items()}
         ref = times[anchors[0][0]]
         cells = []
         for name in names:
@@ -137,7 +154,7 @@ def table(kind, kernels, anchors, fp8, extra=None):
     print("lowest ratio: " + ", ".join(f"{n} {v:.3f}" for n, v in low.items()))
 
 
-def kn_table(work, skip_check):
+def kn_table(work, skip_check, rounds=1):
     """gemm_kn (B stored K x N) on every shape: checked against float32 A * B, then timed against cuBLAS on the same
     layout, torch.matmul(a, b) with b contiguous (K, N); `table` hands its anchors B as (N, K), transposed here."""
     ok = True
@@ -151,7 +168,7 @@ def kn_table(work, skip_check):
     def kn_anchor(a, b):
         b_kn = b.T.contiguous()
         return lambda: torch.matmul(a, b_kn)
-    table("bf16, B stored K x N", KN, [("cuBLAS", kn_anchor)], fp8=False)
+    table("bf16, B stored K x N", KN, [("cuBLAS", kn_anchor)], fp8=False, rounds=rounds)
     return ok
 
 
@@ -160,12 +177,13 @@ def main():
     ap.add_argument("--skip-check", action="store_true", help="time only")
     ap.add_argument("--kn", action="store_true", help="only B stored K x N")
     ap.add_argument("--tuning", help="a tuning file of gemm_sm90_manual.cute: the bf16 dispatch above 256 rows")
+    ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds per shape (each column's median)")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     work = tempfile.mkdtemp(prefix="cutec-table-", dir=GPU)
     ok = True
     if args.kn:
-        return 0 if kn_table(work, args.skip_check) else 1
+        return 0 if kn_table(work, args.skip_check, args.rounds) else 1
     if not args.skip_check:
         print("== correctness against float32 references of the same inputs (relative Frobenius error <= 1e-2)")
         for i, (m, n, k) in enumerate(SHAPES):
@@ -183,14 +201,15 @@ def main():
             c = torch.empty(a.shape[0], b.shape[0], device="cuda", dtype=torch.bfloat16)
             return lambda: mm(a, b, c)
         bf16_anchors.append(("Triton", triton_anchor))
-    table("bf16", BF16, bf16_anchors, fp8=False, extra=splitk_dispatch(tuning=args.tuning))
+    table("bf16", BF16, bf16_anchors, fp8=False, extra=splitk_dispatch(tuning=args.tuning), rounds=args.rounds)
     one = torch.tensor(1.0, device="cuda")
 
     def scaled(a, b):
         a8, b8 = a.to(f8.E4M3), b.to(f8.E4M3)
         return lambda: f8.scaled_mm(a8, b8, one, one)
-    table("fp8 e4m3 -> bf16", FP8, [("_scaled_mm", scaled)], fp8=True, extra=splitk_dispatch(fp8=True))
-    ok &= kn_table(work, args.skip_check)
+    table("fp8 e4m3 -> bf16", FP8, [("_scaled_mm", scaled)], fp8=True, extra=splitk_dispatch(fp8=True),
+          rounds=args.rounds)
+    ok &= kn_table(work, args.skip_check, args.rounds)
     return 0 if ok else 1
 
 
