@@ -344,9 +344,11 @@ def sanitizer_runs(cases, width=28):
 
 def sanitize():
     """compute-sanitizer's memcheck, racecheck and synccheck on a small GEMM and a ragged TMA copy."""
-    print("== compute-sanitizer on gemm_sm90_manual 256x512x136 (3 k-tiles over 3 stages, a ragged last one), "
-          "the other Hopper examples on ragged shapes, and tma_copy 1000x1004")
-    cases = [("gemm_sm90_manual.ptx", "gemm_sm90_manual", {"M": 256, "N": 512, "K": 136}),
+    print("== compute-sanitizer on gemm_sm90_manual 256x512x456 (8 k-tiles round a 4-stage ring, a ragged last "
+          "one) and 4096x4096x128 (several tiles per CTA: the epilogue's pieces reuse the staging tile), the other "
+          "Hopper examples on ragged shapes, and tma_copy 1000x1004")
+    cases = [("gemm_sm90_manual.ptx", "gemm_sm90_manual", {"M": 256, "N": 512, "K": 456}),
+             ("gemm_sm90_manual.ptx", "gemm_sm90_manual", {"M": 4096, "N": 4096, "K": 128}),
              ("gemm_sm90_manual_regs.ptx", "gemm_sm90_manual", {"M": 200, "N": 300, "K": 136}),
              ("tma_copy.ptx", "tma_copy", {"M": 1000, "N": 1004}),
              ("tma_copy_batched.ptx", "tma_copy_batched", {"B": 3, "M": 33, "N": 260}),

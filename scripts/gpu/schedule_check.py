@@ -286,7 +286,9 @@ def sanitize():
               # tile; at 4096 x 4096, two tiles per CTA.
               ("gemm_fp8.ptx", "gemm_fp8", {"M": 300, "N": 512, "K": 144}, {"scale_a": 0.5, "scale_b": 2.0}),
               ("gemm_fp8.ptx", "gemm_fp8", {"M": 4096, "N": 4096, "K": 128}, {"scale_a": 0.5, "scale_b": 2.0}),
-              # The whole tile staged once per output tile (3 stages; gemm_sm90's default stages it in pieces).
+              # gemm_sm90's pieces with several tiles per CTA, and the whole tile staged once per output tile
+              # (3 stages).
+              ("gemm_sm90.ptx", "gemm", {"M": 4096, "N": 4096, "K": 128}),
               ("gemm_sm90_s3.ptx", "gemm", gemm)]
     return sanitizer_runs(cases, width=22)
 
