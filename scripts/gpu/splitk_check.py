@@ -4,7 +4,8 @@ CUDA events around both launches of a split time what a caller waits for): examp
 through a workspace and `splitk_reduce`, 64-row tiles direct, in clusters of 2 row tiles sharing B, and the same
 for e4m3 operands with per-tensor scales), gemm_splitk_cluster.cute (the reduction through distributed shared
 memory, behind gemm_pipelined's loop or a warp-specialized one), gemm_swap_ab.cute (C^T = B * A^T, bf16 and e4m3)
-and gemm_sm90_manual.cute's 128 x 128 tiles in clusters of 2 (`coop`, the plan for 129 to 256 rows).
+and gemm_sm90_manual.cute's 128 x 128 tiles in clusters of 2 (`coop`, the plan for 129 to 256 rows; `coop8`, the
+same schedule in gemm_fp8_manual.cute for e4m3).
 
 - correctness: fresh random inputs per case (torch's generator, a new seed each; e4m3: rounded from the same
   normal values, scales 0.5 and 1.25), the workspace W and C filled with NaN before the launch (a partial left
@@ -62,7 +63,8 @@ KINDS = {"direct": ("gemm_splitk.cute", "gemm_direct", False), "split": ("gemm_s
          "swap": ("gemm_swap_ab.cute", "gemm_swap_ab", False),
          "direct8": ("gemm_splitk.cute", "gemm_direct_fp8", True), "split8": ("gemm_splitk.cute", "gemm_splitk_fp8", True),
          "swap8": ("gemm_swap_ab.cute", "gemm_swap_ab_fp8", True),
-         "coop": ("gemm_sm90_manual.cute", "gemm_sm90_manual", False)}
+         "coop": ("gemm_sm90_manual.cute", "gemm_sm90_manual", False),
+         "coop8": ("gemm_fp8_manual.cute", "gemm_fp8_manual", True)}
 _KERNELS = {}
 
 
@@ -71,10 +73,11 @@ def _compile(key, examples=None):
     file = next(f for f, k, _ in KINDS.values() if k == name) if name != "splitk_reduce" else "gemm_splitk.cute"
     defines = {}
     if cfg:
-        defines = {"STAGES": cfg[2], "BK": cfg[3]}
+        # gemm_fp8_manual counts BK in its own (8-bit) elements.
+        defines = {"STAGES": cfg[2], "BK": 2 * cfg[3] if name == "gemm_fp8_manual" else cfg[3]}
         if not name.startswith("gemm_swap_ab"):  # its tile of B is 64 rows
             defines["BN"] = cfg[1]
-        if name not in ("gemm_splitk_cluster_ws", "gemm_sm90_manual"):  # 64 rows; 128 rows
+        if name not in ("gemm_splitk_cluster_ws", "gemm_sm90_manual", "gemm_fp8_manual"):  # 64 rows; 128 rows
             defines["BM"] = cfg[0]
     if s is not None:
         defines["S"] = s
@@ -115,7 +118,9 @@ def _plan(m, n, k, fp8):
       (gemm_direct: one launch, no workspace).
     - bf16, 128 < M <= 256 and N % 8 == 0 (the TMA-store epilogue), when 128 x 128 tiles give 3/4 of the SMs a
       tile or more: `coop` (gemm_sm90_manual with 128 x 128 tiles, 6 stages, clusters of 2 row tiles sharing B by
-      multicast: cuBLAS's tiles at 256 x 8192 x 8192, where 64-row tiles read B from L2 once per row tile).
+      multicast: cuBLAS's tiles at 256 x 8192 x 8192, where 64-row tiles read B from L2 once per row tile). e4m3
+      likewise: `coop8` (gemm_fp8_manual with the same tiles and ring, `torch._scaled_mm`'s
+      nvjet_sm90_qqtst_128x128_128x6_2x1 there).
     - With fewer tiles even at 64 columns: `split` (gemm_splitk + splitk_reduce), 256-column tiles cutting K S
       ways so that tiles * S fills the SMs once, each split keeping >= 8 k-tiles.
     e4m3 takes the same launches of the e4m3 kernels (`swap8`, `direct8`, `split8`: 128-element k-tiles, BK = 64
@@ -128,8 +133,8 @@ def _plan(m, n, k, fp8):
                 return "swap8", (bm, 64, min(20, 200 * 1024 // ((64 + bm) * 128)), 64), 1
             return "swap", (bm, 64, min(10, 200 * 1024 // ((64 + bm) * 256)), 128), 1
     else:
-        if not fp8 and 128 < m <= 256 and n % 8 == 0 and 2 * math.ceil(n / 128) * 4 >= SMS * 3:
-            return "coop", (128, 128, 6, 64), 1
+        if 128 < m <= 256 and n % 8 == 0 and 2 * math.ceil(n / 128) * 4 >= SMS * 3:
+            return ("coop8" if fp8 else "coop"), (128, 128, 6, 64), 1
         for bn, stages in ((256, 5), (128, 8), (64, 12)):
             if math.ceil(m / 64) * math.ceil(n / bn) * 2 >= SMS:
                 return ("direct8" if fp8 else "direct"), (64, bn, stages, 64), 1
@@ -162,6 +167,8 @@ def launch(run, a, b, w, c, scale=(1.0, 1.0)):
         kernel("gemm_direct_fp8", cfg)(a, b, c, scale[0], scale[1])
     elif kind == "coop":
         kernel("gemm_sm90_manual", cfg)(a, b, c)
+    elif kind == "coop8":
+        kernel("gemm_fp8_manual", cfg)(a, b, c, scale[0], scale[1])
     elif kind == "cluster":
         kernel("gemm_splitk_cluster", cfg, s)(a, b, c)
     elif kind == "cws":
@@ -182,7 +189,7 @@ def buffers(run, m, n, fill):
 def name(run):
     kind, cfg, s = run
     return (f"{kind} {cfg[0]}x{cfg[1]}/{cfg[2]}" + ("" if cfg[3] == 64 else f" k{cfg[3] * (2 if KINDS[kind][2] else 1)}")
-            + ("" if kind in ("direct", "direct8", "swap", "swap8", "coop") else f" S={s}"))
+            + ("" if kind in ("direct", "direct8", "swap", "swap8", "coop", "coop8") else f" S={s}"))
 
 
 def inputs(m, n, k, fp8, gen=None):
@@ -273,6 +280,7 @@ def correctness():
                 ("direct8", (64, 256, 5, 64), 1), ("direct8", (128, 128, 6, 64), 1),
                 ("swap8", (8, 64, 20, 64), 1), ("swap8", (16, 64, 20, 64), 1),
                 ("swap8", (32, 64, 16, 64), 1), ("swap8", (16, 64, 10, 128), 1)}
+        runs |= {("coop8", (128, 128, 6, 64), 1)} if n % 8 == 0 else set()
         runs |= {("split8", (64, 128, 8, 64), kt + 2)} if kt <= 20 else set()
         cases += [(run, m, n, k) for run in sorted(runs)]
     prepare([c[0] for c in cases])
@@ -348,6 +356,8 @@ def sweep_runs(m, n, k, fp8):
     if not fp8:
         runs += [("cws", cfg, s) for cfg, s in CWS[:1] + CWS[4:5] if tiles(cfg) * s <= SMS]
         runs += [("coop", (128, 128, 6, 64), 1)] if m > 64 and n % 8 == 0 else []
+    elif m > 64 and n % 8 == 0:
+        runs += [("coop8", (128, 128, 6, 64), 1)]
     return runs + [_plan(m, n, k, fp8)]
 
 
