@@ -61,6 +61,9 @@ const SASS: &[Expect] = &[
     Expect { example: "gemm_splitk", defines: &[], has: &["HGMMA.64x256x16.F32.BF16", "HGMMA.64x128x16.F32.BF16", "QGMMA.64x256x32.F32.E4M3.E4M3", "QGMMA.64x128x32.F32.E4M3.E4M3", "UTMALDG.2D", "SYNCS.PHASECHK.TRANS64.TRYWAIT", "USETMAXREG", "STG.E.64", "LDG.E.128", "F2FP.BF16.F32.PACK_AB", "FMUL"], lacks: &["LDL", "STL", "UTMASTG"] },
     // The same with 128-column k-tiles (two 128-byte boxes per row and stage).
     Expect { example: "gemm_splitk", defines: &["BK=128", "BN=128", "STAGES=4"], has: &["HGMMA.64x128x16.F32.BF16", "QGMMA.64x128x32.F32.E4M3.E4M3", "UTMALDG.2D", "STG.E.64"], lacks: &["LDL", "STL", "UTMASTG", "HGMMA.64x256x16"] },
+    // Two consumer warpgroups over a k-range that may be empty (a split with no k-tile): the last wgmma wait stays
+    // on the path that ran the loop, so ptxas does not serialize the wgmmas (C7515 before).
+    Expect { example: "gemm_splitk", defines: &["BM=128", "BN=256", "STAGES=4"], has: &["HGMMA.64x256x16.F32.BF16", "QGMMA.64x256x32.F32.E4M3.E4M3", "UTMALDG.2D", "STG.E.64"], lacks: &["LDL", "STL", "UTMASTG"] },
     // The reduction through distributed shared memory: the partial tile into shared memory, the cluster barrier,
     // the peers' partials 16 bytes at a time (`ld.shared::cluster` is a generic LD), 4 bf16 of C at once; the
     // warp-specialized kernel's ring of mbarriers, and no `setmaxnreg` in either.

@@ -478,8 +478,11 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
     if asynchronous {
         // The last group completes inside the branch that ran the loop: where a loop that ran no iteration
         // joins it, no wgmma is in flight. (Waiting after the join makes ptxas serialize every wgmma of the
-        // loop, C7514: it sees the accumulators read on the path that skipped the loop.)
-        let some = g.cmp_c(CompareOp::Gt, n, 0);
+        // loop, C7514: it sees the accumulators read on the path that skipped the loop.) The branch tests the
+        // loop's own entry condition, `start < end`, rather than n > 0, its equal: LLVM then folds the loop's
+        // entry test into the branch, where with n > 0 it kept a second path that skips the loop, joined before
+        // the wait (C7515 with two consumer warpgroups in gemm_splitk).
+        let some = if lp.step > 0 { g.cmp(CompareOp::Lt, lp.start, lp.end) } else { g.cmp_c(CompareOp::Gt, n, 0) };
         g.if_(some, |g| {
             g.push(consumers);
             g.op(Op::WgmmaWait { pending: 0 });
