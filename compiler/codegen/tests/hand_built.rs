@@ -136,6 +136,34 @@ fn hopper_operations_compile() {
     assert_eq!(out.ptx.matches("st.global.b32").count() + out.ptx.matches("st.global.f32").count(), 1, "{}", out.ptx);
 }
 
+/// The k-steps of a wgmma group after the first take their descriptors from the first's plus the distance, which
+/// LLVM folds: one shift and mask per operand for the group, not per step. Each later step's descriptor is
+/// the first's with 2, 4, 6 (32, 64, 96 bytes in 16-byte units) in its start address field.
+#[test]
+fn later_wgmma_steps_offset_the_first_steps_descriptors() {
+    let module = cutec_ir::parse(include_str!("../../ir/tests/ir/wgmma_steps.ir")).expect("parses");
+    let out =
+        cutec_codegen::compile(&module, &[], &cutec_codegen::Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let ptx = &out.ptx;
+    assert_eq!(ptx.matches("wgmma.mma_async").count(), 4, "{ptx}");
+    let count = |op: &str| ptx.lines().filter(|l| l.trim_start().starts_with(op)).count();
+    assert_eq!(count("shr.u32"), 2, "one shift (and mask) per operand\n{ptx}");
+    // The fixed fields: 128-byte swizzle (1 << 62), SBO 1024 / 16 = 64 (<< 32), LBO 16 / 16 = 1 (<< 16).
+    let fixed: u64 = (1 << 62) | (64 << 32) | (1 << 16);
+    for step in 1..4u64 {
+        let with = format!(", {};", fixed | (2 * step));
+        assert_eq!(
+            ptx.lines().filter(|l| l.trim_start().starts_with("or.b64") && l.ends_with(&with)).count(),
+            2,
+            "step {step}: both operands' descriptors are the first's with {} added\n{ptx}",
+            2 * step
+        );
+    }
+    if let Some(report) = assemble(ptx) {
+        assert_no_spills(&report);
+    }
+}
+
 /// fp8: the wgmma has both types and no transpose immediates, and conversions to and from `e4m3`/`e5m2` are the
 /// packed `cvt`s, two lanes each (16 lanes: 8 of each way), with the pair's lane 1 as the upper operand; ptxas
 /// assembles it without spilling.
