@@ -28,22 +28,6 @@ from cuda_timing import median_ms
 SHAPES = [(16, 8192, 8192), (64, 8192, 8192), (128, 8192, 8192), (256, 8192, 8192)]
 
 
-def queued_ms(fn, iters=20):
-    """median_ms with every launch enqueued before the first runs (a sleep ahead of them on the stream)."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    ev = [torch.cuda.Event(enable_timing=True) for _ in range(iters + 1)]
-    torch.cuda._sleep(40_000_000)  # about 20 ms at 1.98 GHz, longer than enqueueing the loop takes
-    ev[0].record()
-    for i in range(iters):
-        fn()
-        ev[i + 1].record()
-    torch.cuda.synchronize()
-    t = sorted(ev[i].elapsed_time(ev[i + 1]) for i in range(iters))
-    return t[len(t) // 2]
-
-
 def sustained(fn, seconds=2.0):
     """(us per launch, median SM MHz, median W, samples) over about `seconds` of back-to-back launches, sampled by
     nvidia-smi every 50 ms (the first 0.3 s dropped: the sampler's start)."""
@@ -95,8 +79,8 @@ def main():
         for _ in range(args.rounds):
             t["op"].append(median_ms(ours))
             t["cp"].append(median_ms(theirs))
-            t["oq"].append(queued_ms(ours))
-            t["cq"].append(queued_ms(theirs))
+            t["oq"].append(median_ms(ours, queued=True))
+            t["cq"].append(median_ms(theirs, queued=True))
         med = {key: sorted(v)[len(v) // 2] * 1e3 for key, v in t.items()}
         host = sk.host_us(run, a, b)
         torch.cuda.synchronize()
