@@ -19,10 +19,10 @@ layout, after the others; `--kn` runs it alone.
 
 Run from scripts/gpu on the GPU machine, after scripts/gpu/build.sh (the modules and `cutec` in $GPU_DIR):
     GPU_DIR=../../.gpu python3 gemm_table.py [--skip-check] [--kn] [--rounds R]
-With --rounds R every shape is timed in R interleaved rounds (every column once per round, the anchors after our
-columns in even rounds and before them in odd ones), each column's time the median of its rounds': the GPU's
-clocks drift over a call (cuBLAS at 64 x 8192 x 8192 moved by 7 % between calls), and one sample per column puts
-that drift into the ratios.
+With --rounds R (3 by default; 1 is the single sample per column of sessions before 8) every shape is timed in R
+interleaved rounds (every column once per round, the anchors after our columns in even rounds and before them in
+odd ones), each column's time the median of its rounds': the GPU's clocks drift over a call (cuBLAS at
+64 x 8192 x 8192 moved by 7 % between calls), and one sample per column puts that drift into the ratios.
 Exit status: 0 when every case is correct, 1 otherwise.
 """
 import argparse
@@ -177,7 +177,7 @@ def main():
     ap.add_argument("--skip-check", action="store_true", help="time only")
     ap.add_argument("--kn", action="store_true", help="only B stored K x N")
     ap.add_argument("--tuning", help="a tuning file of gemm_sm90_manual.cute: the bf16 dispatch above 256 rows")
-    ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds per shape (each column's median)")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per shape (each column's median)")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     work = tempfile.mkdtemp(prefix="cutec-table-", dir=GPU)
