@@ -218,32 +218,26 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             args.push(ll(self.builder.build_load(f32t, slot, ""))?.into());
             slots.push(slot);
         }
-        // The first step's descriptors, which the later steps' are offsets of.
-        let mut first: Option<(Option<DescBase<'ctx>>, DescBase<'ctx>)> = None;
-        for &cutec_ir::WgmmaStep { a, b, scale_d } in steps {
-            let (fa, fb) = match first {
-                Some(f) => f,
-                None => {
-                    let fa = match a_desc {
-                        Some(desc) => Some(self.descriptor_base(a, desc)?),
-                        None => None,
-                    };
-                    let f = (fa, self.descriptor_base(b, b_desc)?);
-                    first = Some(f);
-                    f
-                }
+        // The first step's descriptors, of which the later steps' are offsets.
+        if let Some(first) = steps.first() {
+            let a_base = match a_desc {
+                Some(desc) => Some(self.descriptor_base(first.a, desc)?),
+                None => None,
             };
-            match fa {
-                Some(base) => args.push(self.descriptor_at(base, a)?.into()),
-                None => {
-                    for r in self.a_registers(a, shape.input)? {
-                        args.push(r.into());
+            let b_base = self.descriptor_base(first.b, b_desc)?;
+            for &cutec_ir::WgmmaStep { a, b, scale_d } in steps {
+                match a_base {
+                    Some(base) => args.push(self.descriptor_at(base, a)?.into()),
+                    None => {
+                        for r in self.a_registers(a, shape.input)? {
+                            args.push(r.into());
+                        }
                     }
                 }
+                args.push(self.descriptor_at(b_base, b)?.into());
+                let scale_d = self.value(scale_d)?.into_int_value();
+                args.push(ll(self.builder.build_int_z_extend(scale_d, i32t, "scale_d"))?.into());
             }
-            args.push(self.descriptor_at(fb, b)?.into());
-            let scale = ll(self.builder.build_int_z_extend(self.value(scale_d)?.into_int_value(), i32t, "scale_d"))?;
-            args.push(scale.into());
         }
         let input = shape.input_suffix();
         let a_mn = a_desc.map(|d| d.mn_major);
@@ -330,25 +324,17 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
         self.store_results(out, slots, "fence")
     }
 
-    /// The 64-bit matrix descriptor of a shared-memory operand at `ptr`: its fixed fields, and the start address
-    /// (the shared-memory address, bits 4-17, in bits 0-13).
-    fn descriptor(
-        &mut self,
-        ptr: Handle<Expr>,
-        desc: cutec_ir::GmmaDesc,
-    ) -> Result<inkwell::values::IntValue<'ctx>, CodegenError> {
-        let i64t = self.context.i64_type();
-        let addr = ll(self.builder.build_ptr_to_int(self.value(ptr)?.into_pointer_value(), i64t, "smem.addr"))?;
-        let start = ll(self.builder.build_and(addr, i64t.const_int(0x3ffff, false), ""))?;
-        let start = ll(self.builder.build_right_shift(start, i64t.const_int(4, false), false, ""))?;
-        ll(self.builder.build_or(start, i64t.const_int(desc.fixed_bits(), false), "desc"))
-    }
-
-    /// A descriptor and the address it was made from, for [`Self::descriptor_at`].
+    /// The 64-bit matrix descriptor of a shared-memory operand at `ptr` (its fixed fields, and the start address:
+    /// the shared-memory address, bits 4-17, in bits 0-13), and the address as an `i32`, for
+    /// [`Self::descriptor_at`].
     fn descriptor_base(&mut self, ptr: Handle<Expr>, desc: cutec_ir::GmmaDesc) -> Result<DescBase<'ctx>, CodegenError> {
-        let i32t = self.context.i32_type();
+        let (i32t, i64t) = (self.context.i32_type(), self.context.i64_type());
         let addr = ll(self.builder.build_ptr_to_int(self.value(ptr)?.into_pointer_value(), i32t, "smem.addr"))?;
-        Ok(DescBase { addr, desc: self.descriptor(ptr, desc)? })
+        let start = ll(self.builder.build_and(addr, i32t.const_int(0x3ffff, false), ""))?;
+        let start = ll(self.builder.build_right_shift(start, i32t.const_int(4, false), false, ""))?;
+        let start = ll(self.builder.build_int_z_extend(start, i64t, ""))?;
+        let desc = ll(self.builder.build_or(start, i64t.const_int(desc.fixed_bits(), false), "desc"))?;
+        Ok(DescBase { addr, desc })
     }
 
     /// The descriptor of an operand at `ptr` in the same shared-memory tensor as `base`'s: `base`'s plus the
@@ -357,7 +343,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
     /// period, E0310 otherwise), so the start address field (bits 4-17 of the address) takes the sum exactly,
     /// without a carry into the fields above it. The later steps of a group then cost one `or` with a constant
     /// where LLVM folds the distance (about 20 SASS instructions fewer per k-tile and consumer warp in
-    /// gemm_sm90_manual's 128 x 128 mainloop), instead of the mask and shift of [`Self::descriptor`].
+    /// gemm_sm90_manual's 128 x 128 mainloop), instead of the mask and shift of [`Self::descriptor_base`].
     fn descriptor_at(
         &mut self,
         base: DescBase<'ctx>,
