@@ -119,6 +119,9 @@ impl SyntaxError {
             UnclosedDelimiter { delim } => format!("unclosed delimiter `{delim}`"),
             UnexpectedCloser { delim, open: None } => format!("unexpected closing delimiter: `{delim}`"),
             UnexpectedCloser { delim, open: Some(_) } => format!("mismatched closing delimiter: `{delim}`"),
+            KeywordAsName { keyword } if keyword == "o" => {
+                "expected a name, found `o`, which is reserved as the composition operator".into()
+            }
             KeywordAsName { keyword } => format!("expected a name, found keyword `{keyword}`"),
             NestingTooDeep => format!("nesting is deeper than {} levels", crate::MAX_NESTING),
             OperatorChainTooLong => {
@@ -164,6 +167,15 @@ impl SyntaxError {
                 "`//!` documents the whole file".into(),
                 Some("move it to the top of the file, or use `///` to document the next item".into()),
             ),
+            // `o` where an expression may start: most likely a variable named `o`, which cannot be declared.
+            UnexpectedToken { found, expected } if found == "`o`" => (
+                format!("expected {}", expected_list(expected)),
+                Some(
+                    "`o` is reserved as the composition operator (`A o B`) and cannot name a variable; name it \
+                     something else, such as `o_` or `out`"
+                        .into(),
+                ),
+            ),
             UnexpectedToken { expected, .. } if expected.iter().any(|e| e == "`const`") => (
                 format!("expected {}", expected_list(expected)),
                 Some("generic parameters are compile-time constants: `<const N: int, const T: int = 256>`".into()),
@@ -188,6 +200,10 @@ impl SyntaxError {
             UnexpectedCloser { open: Some(open), .. } => (
                 "mismatched closing delimiter".into(),
                 Some(format!("close the `{open}` with `{}` first", closer(*open))),
+            ),
+            KeywordAsName { keyword } if keyword == "o" => (
+                "`o` is reserved: `A o B` composes two layouts".into(),
+                Some("choose another name, such as `o_` or `out`".into()),
             ),
             KeywordAsName { keyword } => (
                 "expected a name".into(),
@@ -316,7 +332,7 @@ too late for a module doc\n\nMove the `//!` lines to the top of the file.",
     CodeInfo {
         code: "E0008",
         title: "file too large",
-        explanation: "A source file may be at most 2 MiB (2097152 bytes). That is far more than any kernel needs, and it bounds the time and memory a compilation takes whatever the input; the compiler reads nothing of a longer file. If the file is generated, generate loops or several files instead of repeated code:\n\n    w[0] = x[0]; w[1] = x[1]; ...   // a million times: error\n    for i in 0..N { w[i] = x[i]; }  // ok",
+        explanation: "A source file may be at most 2 MiB (2097152 bytes). That is far more than any kernel needs, and it bounds the time and memory a compilation takes whatever the input; the compiler reads no more of a file than the limit and one byte, so a longer file, or an endless one such as `/dev/zero`, is refused at once, from `cutec check`, `build`, `run`, `tune` and `layout --eval-file` alike. If the file is generated, generate loops or several files instead of repeated code:\n\n    w[0] = x[0]; w[1] = x[1]; ...   // a million times: error\n    for i in 0..N { w[i] = x[i]; }  // ok",
     },
     CodeInfo {
         code: "E0020",
@@ -324,7 +340,8 @@ too late for a module doc\n\nMove the `//!` lines to the top of the file.",
         explanation: "The parser met a token that cannot appear at this point. The message lists what could \
 have come instead. A common cause is a missing `;` at the end of the previous statement, or a missing \
 `)` or `,` in a list.\n\n    let x = 1\n    let y = 2;   // error: expected `;`, found keyword `let`\n\n\
-Add the missing token, or remove the stray one.",
+Add the missing token, or remove the stray one. The one-letter `o` is not a name but a reserved word, the \
+composition operator (`A o B`): a variable cannot be called `o`.",
     },
     CodeInfo {
         code: "E0021",
@@ -349,8 +366,9 @@ let x = f(a));   // error: the second `)` closes nothing\n\nDelete it, or add th
         code: "E0024",
         title: "keyword used as a name",
         explanation: "Keywords (`kernel fn const use let mut for in while if else return break continue as \
-role launch true false`) cannot name variables, parameters, functions or fields.\n\n    let for = 3;    // error\n    \
-let for_ = 3;   // ok",
+role launch true false`) cannot name variables, parameters, functions or fields, and neither can `o`, which is \
+reserved as CuTe's composition operator (`A o B` composes two layouts).\n\n    let for = 3;    // error\n    \
+let for_ = 3;   // ok\n    let o = 3;      // error: `o` is the composition operator\n    let out = 3;    // ok",
     },
     CodeInfo {
         code: "E0025",

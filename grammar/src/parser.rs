@@ -349,7 +349,8 @@ fn convert(error: ParseError<usize, Token<'_>, Infallible>, lexed: &Lexed<'_>, s
             let span = Span::new(start, end);
             let has = |name: &str| expected.iter().any(|e| e.trim_matches('"') == name);
             // A keyword where a name is wanted; where an expression could start, the keyword is rather misplaced.
-            if token.is_keyword() && has("Ident") && !has("Int") {
+            // `o` is one too: the composition operator (`A o B`) cannot name anything.
+            if (token.is_keyword() || token == Token::Compose) && has("Ident") && !has("Int") {
                 let keyword = token.text().unwrap_or("?").to_string();
                 return Some(SyntaxError::new(SyntaxErrorKind::KeywordAsName { keyword }, span));
             }

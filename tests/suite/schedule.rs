@@ -76,7 +76,7 @@ fn per_iteration(module: &Module) -> BTreeMap<String, BTreeMap<String, usize>> {
                 counts = ops;
             }
         }
-        roles.insert(role.name.clone(), counts);
+        roles.insert(role.kind.name().to_string(), counts);
     }
     roles
 }
@@ -99,6 +99,19 @@ fn the_warp_specialized_schedule_has_the_hand_written_protocol() {
         v.len()
     };
     assert_eq!(inits(&ours), 2 * 3, "a full and an empty barrier per stage");
+    // The pass declares the ring it wrote: its depth, its tiles and barriers, its filler and release.
+    let k = &ours.kernels[0];
+    let rings: Vec<&cutec_ir::Ring> = k.rings.iter().map(|(_, r)| r).collect();
+    assert_eq!(rings.len(), 1, "one ring");
+    let ring = rings[0];
+    assert_eq!((ring.stages, ring.tiles.len()), (3, 2), "three stages of A's and B's tiles");
+    assert_eq!((ring.filler, ring.release), (cutec_ir::Filler::Producer, cutec_ir::Release::AfterGroup));
+    let barrier = |b| k.barriers.get(b).map(|b| b.kind);
+    assert!(matches!(barrier(ring.full), Some(cutec_ir::BarrierKind::Mbarrier { arrivals: 1, bytes: 49152, .. })));
+    // One arrival per consumer warp of both CTAs of the cluster (B is multicast).
+    assert!(matches!(barrier(ring.empty), Some(cutec_ir::BarrierKind::Mbarrier { arrivals: 16, bytes: 0, .. })));
+    // The hand-written kernel declares no ring: its rings are the program's.
+    assert_eq!(theirs.kernels[0].rings.len(), 0);
     let text = cutec_ir::print(&ours);
     assert!(text.contains("mbarrier.arrive.expect_tx") && text.contains(", 49152"), "the bytes of A's and B's boxes");
     assert!(text.contains("warpgroup producer 0..1 regs(40)") && text.contains("warpgroup consumer 1..3 regs(232)"));
@@ -121,7 +134,7 @@ fn a_loop_over_tiles_in_both_roles(m: &Module) {
     let chains: Vec<&Vec<RoleRegion>> =
         kernel.body.stmts().iter().filter_map(|s| if let Stmt::Roles(r) = s { Some(r) } else { None }).collect();
     assert_eq!(chains.len(), 1, "one role chain");
-    let regions: Vec<(&str, &Block)> = chains[0].iter().map(|r| (r.role.name.as_str(), &r.body)).collect();
+    let regions: Vec<(&str, &Block)> = chains[0].iter().map(|r| (r.role.kind.name(), &r.body)).collect();
     assert_eq!(regions.iter().map(|(n, _)| *n).collect::<Vec<_>>(), vec!["producer", "consumer"]);
     // Each role loops over the tiles: its region's top level is that loop (after the values it computes).
     for (name, body) in &regions {

@@ -5,6 +5,8 @@ use cutec_diagnostics::{CodeInfo, Diagnostic};
 
 /// A file could not be read.
 pub const READ_FAILED: &str = "E0400";
+/// A file over the limit of a source file (the lexer's code, reported by the driver before reading more).
+pub const SOURCE_TOO_LARGE: &str = "E0008";
 /// `cutec build` has nothing to compile or a tool it needs failed.
 pub const BUILD_CANNOT_PROCEED: &str = "E0401";
 /// A bug in cutec reported as an error rather than a crash.

@@ -29,7 +29,8 @@ fn fail(map: SourceMap, diagnostic: Diagnostic) -> Result<(), Box<Failure>> {
 pub fn run(args: &LayoutArgs) -> Result<(), Box<Failure>> {
     let mut map = SourceMap::new();
     if let Some(path) = args.eval_file {
-        return match std::fs::read_to_string(path) {
+        // A file of expressions is read like a source file, at most its limit.
+        return match cutec::files::read_text_capped(path, cutec::files::MAX_SOURCE_BYTES) {
             Ok(text) => {
                 print!("{}", eval_lines(&text));
                 Ok(())

@@ -119,6 +119,39 @@ fn missing_file_is_an_error_not_a_panic() {
 }
 
 #[test]
+fn endless_files_are_refused_at_their_limit() {
+    // `/dev/zero` never ends: every file a command reads whole is read up to its limit and one byte, then refused
+    // (it used to be read until the memory ran out).
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    for cmd in ["check", "build"] {
+        let d = one_error(&[cmd, "/dev/zero"], 1);
+        assert_eq!(d["code"], "E0008", "{cmd}: {d}");
+        assert!(
+            d["message"].as_str().is_some_and(|m| m.contains("more than the limit of 2097152 bytes")),
+            "{cmd}: {d}"
+        );
+        assert!(primary_text(&d).is_some_and(|p| p.starts_with("<command line>:")), "{cmd}: {d}");
+    }
+    let d = one_error(&["build", "examples/copy.cute", "--tuning", "/dev/zero", "--shape", "N=4096"], 1);
+    assert_eq!(d["code"], "E0412", "{d}");
+    assert!(d["message"].as_str().is_some_and(|m| m.contains("longer than the limit of")), "{d}");
+    let d = one_error(&["layout", "--eval-file", "/dev/zero"], 1);
+    assert_eq!(d["code"], "E0400", "{d}");
+    assert!(d["message"].as_str().is_some_and(|m| m.contains("longer than the limit of")), "{d}");
+    let dir = temp_dir("endless");
+    let ptx = dir.join("k.ptx");
+    std::fs::write(&ptx, ".version 8.0\n.target sm_90a\n.address_size 64\n").expect("written");
+    let ptx = ptx.to_str().expect("a UTF-8 path");
+    let o = cutec(&["run", ptx, "--kernel", "k", "--manifest", "/dev/zero", "--color=never"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("error[E0400]: cannot read `/dev/zero`"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("longer than the limit of"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn bad_usage_exits_2() {
     assert_eq!(code(&cutec(&[])), 2);
     assert_eq!(code(&cutec(&["frobnicate"])), 2);

@@ -82,6 +82,14 @@ pub const PROTOCOL_BYTES: &str = "E0342";
 pub const PROTOCOL_EXIT: &str = "E0343";
 /// An mbarrier used before its init, or arrived on more than its count.
 pub const PROTOCOL_MISUSE: &str = "E0344";
+/// A ring's stage that may be refilled while a wgmma group still reads it (`check-schedule`).
+pub const STAGE_IN_USE: &str = "E0346";
+/// A generic-proxy access to a ring's tile, which TMA (the async proxy) fills (`check-schedule`).
+pub const RING_TILE_WRITE: &str = "E0347";
+/// A generic write to shared memory that reaches an async-proxy read without `fence.proxy.async` (`check-schedule`).
+pub const PROXY_FENCE: &str = "E0349";
+/// A `barrier_sync` whose id may be one of the compiler's named barriers (`check-operands`).
+pub const BARRIER_ID_TAKEN: &str = "E0348";
 /// A warning: the protocol check could not follow a kernel that uses mbarriers, so it is not proved.
 pub const PROTOCOL_UNCHECKED: &str = "E0345";
 /// The IR failed validation: a compiler bug.
@@ -503,14 +511,69 @@ mbarrier_arrive(bar[0]);             // ok\n",
     },
     CodeInfo {
         code: PROTOCOL_UNCHECKED,
-        title: "the mbarrier protocol was not checked",
-        explanation: "A warning. The compiler runs the synchronisation of every kernel that uses mbarriers, named \
-barriers or cluster barriers for small trip counts (E0340..E0344), but it could not follow this one, and says \
-why: a condition or a loop bound computed from data loaded from memory, a barrier address it cannot compute, \
-a TMA box it does not know, threads that wait on each other at named or cluster barriers in a way it does not \
-model, or more steps than its budget. The kernel is compiled, but its protocol is not proved: a wrong init count \
-or parity would show as a hang on the GPU. Where you can, compute loop bounds and barrier indices from \
-dimensions, constants and thread indices rather than from loaded values.\n",
+        title: "the mbarrier protocol cannot be checked",
+        explanation: "The compiler runs the synchronisation of every kernel that uses mbarriers, named barriers or \
+cluster barriers for small trip counts (E0340..E0344). It could not follow this one, and says why: a condition \
+or a loop bound computed from data loaded from memory, a barrier address it cannot compute, a TMA box it does \
+not know, threads that wait on each other at named or cluster barriers in a way it does not model, or more steps \
+than its budget. A kernel whose protocol is not proved does not build: a wrong init count or parity would show \
+as a hang on the GPU, or as wrong results. Compute loop bounds and barrier indices from dimensions, constants and \
+thread indices rather than from loaded values. Where the control really depends on data, mark the kernel \
+`unchecked_protocol` (after its launch clause): it then builds, with this code as a warning.\n\n    \
+kernel k(..) launch(grid = (1), block = (32)) unchecked_protocol {\n        \
+let rounds = n[0];                   // from memory: the check cannot follow the loop\n        \
+..\n    }\n",
+    },
+    CodeInfo {
+        code: STAGE_IN_USE,
+        title: "a ring's stage may be refilled while wgmma still reads it",
+        explanation: "A `pipelined` loop whose body calls `gemm` releases each stage of its ring after the `gemm` \
+of the next iteration: at the end of iteration i the compiler waits until at most one wgmma group is in flight \
+(`wgmma.wait_group 1`) and frees iteration i - 1's stage for the next copy. That is right only if every \
+iteration commits a group of its own; an iteration that skips its `gemm` (under a condition, in an inner loop \
+that may run no iteration, or after a `break`, `continue` or `return`) leaves iteration i - 1's group in flight \
+while TMA overwrites the stage it reads. The compiler proves that every path through the loop body commits the \
+same number of groups, at least one, and refuses the loop otherwise:\n\n    \
+for k in 0..K / 64 pipelined(stages = 4) {\n        \
+let ta = tma_load(ga[_, _, k], sa);\n        \
+if k % 2 == 0 { gemm(mma, ta, tb, acc); }   // error: no group on odd k-tiles\n    \
+}\n\nCall `gemm` on every iteration (mask what it must not add), and leave the loop only at its end.\n",
+    },
+    CodeInfo {
+        code: RING_TILE_WRITE,
+        title: "a store into a tile of a pipelined loop's ring",
+        explanation: "The tiles a `pipelined` loop's `tma_load`s fill are the stages of a ring: TMA writes them \
+through the asynchronous proxy, ahead of the iteration that reads them, and wgmma reads them through the same \
+proxy, after the iteration has moved on. A store of the program into such a tile (`ta[i, j] = x`, `copy` into \
+it) is a generic-proxy write that no wait orders against the copy landing in the stage or the group still \
+reading it, and that wgmma may not see without `fence.proxy.async`. The compiler refuses every such store. \
+Write your own `shared` tensor instead, or transform the data after copying it out of the stage.\n",
+    },
+    CodeInfo {
+        code: PROXY_FENCE,
+        title: "shared memory written by the threads and read by wgmma or TMA without a proxy fence",
+        explanation: "Shared memory has two paths in: the threads' loads and stores go through the generic proxy, \
+wgmma and TMA through the async proxy. A store is ordered before an async-proxy read of the same bytes only by \
+a `fence.proxy.async` after it, by the thread that stored (PTX ISA, `fence.proxy`); a CTA barrier alone does not \
+do it. Without the fence, wgmma may multiply, or a TMA store write out, what was in the tile before the stores. \
+The compiler follows every path from a store into shared memory to the wgmma operands and TMA store sources it \
+may reach and refuses the read that no fence separates from the store:\n\n    \
+copy(ga, sa);           // the threads write the tile\n    \
+fence_proxy_async();    // make the writes visible to the async proxy\n    \
+sync_threads();         // then hand the tile to the warpgroup\n    \
+gemm(mma, sa, sb, acc);\n",
+    },
+    CodeInfo {
+        code: BARRIER_ID_TAKEN,
+        title: "a `barrier_sync` on a named barrier the compiler uses",
+        explanation: "The compiler takes named barriers for its own synchronisation from one pool per kernel, \
+from id 1 up: the TMA-store epilogue one per warpgroup of the MMA, the spare warps of a persistent \
+warp-specialized kernel one more. Threads that arrive at one id count together, so a `barrier_sync` of the \
+program on one of those ids would complete the compiler's phases (or wait for a count they never make): \
+undefined behaviour the GPU does not report. The compiler proves every `barrier_sync` id outside its own, and \
+names the first free one:\n\n    \
+barrier_sync(1, 256);   // error: the epilogue uses barriers 1 and 2\n    \
+barrier_sync(3, 256);   // ok\n",
     },
     CodeInfo {
         code: INTERNAL,

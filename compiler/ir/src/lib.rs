@@ -54,6 +54,12 @@
 //!   shared-memory effects (the rank may be the CTA's own). `stmatrix.x4 %row, %r0, ..` ([`Op::Stmatrix`]) is a
 //!   warp's store of four 8 x 8 matrices of 16-bit elements.
 //!
+//! - **The schedule's entities** ([`schedule`]): what the scheduling passes make is declared with the kernel's
+//!   allocations, `barrier #b1 ring_full: mbarrier @ring_full arrivals(1) bytes(32768)`, `barrier #b0 epilogue:
+//!   named ids(1..3) threads(128)` (named barriers the compiler took from the kernel's pool; `bar.sync %id, 128
+//!   of #b0` names its declaration) and `ring #r0: tiles(@ta, @tb) stages(4) full(#b1) empty(#b2)
+//!   filler(producer) release(after_group)`, so the checks read them instead of guessing them back.
+//!
 //! A two-stage TMA ring loop (`tests/ir/tma_ring.ir`; its dependency graph is snapshot-tested):
 //!
 //! ```text
@@ -110,7 +116,7 @@
 //! `complete-copies`, `specialize-warps`: the mbarrier rings, waits and roles of a Hopper kernel written from its
 //! plain loop, E0324 for what they cannot schedule; [`passes`]), `fold-constants` and `dce` again, `compact`
 //! (program-order numbering), then the checks that change nothing: `check-collectives`,
-//! `check-operands`, `check-protocol` (the mbarrier protocol run for small trip counts, [`analysis::protocol`]),
+//! `check-operands`, `check-sync`, `check-schedule` (the hazards of the declared rings), `check-protocol` (the mbarrier protocol run for small trip counts, [`analysis::protocol`]),
 //! `check-fragment-bounds`.
 
 pub mod analysis;
@@ -126,6 +132,7 @@ mod op;
 pub mod parse;
 pub mod passes;
 mod print;
+pub mod schedule;
 mod stmt;
 mod types;
 pub mod valid;
@@ -145,6 +152,7 @@ pub use passes::{
     Pass, PipelineOptions, describe_pipeline, find_pass, pipeline, pipeline_parts, run_passes, run_pipeline,
 };
 pub use print::{print, print_kernel, stmt_line};
+pub use schedule::{BarrierKind, Filler, Owner, Release, Ring, RoleKind};
 pub use stmt::{Barrier, Block, Role, RoleRegion, Stmt, Unroll, role_chains};
 pub use types::{AddrSpace, Scalar, Type};
 pub use valid::lint::warnings;

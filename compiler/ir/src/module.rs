@@ -1,7 +1,8 @@
 //! Modules and kernels: the arenas, the parameters, and what the runtime needs to know about each kernel.
 
-use crate::arena::{Arena, Loc};
+use crate::arena::{Arena, Handle, Loc};
 use crate::expr::Expr;
+use crate::schedule::{Barrier, BarrierKind, Owner, Ring};
 use crate::stmt::Block;
 use crate::types::{AddrSpace, Scalar, Type};
 
@@ -66,10 +67,18 @@ pub struct Kernel {
     /// `#[warp_specialized]`: split the CTA into producer and consumer warpgroups (no pass implements it yet:
     /// the pipeline rejects it).
     pub warp_specialized: bool,
+    /// `unchecked_protocol`: the program accepts a protocol `check-protocol` cannot follow (E0345 a warning, not
+    /// an error).
+    pub unchecked_protocol: bool,
     /// The bytes of one box of each TMA tensor-map parameter (its index in `params`): what a `tma.load` through
     /// it delivers to its mbarrier. The lowering derives the box (`tma.rs`); the text form writes it on the
     /// parameter (`%x_tma0: ptr<param> align(64) box(32768)`). `check-protocol` counts transaction bytes with it.
     pub tma_box_bytes: Vec<(u32, u64)>,
+    /// The barriers the schedule runs on ([`crate::schedule`]): the mbarrier arrays the passes make, and the
+    /// named barriers whose ids the compiler took from the kernel's pool.
+    pub barriers: Arena<Barrier>,
+    /// The rings of stages of the pipelined loops ([`crate::schedule`]), declared by `pipeline-loops`.
+    pub rings: Arena<Ring>,
     pub loc: Loc,
 }
 
@@ -92,7 +101,10 @@ impl Kernel {
             block_size: None,
             cluster: None,
             warp_specialized: false,
+            unchecked_protocol: false,
             tma_box_bytes: Vec::new(),
+            barriers: Arena::new(),
+            rings: Arena::new(),
             loc: Loc::NONE,
         }
     }
@@ -129,6 +141,56 @@ impl Kernel {
     /// The bytes of one box of the tensor map passed as parameter `param`, when the lowering recorded it.
     pub fn tma_box_bytes(&self, param: u32) -> Option<u64> {
         self.tma_box_bytes.iter().find(|(p, _)| *p == param).map(|&(_, b)| b)
+    }
+
+    /// `count` named barriers of `threads` threads for `purpose`, from the kernel's pool: the ids after the
+    /// compiler's named barriers so far (from 1), or the ones already reserved for the same purpose and shape.
+    /// The declaration and its first id; `None` when the pool (ids 1..=15) is exhausted.
+    pub fn reserve_named_barriers(
+        &mut self,
+        count: u32,
+        threads: u32,
+        purpose: &str,
+        loc: Loc,
+    ) -> Option<(Handle<Barrier>, u32)> {
+        let mut next = 1;
+        for (h, b) in self.barriers.iter() {
+            if let BarrierKind::Named { first, count: c, threads: t } = b.kind
+                && b.owner == Owner::Compiler
+            {
+                if b.purpose == purpose && c == count && t == threads {
+                    return Some((h, first));
+                }
+                next = next.max(first + c);
+            }
+        }
+        if next + count > 16 {
+            return None;
+        }
+        let kind = BarrierKind::Named { first: next, count, threads };
+        let h = self.barriers.append(Barrier { purpose: purpose.to_string(), kind, owner: Owner::Compiler }, loc);
+        Some((h, next))
+    }
+
+    /// Declares the compiler's array of mbarriers `alloc`, each for `arrivals` arrivals and `bytes` per phase.
+    pub fn declare_mbarriers(&mut self, alloc: Handle<Alloc>, arrivals: u32, bytes: u64, loc: Loc) -> Handle<Barrier> {
+        let purpose = self.allocs.get(alloc).map_or_else(String::new, |a| a.name.clone());
+        let kind = BarrierKind::Mbarrier { alloc, arrivals, bytes };
+        self.barriers.append(Barrier { purpose, kind, owner: Owner::Compiler }, loc)
+    }
+
+    /// The ring whose stages `alloc` holds (a tile of it, or its `full` or `empty` barriers).
+    pub fn ring_of(&self, alloc: Handle<Alloc>) -> Option<Handle<Ring>> {
+        let barrier_alloc = |b: Handle<Barrier>| match self.barriers.get(b).map(|b| b.kind) {
+            Some(BarrierKind::Mbarrier { alloc, .. }) => Some(alloc),
+            _ => None,
+        };
+        self.rings.iter().find_map(|(h, r)| {
+            let mine = r.tiles.contains(&alloc)
+                || barrier_alloc(r.full) == Some(alloc)
+                || barrier_alloc(r.empty) == Some(alloc);
+            mine.then_some(h)
+        })
     }
 
     /// Whether the shared memory is over what a block may declare statically: back ends then place it in

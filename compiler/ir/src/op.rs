@@ -155,8 +155,10 @@ pub enum Op {
     FenceMbarrierInit,
     /// `elect.sync` over the full warp: `true` in exactly one lane (the lowest active), `false` in the others.
     ElectOne,
-    /// `bar.sync id, threads`: a named barrier over `threads` threads (a multiple of 32).
-    NamedBarrier { id: Handle<Expr>, threads: Handle<Expr> },
+    /// `bar.sync id, threads`: a named barrier over `threads` threads (a multiple of 32). `barrier` is the
+    /// compiler's declaration of it (its id taken from the kernel's pool, [`crate::schedule::Barrier`]), `None`
+    /// for a `barrier_sync` of the program; `id` and `threads` are then the declaration's, as literals.
+    NamedBarrier { id: Handle<Expr>, threads: Handle<Expr>, barrier: Option<Handle<crate::schedule::Barrier>> },
     /// `fence.proxy.async.shared::cta`.
     FenceProxyAsync,
     /// `wgmma.fence.sync.aligned`: before the first `wgmma.mma_async` of a group.
@@ -267,7 +269,7 @@ impl Op {
             Op::MbarrierInit { bar, count: x }
             | Op::MbarrierArriveExpectTx { bar, bytes: x }
             | Op::MbarrierWait { bar, parity: x }
-            | Op::NamedBarrier { id: bar, threads: x } => {
+            | Op::NamedBarrier { id: bar, threads: x, .. } => {
                 f(bar);
                 f(x);
             }
@@ -331,7 +333,7 @@ impl Op {
             Op::MbarrierInit { bar, count: x }
             | Op::MbarrierArriveExpectTx { bar, bytes: x }
             | Op::MbarrierWait { bar, parity: x }
-            | Op::NamedBarrier { id: bar, threads: x } => {
+            | Op::NamedBarrier { id: bar, threads: x, .. } => {
                 *bar = f(*bar);
                 *x = f(*x);
             }

@@ -107,12 +107,23 @@ impl Printer<'_> {
         if k.warp_specialized {
             self.out.push_str(" warp_specialized");
         }
+        if k.unchecked_protocol {
+            self.out.push_str(" unchecked_protocol");
+        }
         self.out.push_str(" {\n");
         for (_, a) in k.allocs.iter() {
             self.line(&format!("{} @{}: [{} x {}] align({})", a.space.name(), a.name, a.len, a.elem, a.align));
         }
         for (_, v) in k.vars.iter() {
             self.line(&format!("var ${}: {}", v.name, v.ty));
+        }
+        for (h, b) in k.barriers.iter() {
+            let line = crate::schedule::barrier_line(k, h, b);
+            self.line(&line);
+        }
+        for (h, r) in k.rings.iter() {
+            let line = crate::schedule::ring_line(k, h, r);
+            self.line(&line);
         }
     }
 
@@ -177,11 +188,11 @@ impl Printer<'_> {
             // A chain reads like `if .. else if ..`: `warpgroup a 0..1 { .. } else warpgroup b 1..3 { .. }`.
             Stmt::Roles(ref regions) => {
                 for (i, r) in regions.iter().enumerate() {
-                    let Role { name, first, count } = &r.role;
+                    let Role { kind, first, count } = &r.role;
                     let end = u64::from(*first) + u64::from(*count);
                     let regs = r.regs.map_or(String::new(), |r| format!(" regs({r})"));
                     let head = if i == 0 { "" } else { "} else " };
-                    self.line(&format!("{head}warpgroup {name} {first}..{end}{regs} {{"));
+                    self.line(&format!("{head}warpgroup {kind} {first}..{end}{regs} {{"));
                     self.nested(&r.body);
                 }
                 self.line("}");
@@ -307,7 +318,10 @@ impl Printer<'_> {
                 let values: Vec<String> = values.iter().map(|&v| o(v)).collect();
                 format!("{name}.x{} {}, {}", values.len(), o(ptr), values.join(", "))
             }
-            Op::NamedBarrier { id, threads } => format!("{name} {}, {}", o(id), o(threads)),
+            Op::NamedBarrier { id, threads, barrier } => match barrier {
+                Some(b) => format!("{name} {}, {} of #b{}", o(id), o(threads), b.index()),
+                None => format!("{name} {}, {}", o(id), o(threads)),
+            },
             Op::BulkWait { pending, .. } => format!("{name} {pending}"),
             // The descriptors once, with the first step; the other steps after `;`:
             // `wgmma.mma_async m64n128k16.bf16 %acc, %a0 desc(..), %b0 desc(..), scale_d %s0; %a1, %b1, scale_d %s1`.

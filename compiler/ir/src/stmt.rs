@@ -95,11 +95,11 @@ pub enum Barrier {
 }
 
 /// Which warpgroups run a [`RoleRegion`] of a [`Stmt::Roles`] chain: warpgroups `first..first + count` of the CTA (warpgroup
-/// `w` is threads `128 w..128 w + 127` of a one-dimensional block), under the role's name in the source
-/// (`producer`, `consumer`, ...).
+/// `w` is threads `128 w..128 w + 127` of a one-dimensional block): the compiler's producer or consumers, or a
+/// `role` of the source.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Role {
-    pub name: String,
+    pub kind: crate::schedule::RoleKind,
     pub first: u32,
     pub count: u32,
 }

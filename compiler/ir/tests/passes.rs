@@ -10,7 +10,7 @@ fn run(mut module: Module) -> String {
 }
 
 /// The passes, in the order they run.
-const PIPELINE: [&str; 17] = [
+const PIPELINE: [&str; 18] = [
     "unroll",
     "forward-vars",
     "fold-constants",
@@ -26,6 +26,7 @@ const PIPELINE: [&str; 17] = [
     "check-collectives",
     "check-operands",
     "check-sync",
+    "check-schedule",
     "check-protocol",
     "check-fragment-bounds",
 ];
@@ -263,4 +264,101 @@ fn run_time_indices_into_a_register_array_are_proved_inside_it_or_refused() {
         assert_eq!(message, "an index into the register tensor `r` may be outside its 4 elements", "{index}");
         assert_eq!(primary, format!("{reach}; `r` has elements 0..4"), "{index}");
     }
+}
+
+/// A consumer loop of a ring released after its groups, written in the text form: `{body}` between its wait on
+/// `full` and its release of the previous stage.
+fn ring_consumer(body: &str) -> String {
+    format!(
+        "kernel @k(%a: ptr<param> align(64) box(8192), %n: i32, %c: i1) block(128, 1, 1) {{
+  shared @tile: [8192 x bf16] align(1024)
+  shared @full: [2 x i64] align(8)
+  shared @empty: [2 x i64] align(8)
+  local @acc: [64 x f32] align(4)
+  var $i: i32
+  barrier #b0 full: mbarrier @full arrivals(1) bytes(8192)
+  barrier #b1 empty: mbarrier @empty arrivals(4) bytes(0)
+  ring #r0: tiles(@tile) stages(2) full(#b0) empty(#b1) filler(thread0) release(after_group)
+  for $i in 0..%n step 1 {{
+    %0: i32 = read $i
+    %1: i32 = rem %0, 2
+    %2: ptr<shared> = offset @full, %1 x i64
+    mbarrier.wait %2, parity 0
+{body}
+    wgmma.wait_group 1
+    %3: ptr<shared> = offset @empty, %1 x i64
+    mbarrier.arrive %3
+  }}
+}}
+"
+    )
+}
+
+fn check_schedule(text: &str) -> Result<(), String> {
+    let mut module = cutec_ir::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    cutec_ir::validate(&module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let pass = find_pass("check-schedule").unwrap();
+    cutec_ir::passes::run_pass(pass, &mut module, &mut Default::default())
+        .map_err(|e| e.to_diagnostic().code.to_string())
+}
+
+#[test]
+fn check_schedule_proves_one_group_per_iteration_before_a_release() {
+    let commit = "    wgmma.fence\n    wgmma.commit_group";
+    assert_eq!(check_schedule(&ring_consumer(commit)), Ok(()));
+    // Two groups on every path are as good: the wait retires all but the last, iteration i's own.
+    assert_eq!(check_schedule(&ring_consumer(&format!("{commit}\n    wgmma.commit_group"))), Ok(()));
+    // A group on one path only, or none at all: refused.
+    let conditional = "    if %c {\n      wgmma.commit_group\n    }";
+    assert_eq!(check_schedule(&ring_consumer(conditional)), Err("E0346".to_string()));
+    assert_eq!(check_schedule(&ring_consumer("    wgmma.fence")), Err("E0346".to_string()));
+    let both = "    if %c {\n      wgmma.commit_group\n    } else {\n      wgmma.commit_group\n    }";
+    assert_eq!(check_schedule(&ring_consumer(both)), Ok(()));
+    // An exit from the body, or a group in an inner loop: refused.
+    let exit = format!("{commit}\n    if %c {{\n      break\n    }}");
+    assert_eq!(check_schedule(&ring_consumer(&exit)), Err("E0346".to_string()));
+    let inner = "    for $i in 0..%n step 1 {\n      wgmma.commit_group\n    }";
+    assert_eq!(check_schedule(&ring_consumer(inner)), Err("E0346".to_string()));
+    // The release without the wait for the groups before it.
+    let unwaited = ring_consumer(commit).replace("    wgmma.wait_group 1\n", "");
+    assert_eq!(check_schedule(&unwaited), Err("E0346".to_string()));
+}
+
+#[test]
+fn check_schedule_refuses_a_store_into_a_rings_tile() {
+    let store = "    wgmma.commit_group\n    store 0.0bf16, @tile align(2)";
+    assert_eq!(check_schedule(&ring_consumer(store)), Err("E0347".to_string()));
+    // A store into memory of its own is the program's business.
+    let own = "    wgmma.commit_group\n    store 0.0, @acc align(4)";
+    assert_eq!(check_schedule(&ring_consumer(own)), Ok(()));
+}
+
+/// A kernel that stores into `@s`, then runs `{between}`, then TMA-stores `@s`.
+fn store_then_tma_store(between: &str) -> String {
+    format!(
+        "kernel @k(%y: ptr<param> align(64) box(512)) block(128, 1, 1) {{
+  shared @s: [128 x f32] align(128)
+  %0: i32 = sreg tid.x
+  %1: ptr<shared> = offset @s, %0 x f32
+  store 1.0, %1 align(4)
+{between}
+  %2: i1 = cmp.eq %0, 0
+  if %2 {{
+    tma.store %y[0], @s
+    bulk.commit_group
+    bulk.wait_group 0
+  }}
+}}
+"
+    )
+}
+
+#[test]
+fn check_schedule_proves_a_proxy_fence_between_stores_and_async_reads() {
+    assert_eq!(check_schedule(&store_then_tma_store("  fence.proxy.async\n  barrier.cta")), Ok(()));
+    // The barrier alone does not order the generic writes before the async proxy's read.
+    assert_eq!(check_schedule(&store_then_tma_store("  barrier.cta")), Err("E0349".to_string()));
+    // A fence on one path only.
+    let one_path = "  %9: i1 = cmp.lt %0, 64\n  if %9 {\n    fence.proxy.async\n  }\n  barrier.cta";
+    assert_eq!(check_schedule(&store_then_tma_store(one_path)), Err("E0349".to_string()));
 }

@@ -207,3 +207,45 @@ fn fp8_wgmma_is_k32_from_shared_memory() {
         assert!(matches!(wgmma(a, b, k, space), Err(ValidationError::BadOp { .. })), "{a} {b} k{k} {space:?}");
     }
 }
+
+/// The text of `schedule_entities.ir` with `from` replaced by `to`, parsed; the validator's error.
+fn entities_error(from: &str, to: &str) -> ValidationError {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ir/schedule_entities.ir");
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{from}");
+    let module = cutec_ir::parse(&text.replace(from, to)).unwrap();
+    match validate(&module) {
+        Ok(_) => panic!("expected an error with `{to}`"),
+        Err(e) => e.error,
+    }
+}
+
+#[test]
+fn a_ring_has_one_barrier_per_stage() {
+    let e = entities_error("stages(2) full", "stages(3) full");
+    assert!(matches!(e, ValidationError::BadEntity { why, .. } if why.contains("one mbarrier per stage")), "{e:?}");
+}
+
+#[test]
+fn a_rings_barriers_are_mbarrier_arrays() {
+    let e = entities_error("full(#b0)", "full(#b2)");
+    assert!(matches!(e, ValidationError::BadEntity { why, .. } if why.contains("mbarrier arrays")), "{e:?}");
+    let e = entities_error("mbarrier @full arrivals(1)", "mbarrier @tile arrivals(1)");
+    assert!(matches!(e, ValidationError::BadEntity { why, .. } if why.contains("shared allocation of i64")), "{e:?}");
+}
+
+#[test]
+fn the_compilers_named_barriers_are_in_range_and_disjoint() {
+    let e = entities_error("named ids(1..3)", "named ids(14..17)");
+    assert!(matches!(e, ValidationError::BadEntity { why, .. } if why.contains("1..=15")), "{e:?}");
+    let e = entities_error("  ring #r0", "  barrier #b3 spare: named ids(2..3) threads(96)\n  ring #r0");
+    assert!(matches!(e, ValidationError::BadEntity { why, .. } if why.contains("disjoint")), "{e:?}");
+}
+
+#[test]
+fn a_declared_named_barrier_is_used_with_its_thread_count() {
+    let e = entities_error("bar.sync %3, 128 of #b2", "bar.sync %3, 256 of #b2");
+    assert!(matches!(e, ValidationError::BadOp { op: "bar.sync", .. }), "{e:?}");
+    let e = entities_error("bar.sync %3, 128 of #b2", "bar.sync 7, 128 of #b2");
+    assert!(matches!(e, ValidationError::BadOp { op: "bar.sync", .. }), "{e:?}");
+}

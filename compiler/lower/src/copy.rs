@@ -297,15 +297,38 @@ impl Lower<'_> {
         elem: cutec_ir::Scalar,
         span: Span,
     ) -> LResult<Handle<Expr>> {
-        let idx = match &t.swizzle {
+        let element = match &t.swizzle {
             Some(sw) => self.swizzled(sw, idx, span)?,
             None => idx.clone(),
         };
+        if let SymInt::Const(e) = element {
+            self.check_shared_index(t, idx, e, span)?;
+        }
+        let idx = element;
         if idx == SymInt::Const(0) {
             return Ok(t.base);
         }
         let i = self.materialize(&idx, span)?;
         Ok(self.b.offset(t.base, i, Type::Scalar(elem)))
+    }
+
+    /// E0353 where `element`, a constant element index of `t` (`idx` before its swizzle), lies outside the
+    /// shared-memory allocation `t` views. (Register tensors are checked by the IR once loops are unrolled,
+    /// E0323; views of kernel arguments are predicated, `bounds.rs`.)
+    fn check_shared_index(&mut self, t: &TensorView, idx: &SymInt, element: i64, span: Span) -> LResult<()> {
+        if t.space != AddrSpace::Shared {
+            return Ok(());
+        }
+        let kernel = self.b.kernel();
+        let Some(cutec_ir::Expr::AllocPtr(a)) = kernel.exprs.get(t.base) else { return Ok(()) };
+        let Some(alloc) = kernel.allocs.get(*a) else { return Ok(()) };
+        if (0..i64::from(alloc.len)).contains(&element) {
+            return Ok(());
+        }
+        let (tensor, len) = (alloc.name.clone(), alloc.len);
+        let index = idx.as_const().unwrap_or(element);
+        let swizzled = (index != element).then_some(element);
+        self.fail(span, LowerError::SharedIndex { tensor, index, swizzled, len })
     }
 
     /// CuTe's `Swizzle<B, M, S>` applied to an index: `i ^ ((i & yyy_mask) >> S)` (a left shift for a negative

@@ -146,7 +146,7 @@ impl Lower<'_> {
             }
             return self.map_epilogue_beside(acc, &staging, &mine, d, tiling, m, e);
         }
-        let WarpgroupBarrier { id, threads, lane, first } = self.warpgroup_barrier(tiling);
+        let WarpgroupBarrier { id, threads, lane, first, decl } = self.warpgroup_barrier(tiling, span)?;
         // In the loop over tiles of a persistent kernel the storing thread waits for the last tile's stores to
         // have read the staging tile only when it is written again, so its warpgroup starts the next tile's
         // mainloop without waiting for them (as gemm_sm90_manual.cute does); the kernel waits for the last ones
@@ -174,7 +174,7 @@ impl Lower<'_> {
             }
             // Every thread of the warpgroup is past the previous reads of the staging tile (its storing thread
             // waited for them) before any writes it.
-            self.b.op(Op::NamedBarrier { id, threads });
+            self.b.op(Op::NamedBarrier { id, threads, barrier: Some(decl) });
             let view = match self.partition_one(Method::PartitionC, mine.clone(), shape, e, span)? {
                 Value::Tensor(v) => v,
                 _ => return self.internal(span, "a partition that is not a tensor"),
@@ -185,12 +185,12 @@ impl Lower<'_> {
             if let Some(m) = &map {
                 let m = m.with_part(|x| self.mma_part(x.clone(), (64, piece), at(), span))?;
                 // Every value of the piece is written before its threads apply `f` to it (each to other values).
-                self.b.op(Op::NamedBarrier { id, threads });
+                self.b.op(Op::NamedBarrier { id, threads, barrier: Some(decl) });
                 self.map_pass(&mine, (64, piece), lane, 128, &m, span)?;
             }
             // The writes above are read by TMA, another proxy.
             self.b.op(Op::FenceProxyAsync);
-            self.b.op(Op::NamedBarrier { id, threads });
+            self.b.op(Op::NamedBarrier { id, threads, barrier: Some(decl) });
             self.b.open_block();
             let g = self.mma_part(part.clone(), (64, piece), at(), span)?;
             self.part_stores(&mine, &g, piece, span)?;
@@ -224,20 +224,25 @@ impl Lower<'_> {
 
     /// The named barrier of this thread's warpgroup in an MMA over `tiling` (1 + its rank, 128 threads), the
     /// thread's index in the warpgroup, and whether it is the warpgroup's first (the one that stores).
-    pub(super) fn warpgroup_barrier(&mut self, tiling: MmaTiling) -> WarpgroupBarrier {
+    pub(super) fn warpgroup_barrier(&mut self, tiling: MmaTiling, span: Span) -> LResult<WarpgroupBarrier> {
+        let wgs = tiling.wm * tiling.wn;
+        let loc = self.b.loc();
+        let Some((decl, first_id)) = self.b.kernel_mut().reserve_named_barriers(wgs, 128, "epilogue", loc) else {
+            return self.internal(span, "no named barrier left for the epilogue's warpgroups");
+        };
         let tid = self.b.thread_idx_x();
         let seven = self.b.i32(7);
         let wg = self.b.binary(BinaryOp::Shr, tid, seven);
-        let count = self.b.i32((tiling.wm * tiling.wn) as i32);
+        let count = self.b.i32(wgs as i32);
         let rank = self.b.rem(wg, count);
-        let one = self.b.i32(1);
+        let one = self.b.i32(first_id as i32);
         let id = self.b.add(rank, one);
         let threads = self.b.i32(128);
         let mask = self.b.i32(127);
         let lane = self.b.binary(BinaryOp::And, tid, mask);
         let zero = self.b.i32(0);
         let first = self.b.compare(CompareOp::Eq, lane, zero);
-        WarpgroupBarrier { id, threads, lane, first }
+        Ok(WarpgroupBarrier { id, threads, lane, first, decl })
     }
 
     /// The TMA stores of a warpgroup's part `s` of a staging tile into its part `g` of the tile (`n` columns),
@@ -260,4 +265,6 @@ pub(super) struct WarpgroupBarrier {
     pub threads: Handle<Expr>,
     pub lane: Handle<Expr>,
     pub first: Handle<Expr>,
+    /// The declaration of the warpgroups' named barriers, from the kernel's pool.
+    pub decl: Handle<cutec_ir::schedule::Barrier>,
 }

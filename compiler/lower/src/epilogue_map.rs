@@ -398,14 +398,15 @@ impl Lower<'_> {
         // 1 + its rank in the MMA, as the epilogue without `map` uses).
         self.b.open_block();
         {
-            let super::epilogue::WarpgroupBarrier { id, threads, lane, first } = self.warpgroup_barrier(tiling);
-            self.b.op(Op::NamedBarrier { id, threads });
+            let super::epilogue::WarpgroupBarrier { id, threads, lane, first, decl } =
+                self.warpgroup_barrier(tiling, span)?;
+            self.b.op(Op::NamedBarrier { id, threads, barrier: Some(decl) });
             let n = i64::from(tiling.shape.n);
             let place = self.mma_place(tiling);
             let mine_map = map.with_part(|x| self.warpgroup_part(place, x, n, span))?;
             self.map_pass(mine_view, (64, n), lane, 128, &mine_map, span)?;
             self.b.op(Op::FenceProxyAsync);
-            self.b.op(Op::NamedBarrier { id, threads });
+            self.b.op(Op::NamedBarrier { id, threads, barrier: Some(decl) });
             let part = self.warpgroup_part(place, d, n, span)?;
             self.b.open_block();
             self.part_stores(mine_view, &part, n, span)?;
@@ -439,9 +440,14 @@ impl Lower<'_> {
                 let index = self.b.sub(tid, thirty_two);
                 self.map_pass(staging, (rows, cols), index, SPARE_THREADS, map, span)?;
                 self.b.op(Op::FenceProxyAsync);
-                let id = self.b.i32((wgs + 1) as i32);
+                let loc = self.b.loc();
+                let spare = self.b.kernel_mut().reserve_named_barriers(1, SPARE_THREADS as u32, "spare_warps", loc);
+                let Some((decl, spare_id)) = spare else {
+                    return self.internal(span, "no named barrier left for the spare warps");
+                };
+                let id = self.b.i32(spare_id as i32);
                 let threads = self.b.i32(SPARE_THREADS as i32);
-                self.b.op(Op::NamedBarrier { id, threads });
+                self.b.op(Op::NamedBarrier { id, threads, barrier: Some(decl) });
                 let storer = self.b.compare(CompareOp::Eq, index, zero);
                 self.b.open_block();
                 let n = i64::from(tiling.shape.n);
@@ -468,7 +474,7 @@ impl Lower<'_> {
             self.b.push(Stmt::If { cond: spare, accept: body, reject: cutec_ir::Block::new() });
         }
         let region = self.b.close_block();
-        let role = Role { name: "producer".into(), first: 0, count: 1 };
+        let role = Role { kind: cutec_ir::RoleKind::Producer, first: 0, count: 1 };
         let at = self.b.loc();
         self.b.push(Stmt::Roles(vec![RoleRegion { role, regs: None, body: region, at }]));
         Ok(())

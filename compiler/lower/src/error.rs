@@ -38,6 +38,17 @@ pub enum RoleError {
     NotTopLevel { role: String, in_function: bool },
 }
 
+/// The threads that run a tiled MMA (E0354), where they are not the warpgroups it is over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MmaThreads {
+    /// The block's size is not a compile-time constant.
+    Unknown,
+    /// A block of `[x, y, z]` threads (more than one dimension, or not whole warpgroups).
+    Block([u32; 3]),
+    /// `warpgroups` whole warpgroups: the block's (`whose` says whose: the block, its consumers, the role's).
+    Warpgroups { warpgroups: u32, whose: &'static str },
+}
+
 /// How a block size fails to be split into roles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockShape {
@@ -82,6 +93,12 @@ pub enum LowerError {
     /// A `persistent` kernel whose body cannot run once per tile in a loop (E0324).
     Persistent {
         problem: String,
+        help: String,
+    },
+    /// A schedule the passes could not write, found by the lowering (E0324): `label` at the primary span.
+    Schedule {
+        problem: String,
+        label: String,
         help: String,
     },
     /// What the checker should have ruled out, or a bug of the lowering.
@@ -191,6 +208,26 @@ pub enum LowerError {
         what: &'static str,
     },
     NotAnMbarrier,
+    /// A constant element `index` of the shared-memory tensor `tensor` (element `swizzled` once its swizzle is
+    /// applied, where that differs), outside its allocation of `len` elements (E0353).
+    SharedIndex {
+        tensor: String,
+        index: i64,
+        swizzled: Option<i64>,
+        len: u32,
+    },
+    /// A tiled MMA over `want` warpgroups where the threads that run it are not that many warpgroups (E0354).
+    MmaWarpgroups {
+        want: u32,
+        threads: MmaThreads,
+    },
+    /// `tma_load(.., multicast = n)` whose count does not fit the kernel's cluster (of `cluster` CTAs), or whose
+    /// tile `rows` does not divide (E0355).
+    MulticastCount {
+        n: i64,
+        cluster: Option<i64>,
+        rows: Option<i64>,
+    },
     /// A TMA copy the tensor maps cannot describe (E0309).
     TmaNotABox {
         problem: String,
@@ -231,6 +268,9 @@ impl Located {
             E::Persistent { problem, help } => err(codes::SCHEDULE, problem.clone())
                 .with_note("a `persistent` kernel runs its body once per tile, in a loop, on one CTA per SM")
                 .with_help(help.clone()),
+            E::Schedule { problem, label, help } => {
+                err(codes::SCHEDULE, problem.clone()).with_primary_message(label.clone()).with_help(help.clone())
+            }
             E::NotConstant { problem } => err(codes::NOT_CONSTANT, problem.clone()),
             E::NoValue { name, decl, use_label } => {
                 let message = format!("the const generic `{name}` has no value");
@@ -373,6 +413,100 @@ impl Located {
                 codes::NOT_AN_MBARRIER,
                 "an mbarrier is an element of a `u64` tensor in shared memory, such as `bars[0]`".into(),
             ),
+            E::SharedIndex { tensor, index, swizzled, len } => {
+                let at = match swizzled {
+                    Some(e) => format!("element {index} (element {e} after the swizzle)"),
+                    None => format!("element {index}"),
+                };
+                let label = format!("`{tensor}` has elements 0..{len}");
+                err(
+                    crate::codes::SHARED_INDEX,
+                    format!("{at} of the shared-memory tensor `{tensor}` is outside its {len} elements"),
+                )
+                .with_primary_message(label)
+                .with_note("an access outside a shared-memory allocation reads or writes another tensor's memory")
+                .with_help(format!(
+                    "keep the index, with the offset of the view it goes through, below {len}, or make `{tensor}` \
+                     larger"
+                ))
+            }
+            E::MmaWarpgroups { want, threads } => {
+                let need = u64::from(*want) * 128;
+                let (message, label) = match threads {
+                    MmaThreads::Unknown => (
+                        format!("a tiled MMA over {want} warpgroups in a block whose size is not a constant"),
+                        format!("needs {want} warpgroups ({need} threads) known when compiling"),
+                    ),
+                    MmaThreads::Block([x, 1, 1]) => (
+                        format!(
+                            "a tiled MMA over {want} warpgroups in a block of {x} threads, which is not whole \
+                             warpgroups"
+                        ),
+                        format!("{x} threads: {} warpgroups and {} threads", x / 128, x % 128),
+                    ),
+                    MmaThreads::Block([x, y, z]) => {
+                        let n = u64::from(*x) * u64::from(*y) * u64::from(*z);
+                        (
+                            format!(
+                                "a tiled MMA over {want} warpgroups in a block of ({x}, {y}, {z}) = {n} threads, \
+                                 which is not whole warpgroups"
+                            ),
+                            format!("{n} threads: {} warpgroups and {} threads", n / 128, n % 128),
+                        )
+                    }
+                    MmaThreads::Warpgroups { warpgroups, whose } => (
+                        format!(
+                            "a tiled MMA over {want} warpgroups run by {warpgroups} warpgroup{}",
+                            plural(*warpgroups)
+                        ),
+                        format!("{whose} {warpgroups} warpgroup{}", plural(*warpgroups)),
+                    ),
+                };
+                err(crate::codes::MMA_WARPGROUPS, message)
+                    .with_primary_message(label)
+                    .with_note(format!(
+                        "a tiled MMA over {want} warpgroups splits its tile by `thread_idx.x / 128` among exactly \
+                         {want} warpgroups of 128 threads: its role's, else the block's (less a \
+                         `warp_specialized` kernel's producer)"
+                    ))
+                    .with_help(format!(
+                        "launch a block of {need} threads ({} with a `warp_specialized` producer), run it in a \
+                         `role` of `warpgroups = {want}`, or tile the MMA over as many warpgroups as run it",
+                        need + 128
+                    ))
+            }
+            E::MulticastCount { n, cluster, rows } => {
+                let (message, label, help) = match (cluster, rows) {
+                    (_, Some(r)) => (
+                        format!("`multicast = {n}` splits the tile's rows among {n} CTAs, and it has {r} rows"),
+                        format!("each of the {n} CTAs loads a part of the rows"),
+                        format!("make the tile 2-D with a number of rows that {n} divides"),
+                    ),
+                    (Some(c), None) => (
+                        format!(
+                            "`multicast = {n}` in a cluster of {c} CTA{}: the count is the cluster's CTAs",
+                            if *c == 1 { "" } else { "s" }
+                        ),
+                        format!("must be {c}, the CTAs of the cluster"),
+                        format!("write `multicast = {c}`, or change the cluster to {n} CTAs"),
+                    ),
+                    (None, None) => (
+                        format!("`multicast = {n}` in a kernel launched without a cluster"),
+                        "must be 1 without a cluster".to_string(),
+                        format!(
+                            "add `cluster = ({n}, 1)` to the kernel's `launch(..)`, or drop `multicast` (a CTA \
+                             alone loads its whole tile)"
+                        ),
+                    ),
+                };
+                err(crate::codes::MULTICAST_COUNT, message)
+                    .with_primary_message(label)
+                    .with_note(
+                        "`tma_load(g, layout, multicast = n)` shares one tile among all the CTAs of the kernel's \
+                         cluster: each loads its n-th of the rows into every CTA",
+                    )
+                    .with_help(help)
+            }
             E::TmaNotABox { problem, help } => {
                 let d = err(codes::TMA_NOT_A_BOX, problem.clone());
                 match help {

@@ -23,6 +23,7 @@
 mod bounds;
 mod budget;
 mod call;
+pub mod codes;
 mod copy;
 mod epilogue;
 mod epilogue_map;
@@ -232,6 +233,8 @@ pub(crate) struct Lower<'p> {
     /// The arguments (declared parameter index) that `store(.., map = f, with = x)` has the spare warps read one
     /// tile later, with the `with`'s place: `finish` refuses a kernel that writes one (E0326).
     pub map_reads_beside: Vec<(usize, Span)>,
+    /// Whether the lowering is in the body of a `pipelined` loop (at any depth).
+    pub in_pipelined: bool,
     /// The ring a `pipelined` loop lowered so far will need, as `pipeline-loops` will grow it: the bytes of one
     /// stage (its copies' tiles) and the stages. What the TMA epilogue's staging must leave room for.
     pub ring: Option<(u64, u32)>,
@@ -286,6 +289,7 @@ impl<'p> Lower<'p> {
             tile: None,
             tile_store_wait: false,
             map_reads_beside: Vec::new(),
+            in_pipelined: false,
             ring: None,
             prologue: cutec_ir::Block::new(),
             flops: flops::Count::default(),
@@ -399,6 +403,7 @@ impl<'p> Lower<'p> {
             self.b.kernel_mut().cluster = Some(size);
         }
         self.b.kernel_mut().warp_specialized = info.warp_specialized;
+        self.b.kernel_mut().unchecked_protocol = info.unchecked_protocol;
         if let Ok(iface) = self.interface(info, f.sig_span) {
             self.interface = Some(iface);
         }

@@ -209,33 +209,31 @@ impl Lower<'_> {
         self.local_tile(&t, &tiler, coord, span)
     }
 
-    /// E0300 unless the warpgroups that run a tiled MMA over `t.wm * t.wn` warpgroups are that many: those of
+    /// E0354 unless the warpgroups that run a tiled MMA over `t.wm * t.wn` warpgroups are that many: those of
     /// the enclosing role, else those of the CTA (less the producer of a `warp_specialized` kernel).
     fn check_mma_warpgroups(&mut self, t: MmaTiling, span: Span) -> LResult<()> {
+        use crate::error::MmaThreads;
         let want = t.wm * t.wn;
         if want == 1 {
             return Ok(());
         }
-        let (have, whose) = match self.current_role {
-            Some(r) => (Some(r.count), "its role has"),
-            None => {
-                let threads = self.b.kernel().block_size.map(|[x, y, z]| x * y * z);
-                match threads {
-                    Some(n) if n % 128 == 0 && self.b.kernel().warp_specialized => {
-                        (Some((n / 128).saturating_sub(1)), "the consumers of this warp-specialized block are")
-                    }
-                    Some(n) if n % 128 == 0 => (Some(n / 128), "the block has"),
-                    _ => (None, ""),
-                }
-            }
+        let threads = match self.current_role {
+            Some(r) => MmaThreads::Warpgroups { warpgroups: r.count, whose: "its role has" },
+            None => match self.b.kernel().block_size {
+                None => MmaThreads::Unknown,
+                Some(b) => match b[0].saturating_mul(b[1]).saturating_mul(b[2]) {
+                    n if n % 128 == 0 && self.b.kernel().warp_specialized => MmaThreads::Warpgroups {
+                        warpgroups: (n / 128).saturating_sub(1),
+                        whose: "the consumers of this warp-specialized block are",
+                    },
+                    n if n % 128 == 0 => MmaThreads::Warpgroups { warpgroups: n / 128, whose: "the block has" },
+                    _ => MmaThreads::Block(b),
+                },
+            },
         };
-        match have {
-            Some(h) if h == want => Ok(()),
-            Some(h) => {
-                let msg = format!("a tiled MMA over {want} warpgroups where {whose} {h}");
-                self.unsupported(span, msg)
-            }
-            None => self.unsupported(span, "a tiled MMA over several warpgroups in a block of unknown size"),
+        match threads {
+            MmaThreads::Warpgroups { warpgroups, .. } if warpgroups == want => Ok(()),
+            threads => self.fail(span, crate::error::LowerError::MmaWarpgroups { want, threads }),
         }
     }
 

@@ -187,7 +187,7 @@ impl Lower<'_> {
         self.facts.truncate(known);
         let body = self.b.close_block();
         self.at(head);
-        let role = Role { name: name.name.clone(), first: slot.first, count: slot.count };
+        let role = Role { kind: cutec_ir::RoleKind::Source(name.name.clone()), first: slot.first, count: slot.count };
         let at = cutec_ir::Loc::new(self.file(), head);
         self.b.push_role_region(cutec_ir::RoleRegion { role, regs: slot.regs, body, at });
         result

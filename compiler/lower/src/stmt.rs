@@ -125,7 +125,10 @@ impl Lower<'_> {
                 let trips = self.trip_count(lo, hi);
                 self.flops.enter_loop(trips);
                 self.b.open_block();
+                let inside = self.in_pipelined || stages.is_some();
+                let outer = std::mem::replace(&mut self.in_pipelined, inside);
                 let r = self.block(body);
+                self.in_pipelined = outer;
                 let body = self.b.close_block();
                 self.flops.leave_loop();
                 self.loop_exits.pop();

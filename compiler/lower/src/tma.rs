@@ -157,7 +157,7 @@ impl Lower<'_> {
         let id = self.scalar(&vi, Scalar::Int, id.span)?;
         let threads = self.scalar(&vt, Scalar::Int, threads.span)?;
         self.at(e.span);
-        self.b.op(Op::NamedBarrier { id, threads });
+        self.b.op(Op::NamedBarrier { id, threads, barrier: None });
         Ok(Value::Unit)
     }
 
@@ -345,11 +345,49 @@ impl Lower<'_> {
         self.at(e.span);
         let s = match l {
             Value::Composed(c) => self.allocate_swizzled(g.elem, cutec_sema::Space::Smem, &c, e.span)?,
+            Value::Tensor(t) => return self.tma_load_into(e, multicast, g, t, layout),
             other => {
                 let layout = self.layout_of(&other, layout.span)?;
                 self.allocate(g.elem, cutec_sema::Space::Smem, layout, e.span)?
             }
         };
+        if let Some(m) = multicast {
+            return self.tma_load_multicast(e, m, g, s);
+        }
+        self.unscheduled_loads(&g, &s, None, e.span)?;
+        Ok(Value::Tensor(s))
+    }
+
+    /// `tma_load(src, s)` of a shared-memory tensor `s`: the box lands in `s` itself (its allocation, layout and
+    /// swizzle), and the value is `s`. Every thread first fences its own accesses to `s` against the copy (the
+    /// async proxy) and a CTA barrier orders them before thread 0 issues it, since `s` may have been read or
+    /// written before; `complete-copies` then waits for the copy before anything after it. In a `pipelined` loop,
+    /// whose copies get a ring of fresh stages, a tensor made elsewhere cannot be one: E0324.
+    fn tma_load_into(
+        &mut self,
+        e: &ast::Expr,
+        multicast: Option<&ast::Arg>,
+        g: TensorView,
+        s: TensorView,
+        dst: &ast::Arg,
+    ) -> LResult<Value> {
+        if s.space != AddrSpace::Shared {
+            let problem = "`tma_load` copies into shared memory, and this tensor is not in it".into();
+            let help = Some("pass a tensor made by `make_tensor<T, smem>(..)`, or a layout for a new tile");
+            return self.fail(dst.span, LowerError::TmaNotABox { problem, help });
+        }
+        if self.in_pipelined {
+            return self.fail(
+                dst.span,
+                LowerError::Schedule {
+                    problem: "a `tma_load` of a `pipelined` loop into an existing shared-memory tensor".into(),
+                    label: "the loop gives each of its copies a ring of new tiles, which this tensor is not".into(),
+                    help: "pass a layout, `tma_load(view, layout)`, and use the tile it returns".into(),
+                },
+            );
+        }
+        self.b.op(Op::FenceProxyAsync);
+        self.b.barrier();
         if let Some(m) = multicast {
             return self.tma_load_multicast(e, m, g, s);
         }
@@ -464,7 +502,12 @@ impl Lower<'_> {
     fn tma_load_multicast(&mut self, e: &ast::Expr, m: &ast::Arg, g: TensorView, s: TensorView) -> LResult<Value> {
         let n = match self.expr(&m.value)? {
             Value::Const(n) => n,
-            _ => return self.unsupported(m.span, "a multicast count not known at compile time"),
+            _ => {
+                let problem = "the multicast count must be known at compile time: it is the number of CTAs of \
+                               the kernel's cluster"
+                    .into();
+                return self.fail(m.value.span, LowerError::NotConstant { problem });
+            }
         };
         let cluster = self.b.kernel().cluster.map(|[x, y, z]| i64::from(x) * i64::from(y) * i64::from(z));
         // A multicast to one CTA is a plain copy (a kernel written for clusters of CLUSTER_M = 1).
@@ -473,16 +516,13 @@ impl Lower<'_> {
             return Ok(Value::Tensor(s));
         }
         if cluster != Some(n) || n < 2 {
-            let what = match cluster {
-                Some(c) => format!("a multicast to {n} CTAs in a cluster of {c} (the tile goes to every CTA of it)"),
-                None => format!("a multicast to {n} CTAs in a kernel without `cluster = (..)`"),
-            };
-            return self.unsupported(m.span, what);
+            return self.fail(m.value.span, LowerError::MulticastCount { n, cluster, rows: None });
         }
         let (rows, cols) = match super::mma::static_dims2(&s) {
             Some((r, c)) if r % n == 0 => (r, c),
-            _ => {
-                let what = format!("a multicast tile that is not 2-D with rows a multiple of {n}");
+            Some((r, _)) => return self.fail(m.value.span, LowerError::MulticastCount { n, cluster, rows: Some(r) }),
+            None => {
+                let what = format!("a multicast tile that is not 2-D (each of the {n} CTAs loads a part of its rows)");
                 return self.unsupported(m.span, what);
             }
         };

@@ -560,3 +560,35 @@ fn identity_coordinates_of_an_accumulator_are_the_threads_part_plus_constants() 
     assert_eq!(divisions(&small), divisions(&large), "{small}\n{large}");
     assert!(divisions(&large) < 16, "{large}");
 }
+
+#[test]
+fn tma_load_into_a_shared_tensor_writes_that_tensor() {
+    // `tma_load(view, s)` with a tensor `s`: the copy lands in `s`'s own allocation (it used to land in a fresh
+    // tile of `s`'s layout, so later reads of `s` saw its old contents), after a proxy fence and a CTA barrier.
+    let src = "kernel k(a: Tensor<f32, (M, K):(K, 1), gmem>, out: Tensor<f32, (M, K):(K, 1), gmem>) \
+               launch(grid = (1), block = (128)) {
+        let s = make_tensor<f32, smem>((32, 32):(32, 1));
+        s[thread_idx.x % 32, 0] = 0.0;
+        tma_load(local_tile(a, (32, 32), (0, 0)), s);
+        out[thread_idx.x % 32, 0] = s[thread_idx.x % 32, 0];
+    }";
+    let m = lower_source(src, "k", &[]).unwrap_or_else(|d| panic!("{d:#?}"));
+    let k = &m.kernels[0];
+    let shared: Vec<_> = k.allocs.iter().filter(|(_, a)| a.space == AddrSpace::Shared).map(|(h, _)| h).collect();
+    assert_eq!(shared.len(), 1, "one shared tensor, `s`, and no copy of it:\n{}", cutec_ir::print(&m));
+    let copies: Vec<_> = ops(k)
+        .into_iter()
+        .filter_map(|op| match op {
+            Op::TmaLoadUnscheduled { dst, .. } => Some(dst),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(copies.len(), 1, "{}", cutec_ir::print(&m));
+    assert!(
+        matches!(k.exprs.get(copies[0]), Some(cutec_ir::Expr::AllocPtr(a)) if *a == shared[0]),
+        "the copy lands in `s`:\n{}",
+        cutec_ir::print(&m)
+    );
+    let fence = ops(k).iter().position(|op| matches!(op, Op::FenceProxyAsync));
+    assert!(fence.is_some(), "the threads' own accesses to `s` are fenced before the copy");
+}

@@ -73,7 +73,7 @@ fn with_spare_warps_the_consumers_hand_the_staged_tile_over_and_go_on() {
     let (mut tanh, mut stores, mut map_loop) = (false, false, false);
     k.body.visit(&mut |s| {
         if let Stmt::Roles(regions) = s {
-            for r in regions.iter().filter(|r| r.role.name == "producer") {
+            for r in regions.iter().filter(|r| r.role.kind == cutec_ir::RoleKind::Producer) {
                 r.body.visit(&mut |x| match x {
                     Stmt::Emit(h) => tanh |= matches!(k.exprs.get(*h), Some(Expr::Math { fun: MathFn::Tanh, .. })),
                     Stmt::Op { op: Op::TmaStore { .. }, .. } => stores = true,
@@ -146,7 +146,7 @@ fn producer_loads(k: &cutec_ir::Kernel, param: &str) -> (usize, usize) {
     let (mut all, mut inside) = (0, 0);
     k.body.visit(&mut |s| {
         if let Stmt::Roles(regions) = s {
-            for r in regions.iter().filter(|r| r.role.name == "producer") {
+            for r in regions.iter().filter(|r| r.role.kind == cutec_ir::RoleKind::Producer) {
                 r.body.visit(&mut |x| {
                     all += usize::from(is_load(x));
                     if let Stmt::For { var, body, .. } = x

@@ -10,7 +10,7 @@ fn regions(k: &cutec_ir::Kernel) -> Vec<(String, u32, u32, Option<u32>)> {
     let mut v = Vec::new();
     k.body.visit(&mut |s| {
         if let Stmt::Roles(regions) = s {
-            v.extend(regions.iter().map(|r| (r.role.name.clone(), r.role.first, r.role.count, r.regs)));
+            v.extend(regions.iter().map(|r| (r.role.kind.name().to_string(), r.role.first, r.role.count, r.regs)));
         }
     });
     v
@@ -19,7 +19,7 @@ fn regions(k: &cutec_ir::Kernel) -> Vec<(String, u32, u32, Option<u32>)> {
 /// The role chains of a kernel's top level: the names of each chain's regions.
 fn chains(k: &cutec_ir::Kernel) -> Vec<Vec<String>> {
     let chain = |s: &Stmt| match s {
-        Stmt::Roles(regions) => Some(regions.iter().map(|r| r.role.name.clone()).collect()),
+        Stmt::Roles(regions) => Some(regions.iter().map(|r| r.role.kind.name().to_string()).collect()),
         _ => None,
     };
     k.body.stmts().iter().filter_map(chain).collect()
@@ -53,7 +53,7 @@ fn roles_take_consecutive_warpgroups_and_bind_their_rank() {
     // Roles written one after the other are one chain, which the text shows like `else if`.
     assert_eq!(chains(k), [vec!["producer".to_string(), "consumer".to_string()]], "{text}");
     // The rank is `thread_idx.x / 128 - 1`, computed in the consumers' region.
-    assert!(text.contains("} else warpgroup consumer 1..3 regs(232) {"), "{text}");
+    assert!(text.contains("} else warpgroup role consumer 1..3 regs(232) {"), "{text}");
     assert!(text.contains("= div %") && text.contains(", 128"), "{text}");
     let again = cutec_ir::print(&cutec_ir::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}")));
     assert_eq!(again, text);
@@ -235,7 +235,7 @@ fn a_region_needs_its_warpgroups_in_a_known_block() {
     let region = |block: Option<[u32; 3]>, first: u32, count: u32| {
         let mut b = KernelBuilder::new("k");
         b.kernel_mut().block_size = block;
-        b.warpgroup(Role { name: "p".into(), first, count }, Some(40), |_| {});
+        b.warpgroup(Role { kind: cutec_ir::RoleKind::Source("p".into()), first, count }, Some(40), |_| {});
         validate(&Module { kernels: vec![b.finish()] }).map(drop).map_err(|e| e.error)
     };
     assert_eq!(region(Some([256, 1, 1]), 1, 1), Ok(()));
@@ -257,7 +257,7 @@ fn a_role_chain_holds_regions_of_disjoint_warpgroups() {
         let mut b = KernelBuilder::new("k");
         b.kernel_mut().block_size = Some([384, 1, 1]);
         let region = |name: &str, (first, count): (u32, u32)| RoleRegion {
-            role: Role { name: name.into(), first, count },
+            role: Role { kind: cutec_ir::RoleKind::Source(name.into()), first, count },
             regs: None,
             body: Block::new(),
             at: Loc::NONE,
@@ -271,7 +271,7 @@ fn a_role_chain_holds_regions_of_disjoint_warpgroups() {
     let mut b = KernelBuilder::new("k");
     b.kernel_mut().block_size = Some([384, 1, 1]);
     for (name, first) in [("a", 0), ("b", 1), ("c", 1)] {
-        let role = Role { name: name.into(), first, count: 1 };
+        let role = Role { kind: cutec_ir::RoleKind::Source(name.into()), first, count: 1 };
         b.push_role_region(RoleRegion { role, regs: None, body: Block::new(), at: Loc::NONE });
     }
     assert_eq!(chains(&b.finish()), [vec!["a".to_string(), "b".to_string()], vec!["c".to_string()]]);

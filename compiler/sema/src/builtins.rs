@@ -432,6 +432,7 @@ impl AttrTarget {
 /// `(name, where it applies, how it is written)`.
 pub static ATTRIBUTES: &[(&str, AttrTarget, &str)] = &[
     ("warp_specialized", AttrTarget::Kernel, "warp_specialized"),
+    ("unchecked_protocol", AttrTarget::Kernel, "unchecked_protocol"),
     ("persistent", AttrTarget::Kernel, "persistent  or  persistent(raster = grouped(G))"),
     ("inline", AttrTarget::Fn, "inline"),
     ("unroll", AttrTarget::Loop, "unroll  or  unroll(N)"),

@@ -162,7 +162,10 @@ pipelind(stages = 4) { ... }   // error: did you mean `pipelined`?\n",
         "An attribute has wrong arguments, is repeated, or conflicts with another: `warp_specialized` and `inline` \
 take none, `unroll` an optional positive count, `pipelined` exactly `stages = S`, `persistent` optionally \
 `raster = grouped(G)`, and a loop cannot be both \
-unrolled and pipelined. Counts must be compile-time constants from 1 to 4294967295.\n\n    for k in 0..n pipelined(4) { ... }   // error: \
+unrolled and pipelined. Counts must be compile-time constants from 1 to 4294967295. The G of `grouped(G)` is \
+bounded further: the loop over tiles computes `G * (tiles along y)` in 32-bit integers, so G is at most \
+2147483647 divided by the tiles along y (the launch's constant `grid.y` over the cluster's y, or 65535 over it \
+where `grid.y` is known only at launch: 32768 for a cluster one CTA high).\n\n    for k in 0..n pipelined(4) { ... }   // error: \
 write `pipelined(stages = 4)`\n",
     ),
     code(

@@ -295,6 +295,9 @@ pub struct FunctionInfo {
     /// Kernels only (`None` also when the clause is missing, which is an error).
     pub launch: Option<LaunchInfo>,
     pub warp_specialized: bool,
+    /// `unchecked_protocol`: the program accepts that the compiler may not follow its mbarrier protocol (E0345
+    /// is then a warning, not an error).
+    pub unchecked_protocol: bool,
     /// Kernels only: `persistent(...)`, which runs the grid of the launch clause as a loop over its tiles on one
     /// CTA (or cluster) per SM.
     pub persistent: Option<Persistent>,

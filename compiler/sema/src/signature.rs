@@ -28,6 +28,7 @@ pub(crate) struct ItemAttrs {
     pub warp_specialized: bool,
     pub inline: bool,
     pub persistent: Option<crate::Persistent>,
+    pub unchecked_protocol: bool,
 }
 
 /// Registers a kernel or function; its details are filled in by the next phases.
@@ -44,6 +45,7 @@ pub(crate) fn declare(cx: &mut Cx<'_>, m: ModuleId, item: usize, f: &ast::Functi
         dyn_dims: Vec::new(),
         launch: None,
         warp_specialized: false,
+        unchecked_protocol: false,
         persistent: None,
         inline: false,
         requires: Vec::new(),
@@ -273,10 +275,15 @@ pub(crate) fn launch_and_attributes(cx: &mut Cx<'_>, fi: usize, f: &ast::Functio
         (Some(l), true) => Some(fx.launch(l)),
         (None, false) => None,
     };
+    let mut persistent = attrs.persistent;
+    if let (Some(p), Some(l)) = (persistent.as_mut(), launch.as_ref()) {
+        fx.grouped_fits_i32(p, l, &f.attrs);
+    }
     let info = &mut fx.cx.functions[fi];
     info.launch = launch;
     info.warp_specialized = attrs.warp_specialized;
-    info.persistent = attrs.persistent;
+    info.unchecked_protocol = attrs.unchecked_protocol;
+    info.persistent = persistent;
     info.inline = attrs.inline;
 }
 
@@ -466,12 +473,13 @@ impl Fcx<'_, '_> {
                 this.error(SemaError::BadAttributeArgs { name: name.to_owned(), span, problem, usage, help });
             };
             match name {
-                "warp_specialized" | "inline" => {
+                "warp_specialized" | "inline" | "unchecked_protocol" => {
                     if let Some(arg) = a.args.first() {
                         bad(self, arg.span, "it takes no arguments", None);
                     }
                     item.warp_specialized |= name == "warp_specialized";
                     item.inline |= name == "inline";
+                    item.unchecked_protocol |= name == "unchecked_protocol";
                 }
                 "persistent" => item.persistent = Some(self.persistent_attr(a, usage)),
                 "unroll" => {
@@ -573,6 +581,44 @@ impl Fcx<'_, '_> {
         p
     }
 
+    /// E0121 for `grouped(G)` whose tile order would leave 32-bit integers: the loop over tiles computes the
+    /// tiles of a group, `G * (cluster tiles along y)`, in `i32`, for every tile grid the runtime launches: a
+    /// constant `grid.y`, or up to the grid's 65535 along y (the division by the cluster's y is exact).
+    /// (`index * G` is at most the tile's row, and the rest of the arithmetic is below that product.)
+    fn grouped_fits_i32(&mut self, p: &mut crate::Persistent, launch: &LaunchInfo, attrs: &[Attribute]) {
+        let Some(g) = p.group else { return };
+        let cy = launch.cluster.as_ref().and_then(|c| c.get(1)).map_or(Some(1), SymInt::as_const);
+        let gy = launch.grid.get(1).map_or(Some(1), SymInt::as_const);
+        let Some(cy) = cy.filter(|&c| c > 0) else { return };
+        let (cols, why) = match gy {
+            Some(gy) if gy > 0 => (gy / cy, format!("`grid.y` is {gy}")),
+            Some(_) => return,
+            None => {
+                let most = i64::from(cutec_target::MAX_GRID_DIMS[1]);
+                (most / cy, format!("`grid.y` is not known until launch and may be up to {most}"))
+            }
+        };
+        let bound = i64::from(i32::MAX) / cols.max(1);
+        if i64::from(g) <= bound {
+            return;
+        }
+        p.group = None;
+        let Some(e) = grouped_count(attrs) else { return };
+        let per = if cy == 1 { String::new() } else { format!(" ({cols} clusters of {cy})") };
+        self.error(SemaError::BadAttributeArgs {
+            name: "grouped".to_owned(),
+            span: e.span,
+            problem: format!("it must be at most {bound}, found {g}"),
+            usage: "persistent  or  persistent(raster = grouped(G))",
+            help: Some(format!(
+                "the loop over tiles computes `G * (tiles along y)` in 32-bit integers, and {why}: {cols} tiles \
+                 along y{per}, so G may be at most {} / {cols} = {bound}; a group of more rows than the grid has \
+                 is the whole grid",
+                i32::MAX
+            )),
+        });
+    }
+
     fn attr_count(&mut self, what: &str, e: &Expr, min: i64, usage: &'static str) -> Option<u32> {
         let t = self.value(e, Some(Scalar::Int));
         if !t.is_integer() {
@@ -596,4 +642,12 @@ impl Fcx<'_, '_> {
         self.error(SemaError::BadAttributeArgs { name: what.to_owned(), span: e.span, problem, usage, help: None });
         None
     }
+}
+
+/// The count `G` of `persistent(raster = grouped(G))` among `attrs`.
+fn grouped_count(attrs: &[Attribute]) -> Option<&Expr> {
+    let a = attrs.iter().find(|a| a.name.name == "persistent")?;
+    let raster = a.args.iter().find(|x| x.name.as_ref().is_some_and(|n| n.name == "raster"))?;
+    let ExprKind::Call { args, .. } = &raster.value.kind else { return None };
+    args.first().map(|g| &g.value)
 }

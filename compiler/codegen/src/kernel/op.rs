@@ -150,7 +150,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 self.call_void(nv::PREFETCH_TENSORMAP, &[map.get_type()], &[map])?;
                 return Ok(None);
             }
-            Op::NamedBarrier { id, threads } => {
+            Op::NamedBarrier { id, threads, .. } => {
                 self.call_void(nv::BARRIER_CTA_COUNT, &[], &[self.value(id)?, self.value(threads)?])?;
                 return Ok(None);
             }

@@ -180,8 +180,8 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
             let b = &self.builder;
             let rank = ll(b.build_int_sub(wg, i32t.const_int(u64::from(role.first), false), ""))?;
             let count = i32t.const_int(u64::from(role.count), false);
-            let cond = ll(b.build_int_compare(IntPredicate::ULT, rank, count, &role.name))?;
-            let then_bb = self.context.append_basic_block(f, &role.name);
+            let cond = ll(b.build_int_compare(IntPredicate::ULT, rank, count, role.kind.name()))?;
+            let then_bb = self.context.append_basic_block(f, role.kind.name());
             let next = if k + 1 == regions.len() { merge } else { self.context.append_basic_block(f, "nextrole") };
             ll(self.builder.build_conditional_branch(cond, then_bb, next))?;
             self.builder.position_at_end(then_bb);

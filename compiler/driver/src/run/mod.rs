@@ -224,8 +224,11 @@ fn report(e: std::io::Error) -> RunError {
 /// Runs the kernel as described by `opts`, reporting on `out`.
 pub fn run(opts: &RunOptions, out: &mut dyn Write) -> Result<(), RunError> {
     // The module first: when neither file exists, the one the user named is the one reported missing.
-    let image = std::fs::read(&opts.ptx_path).map_err(io(&opts.ptx_path))?;
-    let manifest_text = std::fs::read_to_string(&opts.manifest_path).map_err(io(&opts.manifest_path))?;
+    // Each read stops at its limit: an endless file (`/dev/zero`) is an error, not all of the memory.
+    let image = crate::files::read_capped(&opts.ptx_path, crate::files::MAX_MODULE_BYTES)
+        .map_err(|e| io(&opts.ptx_path)(e.into()))?;
+    let manifest_text = crate::files::read_text_capped(&opts.manifest_path, crate::files::MAX_MANIFEST_BYTES)
+        .map_err(|e| io(&opts.manifest_path)(e.into()))?;
     let manifest = Manifest::from_json(&manifest_text)
         .map_err(|source| RunError::Manifest { path: opts.manifest_path.clone(), source: Box::new(source) })?;
     let kernel_manifest = manifest.kernel(&opts.kernel).cloned().ok_or_else(|| RunError::UnknownKernel {

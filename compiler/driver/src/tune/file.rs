@@ -106,6 +106,8 @@ pub fn source_hash(source: &str) -> String {
 #[derive(Debug)]
 pub enum FileError {
     Io(std::io::Error),
+    /// Over the size limit, or not text.
+    Read(crate::files::ReadError),
     Json(serde_json::Error),
     Version(u32),
 }
@@ -114,6 +116,7 @@ impl std::fmt::Display for FileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             FileError::Io(e) => write!(f, "{e}"),
+            FileError::Read(e) => write!(f, "{e}"),
             FileError::Json(e) => write!(f, "not a tuning file: {e}"),
             FileError::Version(v) => write!(f, "a tuning file of version {v}; this cutec reads version {VERSION}"),
         }
@@ -132,17 +135,25 @@ impl TuningFile {
         serde_json::from_value(value).map_err(FileError::Json)
     }
 
+    /// The file at `path`, read up to [`crate::files::MAX_TUNING_BYTES`].
     pub fn read(path: &Path) -> Result<TuningFile, FileError> {
-        TuningFile::parse(&std::fs::read_to_string(path).map_err(FileError::Io)?)
+        TuningFile::parse(&Self::text(path)?)
     }
 
     /// The file at `path`, or an empty one if there is none yet.
     pub fn read_or_new(path: &Path) -> Result<TuningFile, FileError> {
-        match std::fs::read_to_string(path) {
+        match Self::text(path) {
             Ok(text) => TuningFile::parse(&text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(TuningFile::default()),
-            Err(e) => Err(FileError::Io(e)),
+            Err(FileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(TuningFile::default()),
+            Err(e) => Err(e),
         }
+    }
+
+    fn text(path: &Path) -> Result<String, FileError> {
+        crate::files::read_text_capped(path, crate::files::MAX_TUNING_BYTES).map_err(|e| match e {
+            crate::files::ReadError::Io(e) => FileError::Io(e),
+            e => FileError::Read(e),
+        })
     }
 
     pub fn to_json(&self) -> String {

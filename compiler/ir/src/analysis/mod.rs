@@ -2,6 +2,7 @@
 
 pub mod deps;
 pub mod protocol;
+pub mod proxy;
 pub mod range;
 pub mod stages;
 pub mod uniformity;

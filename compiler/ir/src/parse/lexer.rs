@@ -15,6 +15,8 @@ pub enum Tok {
     Alloc(String),
     /// `$name`.
     Var(String),
+    /// `#name`: an entity of the schedule (`#b0` a barrier, `#r0` a ring).
+    Entity(String),
     /// `..`.
     DotDot,
     Punct(char),
@@ -68,7 +70,7 @@ pub fn lex(text: &str) -> Result<Vec<Spanned>, ParseError> {
                     i += 1;
                 }
             }
-            '%' | '@' | '$' => {
+            '%' | '@' | '$' | '#' => {
                 i += 1;
                 col += 1;
                 let name = take(&mut i, &mut col, &name_char);
@@ -78,6 +80,7 @@ pub fn lex(text: &str) -> Result<Vec<Spanned>, ParseError> {
                 push(match c {
                     '%' => Tok::Value(name),
                     '@' => Tok::Alloc(name),
+                    '#' => Tok::Entity(name),
                     _ => Tok::Var(name),
                 });
             }

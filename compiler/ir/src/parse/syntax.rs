@@ -4,12 +4,14 @@
 
 mod expr;
 mod op;
+mod schedule;
 
 use super::ParseError;
 use super::lexer::{Spanned, Tok};
 use crate::arena::{Arena, Handle, Loc};
 use crate::expr::{Expr, Literal, SpecialReg};
 use crate::module::{Alloc, Kernel, Param, Var};
+use crate::schedule::RoleKind;
 use crate::stmt::{Barrier, Block, Role, RoleRegion, Stmt, Unroll};
 use crate::types::{AddrSpace, Scalar, Type};
 use std::collections::HashMap;
@@ -336,6 +338,8 @@ impl Parser {
                 self.kernel.cluster = Some(self.dims()?);
             } else if self.eat_word("warp_specialized") {
                 self.kernel.warp_specialized = true;
+            } else if self.eat_word("unchecked_protocol") {
+                self.kernel.unchecked_protocol = true;
             } else {
                 break;
             }
@@ -410,6 +414,14 @@ impl Parser {
                     let h = self.kernel.allocs.append(Alloc { name: name.clone(), space, elem, len, align }, Loc::NONE);
                     self.allocs.insert(name, h);
                 }
+                Some(Tok::Word(w)) if w == "barrier" => {
+                    self.pos += 1;
+                    self.barrier_decl()?;
+                }
+                Some(Tok::Word(w)) if w == "ring" => {
+                    self.pos += 1;
+                    self.ring_decl()?;
+                }
                 _ => return Ok(()),
             }
         }
@@ -458,9 +470,15 @@ impl Parser {
         }
     }
 
-    /// `NAME FIRST..END [regs(R)] { .. }` after `warpgroup`: one region of a role chain.
+    /// `KIND FIRST..END [regs(R)] { .. }` after `warpgroup`: one region of a role chain, whose kind is
+    /// `producer`, `consumer` or `role NAME`.
     fn role_region(&mut self) -> PResult<RoleRegion> {
-        let name = self.word()?;
+        let kind = match self.word()?.as_str() {
+            "producer" => RoleKind::Producer,
+            "consumer" => RoleKind::Consumer,
+            "role" => RoleKind::Source(self.word()?),
+            other => return self.error(format!("expected `producer`, `consumer` or `role NAME`, found `{other}`")),
+        };
         let first: u32 = self.integer()?;
         match self.next()? {
             Tok::DotDot => {}
@@ -470,7 +488,7 @@ impl Parser {
         let Some(count) = end.checked_sub(first) else {
             return self.error(format!("warpgroups {first}..{end} is an empty range"));
         };
-        let role = Role { name, first, count };
+        let role = Role { kind, first, count };
         let regs = if self.eat_word("regs") { Some(self.paren_int()?) } else { None };
         self.punct('{')?;
         Ok(RoleRegion { role, regs, body: self.stmts()?, at: Loc::NONE })

@@ -15,6 +15,7 @@ mod dce;
 mod fold;
 mod forward;
 mod fragment_bounds;
+pub mod hazards;
 pub mod operands;
 pub mod protocol;
 mod schedule;
@@ -78,6 +79,13 @@ pub enum PassErrorKind {
     /// `tma_load` without its barrier): `problem` says what stands in the way, `help` what to do.
     #[error("{}", .0.problem)]
     Schedule(Box<ScheduleError>),
+    /// `check-protocol` cannot follow the kernel (`why`), which is not marked `unchecked_protocol` (E0345).
+    #[error("the mbarrier protocol cannot be checked: {why}")]
+    Unchecked { why: String },
+    /// A hazard of the schedule's entities: a ring's stage refilled while a group reads it, a generic write into
+    /// a ring's tile (`check-schedule`, E0346, E0347).
+    #[error("{}", .0.message())]
+    Hazard(Box<hazards::HazardError>),
     /// An analysis the pass needs failed: the module is invalid (a compiler bug).
     #[error(transparent)]
     Invalid(Box<KernelError>),
@@ -130,6 +138,8 @@ impl PassError {
             PassErrorKind::Sync(ref e) => e.code(),
             PassErrorKind::Protocol(ref e) => protocol::code(e),
             PassErrorKind::Schedule(_) => codes::SCHEDULE,
+            PassErrorKind::Hazard(ref e) => e.code(),
+            PassErrorKind::Unchecked { .. } => codes::PROTOCOL_UNCHECKED,
             PassErrorKind::Invalid(_) => codes::INTERNAL,
         }
     }
@@ -184,6 +194,8 @@ impl PassError {
                     .with_note(format!("from the `{}` pass", self.pass))
                     .with_help(e.help.clone())
             }
+            PassErrorKind::Hazard(e) => e.to_diagnostic(),
+            PassErrorKind::Unchecked { why } => protocol::unchecked_error(&self.kernel, self.loc, why),
             PassErrorKind::Invalid(e) => e.to_diagnostic(),
         }
     }
@@ -286,6 +298,7 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
         &collectives::CheckCollectives,
         &operands::CheckOperands,
         &sync::CheckSync,
+        &hazards::CheckSchedule,
         &protocol::CheckProtocol,
         &fragment_bounds::CheckFragmentBounds,
     ]

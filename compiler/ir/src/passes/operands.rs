@@ -10,6 +10,7 @@
 //! | `mbarrier.expect_tx` bytes | `0 ..= 2^20 - 1` (the tx-count's range) | E0330 |
 //! | `bar.sync` id | `1 ..= 15` (16 barriers; 0 is `sync_threads`'s) | E0331 |
 //! | `bar.sync` threads | a constant multiple of 32, at most the block's threads | E0331 |
+//! | `barrier_sync` id | none of the ids the compiler took for its own named barriers (the kernel's pool) | E0348 |
 //! | `tma.load` multicast | a cluster, and a mask in `1 ..= 2^size - 1` | E0332 |
 //! | `mbarrier.arrive.cluster` rank | `0 ..` the cluster's size | E0319 |
 //! | a role's `registers` | at least the registers of its largest wgmma accumulator | E0333 |
@@ -61,6 +62,16 @@ pub enum Rule {
     MbarrierCount,
     ExpectTxBytes,
     BarrierId,
+    /// A `barrier_sync` of the program whose id may be one of `first..=last`, the ids the compiler took for its
+    /// named barriers of `purpose` (`threads` threads each).
+    CompilerBarrierId {
+        first: u32,
+        last: u32,
+        threads: u32,
+        purpose: String,
+        /// The first id the compiler does not use (none past 15: every id is taken).
+        free: u32,
+    },
     /// The thread count of a named barrier: a constant multiple of 32 up to `block` threads (`None`: 1024).
     BarrierThreads {
         block: Option<u32>,
@@ -104,6 +115,7 @@ impl OperandError {
         match self.rule {
             Rule::MbarrierCount | Rule::ExpectTxBytes => codes::MBARRIER_OPERAND,
             Rule::BarrierId | Rule::BarrierThreads { .. } => codes::NAMED_BARRIER,
+            Rule::CompilerBarrierId { .. } => codes::BARRIER_ID_TAKEN,
             Rule::MulticastMask { .. } => codes::MULTICAST_MASK,
             Rule::CtaRank { .. } => codes::CTA_RANK,
             Rule::RoleRegisters { .. } => codes::ROLE_REGISTERS,
@@ -117,6 +129,14 @@ impl OperandError {
             Rule::MbarrierCount => format!("the arrival count of an mbarrier must be 1 to {MBARRIER_MAX}"),
             Rule::ExpectTxBytes => format!("the transaction bytes an mbarrier expects must be 0 to {MBARRIER_MAX}"),
             Rule::BarrierId => format!("a named barrier's id must be 1 to {NAMED_BARRIERS}"),
+            Rule::CompilerBarrierId { first, last, purpose, .. } if first == last => {
+                format!("this kernel's {purpose} uses named barrier {first}; a `barrier_sync` cannot share it")
+            }
+            Rule::CompilerBarrierId { first, last, purpose, .. } => {
+                format!(
+                    "this kernel's {purpose} uses named barriers {first} to {last}; a `barrier_sync` cannot share them"
+                )
+            }
             Rule::BarrierThreads { block: Some(b) } => {
                 format!("a named barrier's thread count must be a multiple of 32 from 32 to the block's {b}")
             }
@@ -180,6 +200,11 @@ impl OperandError {
                  larger copy over several barriers or phases"
             }
             Rule::BarrierId => "`bar.sync` has 16 barriers per CTA, and barrier 0 is the one `sync_threads()` uses",
+            Rule::CompilerBarrierId { .. } => {
+                "threads arriving at one barrier id count together: the compiler's threads and the program's would \
+                 complete each other's phases (or wait for a count the other never makes), undefined behaviour the \
+                 GPU does not report"
+            }
             Rule::BarrierThreads { .. } => {
                 "`bar.sync id, n` waits until n threads have arrived, a whole number of warps; threads the block \
                  does not have never arrive, and the CTA hangs"
@@ -199,13 +224,21 @@ impl OperandError {
             }
         };
         d = d.with_note(note);
-        let help = match &self.rule {
+        let help: Option<String> = match &self.rule {
             Rule::MbarrierCount | Rule::ExpectTxBytes | Rule::BarrierId if self.range.as_exact().is_none() => {
-                Some("compute it from constants, or bound it with `min` and `max` so that its range is provable")
+                Some("compute it from constants, or bound it with `min` and `max` so that its range is provable".into())
             }
-            Rule::MulticastMask { cluster: None } => Some("add `cluster = (2, 1)` (or the shape you need) to `launch`"),
-            Rule::RoleRegisters { .. } => Some("give the role more registers, or a smaller tile per warpgroup"),
-            Rule::RegisterBudget { .. } => Some("give the roles fewer registers, or the block fewer warpgroups"),
+            Rule::MulticastMask { cluster: None } => {
+                Some("add `cluster = (2, 1)` (or the shape you need) to `launch`".into())
+            }
+            Rule::CompilerBarrierId { free, .. } if *free <= 15 => {
+                Some(format!("use an id from {free} to 15: the compiler takes its ids from the lowest"))
+            }
+            Rule::CompilerBarrierId { .. } => Some(
+                "the compiler takes every named barrier here: synchronise with `sync_threads()` or mbarriers".into(),
+            ),
+            Rule::RoleRegisters { .. } => Some("give the role more registers, or a smaller tile per warpgroup".into()),
+            Rule::RegisterBudget { .. } => Some("give the roles fewer registers, or the block fewer warpgroups".into()),
             _ => None,
         };
         match help {
@@ -276,7 +309,8 @@ impl Check<'_> {
                     let mut found = None;
                     for r in regions {
                         let inner = self.ranges.role(region, &r.role);
-                        if let Some(e) = r.regs.and_then(|n| self.role_registers(&r.role.name, n, &r.body, r.at)) {
+                        if let Some(e) = r.regs.and_then(|n| self.role_registers(r.role.kind.name(), n, &r.body, r.at))
+                        {
                             return Some(e);
                         }
                         found = found.or_else(|| self.block(&r.body, inner));
@@ -319,6 +353,57 @@ impl Check<'_> {
         Some(OperandError { rule, range, at, operand })
     }
 
+    /// E0348 for a `barrier_sync` of the program whose id may be one the compiler took from the kernel's pool
+    /// (`barrier` is `None`); a barrier of the compiler's own is proved inside its declaration's ids.
+    fn compiler_ids(
+        &mut self,
+        id: Handle<Expr>,
+        barrier: Option<Handle<crate::schedule::Barrier>>,
+        at: Loc,
+        region: Region,
+    ) -> Option<OperandError> {
+        use crate::schedule::{BarrierKind, Owner};
+        let range = self.ranges.of(region, id);
+        let free = self
+            .kernel
+            .barriers
+            .iter()
+            .filter(|(_, b)| b.owner == Owner::Compiler)
+            .filter_map(|(_, b)| match b.kind {
+                BarrierKind::Named { first, count, .. } => Some(first + count),
+                BarrierKind::Mbarrier { .. } => None,
+            })
+            .max()
+            .unwrap_or(1);
+        for (h, b) in self.kernel.barriers.iter() {
+            let BarrierKind::Named { first, count, threads } = b.kind else { continue };
+            if b.owner != Owner::Compiler {
+                continue;
+            }
+            let ids = Interval::new(i128::from(first), i128::from(first + count) - 1);
+            let rule = || Rule::CompilerBarrierId {
+                first,
+                last: first + count - 1,
+                threads,
+                purpose: b.purpose.clone(),
+                free,
+            };
+            match barrier {
+                Some(mine) if mine == h && !range.within(ids) => return self.require(rule(), id, ids, at, region),
+                Some(_) => {}
+                None if !range.disjoint(ids) => {
+                    let operand = match self.kernel.exprs.get(id) {
+                        Some(e) if !e.is_global() => Some(self.kernel.exprs.loc(id)).filter(|l| *l != Loc::NONE),
+                        _ => None,
+                    };
+                    return Some(OperandError { rule: rule(), range, at, operand });
+                }
+                None => {}
+            }
+        }
+        None
+    }
+
     fn cluster_size(&self) -> Option<u32> {
         self.kernel.cluster.map(|c| c.iter().product())
     }
@@ -331,8 +416,11 @@ impl Check<'_> {
             Op::MbarrierArriveExpectTx { bytes, .. } => {
                 self.require(Rule::ExpectTxBytes, bytes, Interval::new(0, MBARRIER_MAX), at, region)
             }
-            Op::NamedBarrier { id, threads } => {
+            Op::NamedBarrier { id, threads, barrier } => {
                 if let Some(e) = self.require(Rule::BarrierId, id, Interval::new(1, NAMED_BARRIERS), at, region) {
+                    return Some(e);
+                }
+                if let Some(e) = self.compiler_ids(id, barrier, at, region) {
                     return Some(e);
                 }
                 let block = self.kernel.block_size.map(|b| b.iter().product::<u32>());

@@ -1,7 +1,9 @@
 //! `check-protocol`: runs each kernel's mbarrier protocol ([`crate::analysis::protocol`]) for small trip
 //! counts, every thread of every CTA of a cluster, and refuses the first wait that never returns, wrong parity,
 //! byte count that does not match `expect_tx`, or CTA that exits while its cluster may still write into it
-//! (E0340..E0344), with the trace that shows it. It changes nothing.
+//! (E0340..E0344), with the trace that shows it. A kernel whose protocol it cannot follow (control that depends
+//! on a loaded value, threads it cannot model, its budget) does not build (E0345), unless the kernel is marked
+//! `unchecked_protocol`: then it builds with E0345 as a warning. It changes nothing.
 
 use super::{Analyses, Pass, PassError, PassErrorKind};
 use crate::analysis::protocol::{self, Kind, Outcome, ProtocolError};
@@ -29,6 +31,11 @@ impl Pass for CheckProtocol {
                 Outcome::Failed(e) => {
                     return Err(PassError::at(self.name(), kernel, e.at, PassErrorKind::Protocol(e)));
                 }
+                // A protocol the check cannot follow does not build, unless the program says it accepts that.
+                Outcome::Skipped(why) if !kernel.unchecked_protocol => {
+                    let kind = PassErrorKind::Unchecked { why: why.to_string() };
+                    return Err(PassError::at(self.name(), kernel, kernel.loc, kind));
+                }
                 Outcome::Skipped(why) => unchecked.push(unchecked_warning(&kernel.name, kernel.loc, why)),
                 Outcome::Proved { .. } | Outcome::NotApplicable => {}
             }
@@ -43,7 +50,23 @@ impl Pass for CheckProtocol {
     }
 }
 
-/// E0345: the kernel uses mbarriers, but the check could not follow it (`why`): accepted without a proof.
+/// E0345 as an error: the kernel uses mbarriers, but the check could not follow it (`why`).
+pub fn unchecked_error(kernel: &str, at: Loc, why: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::PROTOCOL_UNCHECKED,
+        format!("the compiler cannot check the mbarrier protocol of kernel `{kernel}`"),
+        at.file,
+        at.span,
+    )
+    .with_primary_message(format!("the check stopped: {why}"))
+    .with_note("a wrong init count, parity or byte count would only show as a hang, or as wrong results")
+    .with_help(
+        "compute loop bounds, conditions and barrier indices from dimensions, constants and thread indices; or \
+         mark the kernel `unchecked_protocol` to build it without the proof",
+    )
+}
+
+/// E0345 as a warning, for a kernel marked `unchecked_protocol`: accepted without a proof.
 fn unchecked_warning(kernel: &str, at: Loc, why: &str) -> Diagnostic {
     Diagnostic::warning(
         codes::PROTOCOL_UNCHECKED,
@@ -52,7 +75,10 @@ fn unchecked_warning(kernel: &str, at: Loc, why: &str) -> Diagnostic {
         at.span,
     )
     .with_primary_message(format!("the check stopped: {why}"))
-    .with_note("the kernel is compiled, but a wrong init count, parity or byte count would only show as a hang")
+    .with_note(
+        "the kernel is marked `unchecked_protocol`: it is compiled, but a wrong init count, parity or byte \
+                count would only show as a hang",
+    )
 }
 
 /// The code of a protocol error.

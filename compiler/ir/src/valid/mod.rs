@@ -15,16 +15,23 @@
 //!    `setmaxnreg` accepts; no store goes through a pointer derived from a `readonly` parameter (back ends tell
 //!    LLVM it is never written).
 //!
+//! 4. **The schedule's entities** (`schedule.rs`, [`crate::schedule`]): handles in range, barriers' allocations
+//!    shared `i64` arrays, rings' barriers arrays of their stages, named barriers' ids and counts in the
+//!    hardware's ranges and one count per id of the compiler's, and every `bar.sync` of a declared barrier
+//!    with its id and count.
+//!
 //! A kernel that passes validation cannot make a back end panic. Errors are compiler bugs (the lowering built bad
 //! IR), reported as an internal error with the location of the offending node.
 
 pub mod lint;
 mod ops;
+mod schedule;
 pub mod types;
 
 use crate::arena::{Handle, Loc};
 use crate::expr::Expr;
 use crate::module::{Kernel, Module, Var};
+use crate::op::Op;
 use crate::stmt::{Block, Role, Stmt};
 use crate::types::{AddrSpace, Scalar, Type};
 use cutec_diagnostics::Diagnostic;
@@ -113,6 +120,8 @@ pub enum ValidationError {
     NoSuchWarpgroups { first: u32, count: u32, warpgroups: u32 },
     #[error("a role chain without regions")]
     EmptyRoleChain,
+    #[error("{what} is not valid: {why}")]
+    BadEntity { what: String, why: &'static str },
     #[error("the regions of roles `{first}` and `{second}` share warpgroups, but one chain holds both")]
     OverlappingRoles { first: String, second: String },
 }
@@ -144,6 +153,7 @@ pub fn validate(module: &Module) -> Result<ModuleInfo, KernelError> {
 pub fn validate_kernel(kernel: &Kernel) -> Result<KernelInfo, KernelError> {
     let fail = |loc: Loc, error: ValidationError| KernelError { kernel: kernel.name.clone(), loc, error };
     declarations(kernel).map_err(|e| fail(kernel.loc, e))?;
+    schedule::entities(kernel).map_err(|e| fail(kernel.loc, e))?;
     let mut expr_types = Vec::with_capacity(kernel.exprs.len());
     for (h, e) in kernel.exprs.iter() {
         let t = types::resolve(kernel, h, e, &expr_types).map_err(|e| fail(kernel.exprs.loc(h), e))?;
@@ -343,6 +353,9 @@ impl Flow<'_> {
             }
             Stmt::Op { result, ref op } => {
                 let value = ops::check(op, &mut |h| self.use_expr(h))?;
+                if let Op::NamedBarrier { id, threads, barrier: Some(b) } = *op {
+                    schedule::named_barrier_use(self.kernel, id, threads, b)?;
+                }
                 match (result, value) {
                     (None, None) => {}
                     (None, Some(_)) => return Err(ValidationError::MissingResult(op.name())),
@@ -434,7 +447,7 @@ impl Flow<'_> {
                     }
                     // A thread runs at most one region of a chain: codegen tests them as one `else if` chain.
                     if let Some(other) = regions[..i].iter().find(|o| o.overlaps(region)) {
-                        let (a, b) = (other.role.name.clone(), region.role.name.clone());
+                        let (a, b) = (other.role.kind.name().to_string(), region.role.kind.name().to_string());
                         return Err(ValidationError::OverlappingRoles { first: a, second: b });
                     }
                 }

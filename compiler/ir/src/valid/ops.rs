@@ -94,7 +94,7 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             Ok(None)
         }
         Op::ElectOne => Ok(Some(Type::I1)),
-        Op::NamedBarrier { id, threads } => {
+        Op::NamedBarrier { id, threads, .. } => {
             expect(id, &i32_, "an i32 barrier id")?;
             expect(threads, &i32_, "an i32 thread count")?;
             Ok(None)

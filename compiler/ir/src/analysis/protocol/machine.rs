@@ -531,7 +531,7 @@ impl<'p, 'k> Machine<'p, 'k> {
                 };
                 let Some(r) = region else { return Ok(self.advance(gi, [])) };
                 let frame = self.enter(&r.body);
-                Ok(self.advance(gi, [Frame::Role(&r.role.name), frame]))
+                Ok(self.advance(gi, [Frame::Role(r.role.kind.name()), frame]))
             }
             Stmt::Op { op, result } => self.op(gi, op, *result, loc),
         }

@@ -47,8 +47,9 @@
 //! It proves the protocol for the launches it runs, not for all: the integer parameters (dynamic dimensions, at
 //! least 1, preferring multiples of large powers of two so that divisibility the runtime requires holds) are
 //! chosen so that every loop bound it can evaluate takes each trip count up to 3 (a loop holding another loop:
-//! the tiles of a persistent kernel) or 2S + 1 (the others: the k-tiles of an S-stage ring; S is the largest
-//! shared `u64` array); the grid is one cluster, or two of which the second runs (it gets the fewest tiles, none
+//! the tiles of a persistent kernel) or 2S + 1 (the others: the k-tiles of an S-stage ring; S is the depth of
+//! the deepest ring the passes declared, or in a kernel whose rings are written by hand its longest mbarrier
+//! array); the grid is one cluster, or two of which the second runs (it gets the fewest tiles, none
 //! at all with one tile); two schedules are explored, not every interleaving. The launch's requirements are not
 //! in the IR: a launch the runtime would refuse may be run (none of the examples' checks depends on one). It **stops and
 //! accepts the kernel** (never guesses) when control or a barrier operand depends on a value it does not know
@@ -143,14 +144,7 @@ pub fn analyse(kernel: &Kernel, info: &KernelInfo) -> Outcome {
         return Outcome::Skipped("the cluster has too many threads to simulate");
     }
     let relevant = value::Relevant::of(kernel);
-    let stages = kernel
-        .allocs
-        .iter()
-        .filter(|(_, a)| a.space == AddrSpace::Shared && a.elem == Scalar::I64)
-        .map(|(_, a)| i64::from(a.len))
-        .max()
-        .unwrap_or(1)
-        .clamp(1, 8);
+    let stages = ring_depth(kernel);
     let configs = configs::configs(kernel, info, &relevant, block, cluster, stages);
     let ctas: u32 = cluster.iter().product();
     let (mut runs, mut work) = (0, 0u64);
@@ -180,6 +174,23 @@ pub fn analyse(kernel: &Kernel, info: &KernelInfo) -> Outcome {
         }
     }
     Outcome::Proved { runs, work }
+}
+
+/// The depth S of the kernel's deepest ring, whose k-tiles the launches take up to 2S + 1 of: from the rings
+/// the passes declared ([`crate::schedule::Ring`]); in a kernel whose mbarriers are written by hand, which
+/// declares none, the longest array of mbarriers (a hand-written ring's `full` and `empty` arrays have one per
+/// stage). At most 8, the budget's bound.
+fn ring_depth(kernel: &Kernel) -> i64 {
+    let declared = kernel.rings.iter().map(|(_, r)| i64::from(r.stages)).max();
+    let written = || {
+        kernel
+            .allocs
+            .iter()
+            .filter(|(_, a)| a.space == AddrSpace::Shared && a.elem == Scalar::I64)
+            .map(|(_, a)| i64::from(a.len))
+            .max()
+    };
+    declared.or_else(written).unwrap_or(1).clamp(1, 8)
 }
 
 /// The first protocol error of the kernel, if the check finds one.

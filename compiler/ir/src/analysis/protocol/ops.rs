@@ -117,7 +117,7 @@ impl<'k> Machine<'_, 'k> {
                 }
                 Ok(self.advance(gi, []))
             }
-            Op::NamedBarrier { id, threads } => {
+            Op::NamedBarrier { id, threads, .. } => {
                 let Some([id, count]) = self.uniform(gi, [id, threads])? else { return Ok(Flow::Again) };
                 let (Val::Int(id), Val::Int(count)) = (id, count) else {
                     return Err(unknown());

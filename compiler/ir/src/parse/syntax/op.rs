@@ -93,7 +93,8 @@ impl Parser {
             "elect.sync" => Op::ElectOne,
             "bar.sync" => {
                 let v = self.operands(2)?;
-                Op::NamedBarrier { id: v[0], threads: v[1] }
+                let barrier = if self.eat_word("of") { Some(self.barrier_ref()?) } else { None };
+                Op::NamedBarrier { id: v[0], threads: v[1], barrier }
             }
             "fence.proxy.async" => Op::FenceProxyAsync,
             "wgmma.fence" => Op::WgmmaFence,

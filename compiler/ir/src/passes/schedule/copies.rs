@@ -108,6 +108,7 @@ fn complete(
             bytes += super::box_bytes(PASS, k, *map, *at)?;
         }
         let bar = mbarriers(k, "copy_bar", 1, loc);
+        super::declare_mbarriers(PASS, k, bar, 1, bytes, loc)?;
         let phase = new_var(k, "copy_phase", loc);
         {
             let mut g = Gen::new(k, loc);

@@ -30,6 +30,7 @@
 
 mod copies;
 mod emit;
+mod exits;
 mod ring;
 mod roles;
 mod slices;
@@ -104,6 +105,22 @@ fn mbarriers(k: &mut Kernel, name: &str, len: u32, loc: Loc) -> Handle<Expr> {
     let name = emit::fresh_name(|n| k.allocs.iter().any(|(_, a)| a.name == n), name);
     let a = k.allocs.append(Alloc { name, space: AddrSpace::Shared, elem: Scalar::I64, len, align: 8 }, loc);
     k.exprs.append(Expr::AllocPtr(a), loc)
+}
+
+/// Declares the mbarrier array at `bar` (made by [`mbarriers`]) as the compiler's, each barrier for `arrivals`
+/// arrivals and `bytes` per phase; E0324 from `pass` (a compiler bug) if `bar` is no allocation's address.
+fn declare_mbarriers(
+    pass: &'static str,
+    k: &mut Kernel,
+    bar: Handle<Expr>,
+    arrivals: u32,
+    bytes: u64,
+    loc: Loc,
+) -> Result<Handle<crate::schedule::Barrier>, PassError> {
+    match alloc_of(k, bar) {
+        Some(alloc) => Ok(k.declare_mbarriers(alloc, arrivals, bytes, loc)),
+        None => Err(refuse(pass, k, loc, "mbarriers in no allocation".into(), "here", "a compiler bug")),
+    }
 }
 
 /// The allocation a pointer is into.

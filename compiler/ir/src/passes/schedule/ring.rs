@@ -27,7 +27,9 @@ use crate::arena::{Handle, Loc};
 use crate::expr::{BinaryOp, CompareOp, Expr};
 use crate::module::{Module, Var};
 use crate::op::Op;
+use crate::passes::hazards::{Hazard, HazardError, Uneven};
 use crate::passes::{Analyses, Pass, PassError};
+use crate::schedule::{Filler, Release};
 use crate::stmt::{Block, Role, RoleRegion, Stmt};
 use std::collections::{HashMap, HashSet};
 
@@ -61,6 +63,7 @@ impl Pass for PipelineLoops {
                 }
                 set
             };
+            super::exits::check(PASS, k, &uniform)?;
             let body = std::mem::take(&mut k.body);
             let mut prefix = Block::new();
             let result = rewrite_block(
@@ -122,6 +125,18 @@ fn rewrite_block(
             if at.in_role {
                 let problem = "a `pipelined` loop inside a `role`".to_string();
                 let help = "roles are a schedule written by hand: write its mbarriers too, or drop the `role`";
+                return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+            }
+            // A loop that runs no iteration has nothing to pipeline; a ring for it would be barriers nobody waits on.
+            let literal = |h| match k.exprs.get(h) {
+                Some(Expr::Literal(crate::expr::Literal::Int { value, .. })) => Some(*value),
+                _ => None,
+            };
+            if let (Some(a), Some(b)) = (literal(start), literal(end))
+                && a >= b
+            {
+                let problem = format!("a `pipelined` loop over {a}..{b}, which runs no iteration");
+                let help = "drop the loop, or give it bounds with iterations";
                 return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
             }
             // Thread 0 issues every copy and all threads wait for them: all must run the same iterations.
@@ -240,6 +255,13 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
         let problem = "this `pipelined` loop has no `tma_load` to pipeline".to_string();
         let help = "load the loop's tiles with `tma_load(view, layout)`, or drop `pipelined`";
         return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+    }
+    // Every iteration commits the same number of wgmma groups, at least one, when it commits any: the ring
+    // releases a stage after the next iteration's group (`check-schedule` proves it again on the result).
+    let asynchronous = has_wgmma(&rest);
+    match crate::passes::hazards::groups_per_pass(&rest, loc) {
+        Err((why, at)) if asynchronous || why == Uneven::Exit => return Err(hazard(k, why, at, loc)),
+        _ => {}
     }
     let defined = defined_in(&rest, &copies);
     for c in &copies {
@@ -361,7 +383,19 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
         start: lp.start,
         step: lp.step,
     };
-    let asynchronous = has_wgmma(&rest);
+    let full_barrier = super::declare_mbarriers(PASS, k, full, 1, u64::try_from(bytes).unwrap_or(u64::MAX), loc)?;
+    let empty_barrier = super::declare_mbarriers(PASS, k, empty, consumer_warps, 0, loc)?;
+    k.rings.append(
+        crate::schedule::Ring {
+            tiles: stages.iter().map(|st| st.alloc).collect(),
+            stages: lp.stages,
+            full: full_barrier,
+            empty: empty_barrier,
+            filler: if ws { Filler::Producer } else { Filler::Thread0 },
+            release: if asynchronous { Release::AfterGroup } else { Release::EndOfIteration },
+        },
+        loc,
+    );
     let mut g = Gen::new(k, loc);
     // The trip count n = max(0, ceil((end - start) / step)) and the ring's position at entry.
     let span = g.bin(BinaryOp::Sub, lp.end, lp.start);
@@ -404,7 +438,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
             let next = g.bin(BinaryOp::Add, base, n);
             g.write(ring, next);
         });
-        let role = Role { name: "producer".into(), first: 0, count: 1 };
+        let role = Role { kind: crate::schedule::RoleKind::Producer, first: 0, count: 1 };
         g.push(Stmt::Roles(vec![RoleRegion { role, regs: None, body, at: loc }]));
     } else {
         // The prologue: the first S - 1 copies.
@@ -457,7 +491,12 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
                 });
             });
         } else {
-            g.if_(lane0, |g| {
+            // One lane of each warp releases the stage once the whole warp has read it: `elect.sync` converges
+            // the warp first (lane 0 alone could run iterations ahead of lanes still spinning in the wait, and
+            // release a stage they have not read; as `tiles.rs` does).
+            let elected = g.k.exprs.append(Expr::OpResult(crate::types::Type::I1), loc);
+            g.push(Stmt::Op { result: Some(elected), op: Op::ElectOne });
+            g.if_(elected, |g| {
                 let e = g.offset(empty, st, crate::types::Scalar::I64);
                 release(g, e);
             });
@@ -502,6 +541,13 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
     let next = g.bin(BinaryOp::Add, base, n);
     g.write(ring, next);
     Ok(g.finish())
+}
+
+/// E0346 at `at` in the pipelined loop at `ring`: its groups are not committed evenly (`why`).
+fn hazard(k: &Kernel, why: Uneven, at: Loc, ring: Loc) -> PassError {
+    let tiles = "the loop's tiles".to_string();
+    let e = HazardError { hazard: Hazard::StageInUse { tiles, why, unwaited: false }, at, ring };
+    PassError::at(PASS, k, at, crate::passes::PassErrorKind::Hazard(Box::new(e)))
 }
 
 /// What a copy into the ring needs.

@@ -17,6 +17,7 @@ use crate::expr::Expr;
 use crate::module::{Module, Var};
 use crate::op::Op;
 use crate::passes::{Analyses, Pass, PassError};
+use crate::schedule::RoleKind;
 use crate::stmt::{Block, Role, RoleRegion, Stmt, role_chains};
 use std::collections::HashSet;
 
@@ -54,7 +55,7 @@ fn producer_loop_body(body: &Block) -> bool {
 
 /// Whether `s` is a role chain with the producer's region in it.
 fn is_producer(s: &Stmt) -> bool {
-    matches!(s, Stmt::Roles(regions) if regions.iter().any(|r| r.role.name == "producer"))
+    matches!(s, Stmt::Roles(regions) if regions.iter().any(|r| r.role.kind == RoleKind::Producer))
 }
 
 /// Splits the body of a loop around a producer region into the producer's body (the values it needs, computed
@@ -80,7 +81,7 @@ fn distribute(k: &mut Kernel, body: Block, var: Handle<Var>) -> Result<(Block, B
     let mut consumer = Block::new();
     for (s, at) in stmts.into_iter().zip(locs) {
         match s {
-            Stmt::Roles(regions) if regions.iter().any(|r| r.role.name == "producer") => {
+            Stmt::Roles(regions) if regions.iter().any(|r| r.role.kind == RoleKind::Producer) => {
                 for RoleRegion { body, .. } in regions {
                     let mut bad = false;
                     body.visit(&mut |x| x.for_each_use(&k.exprs, |o| bad |= consumer_only.contains(&o)));
@@ -146,8 +147,9 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     let consumers = consumers - 1;
     let body = std::mem::take(&mut k.body);
     let (stmts, locs) = body.into_parts();
-    let user_role =
-        stmts.iter().any(|s| matches!(s, Stmt::Roles(regions) if regions.iter().any(|r| r.role.name != "producer")));
+    let user_role = stmts.iter().any(
+        |s| matches!(s, Stmt::Roles(regions) if regions.iter().any(|r| matches!(r.role.kind, RoleKind::Source(_)))),
+    );
     let Some(first_region) = stmts.iter().position(|s| matches!(s, Stmt::Roles(_)) || producer_loop(s)) else {
         k.body = Block::from_parts(stmts, locs);
         let problem =
@@ -202,7 +204,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
                     }
                 };
                 let producer_loop = Stmt::For { var, start, end, step, unroll, stages, body: producer_body };
-                let role = Role { name: "producer".into(), first: 0, count: 1 };
+                let role = Role { kind: RoleKind::Producer, first: 0, count: 1 };
                 let region = Block::from_parts(vec![producer_loop], vec![at]);
                 producers.push(RoleRegion { role, regs: Some(PRODUCER_REGISTERS), body: region, at });
                 consumer.push(Stmt::For { var, start, end, step, unroll, stages, body: consumer_body }, at);
@@ -251,7 +253,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
         }
     }
     let regs = consumer_registers(consumers);
-    let role = Role { name: "consumer".into(), first: 1, count: consumers };
+    let role = Role { kind: RoleKind::Consumer, first: 1, count: consumers };
     // The producer's regions and the consumers' as role chains: the last producer region and the consumers'
     // form one, entered once by every warp.
     producers.push(RoleRegion { role, regs: Some(regs), body: consumer, at: loc });

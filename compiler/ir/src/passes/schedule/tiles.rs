@@ -107,6 +107,19 @@ pub(super) fn rewrite(k: &mut Kernel, block: Block, prefix: &mut Block, loc: Loc
     }
     let full = mbarriers(k, "tile_full", STAGES as u32, loc);
     let empty = mbarriers(k, "tile_empty", STAGES as u32, loc);
+    let full_barrier = super::declare_mbarriers(PASS, k, full, 1, bytes, loc)?;
+    let empty_barrier = super::declare_mbarriers(PASS, k, empty, consumer_warps as u32, 0, loc)?;
+    k.rings.append(
+        crate::schedule::Ring {
+            tiles: tiles.iter().map(|&(t, _, _)| t).collect(),
+            stages: STAGES as u32,
+            full: full_barrier,
+            empty: empty_barrier,
+            filler: crate::schedule::Filler::Producer,
+            release: crate::schedule::Release::EndOfIteration,
+        },
+        loc,
+    );
     let counter = new_var(k, "tile_copy", loc);
     {
         let mut g = Gen::new(k, loc);

@@ -1,7 +1,8 @@
 //! `complete-wgmma`: `gemm` is asynchronous, and a plain program reads its accumulator as if it were not. A
 //! statement that touches a register array a wgmma may still be writing (its accumulator) or reading (an A
-//! fragment in registers), or a `tma_load` without a barrier (which may overwrite the shared-memory tiles a
-//! wgmma reads), waits for every group first (`wgmma.wait_group 0`) when a group may be pending there.
+//! fragment in registers), a store into a shared-memory tile a wgmma reads (its A or B operand), or a `tma_load`
+//! without a barrier (which may overwrite the shared-memory tiles a wgmma reads), waits for every group first
+//! (`wgmma.wait_group 0`) when a group may be pending there.
 //!
 //! "May be pending" is a forward analysis over the structured control flow: a `wgmma.commit_group` makes groups
 //! pending, `wgmma.wait_group 0` completes them (`wait_group N` with N > 0 leaves some), a branch is pending
@@ -35,7 +36,8 @@ impl Pass for CompleteWgmma {
             if arrays.is_empty() {
                 continue;
             }
-            let w = Waits { k, arrays };
+            let operands = shared_operands(k);
+            let w = Waits { k, arrays, operands };
             let body = std::mem::take(&mut w.k.body);
             let (body, _) = w.block(body, false);
             w.k.body = body;
@@ -58,16 +60,36 @@ fn async_arrays(k: &Kernel) -> HashSet<Handle<Alloc>> {
     set
 }
 
+/// The shared-memory tiles wgmma reads: its operands in shared memory (B, and A unless A is in registers).
+fn shared_operands(k: &Kernel) -> HashSet<Handle<Alloc>> {
+    let mut set = HashSet::new();
+    k.body.visit(&mut |s| {
+        if let Stmt::Op { op: Op::Wgmma { a_desc, steps, .. }, .. } = s {
+            for step in steps {
+                set.extend(super::alloc_of(k, step.b));
+                if a_desc.is_some() {
+                    set.extend(super::alloc_of(k, step.a));
+                }
+            }
+        }
+    });
+    set
+}
+
 struct Waits<'k> {
     k: &'k mut Kernel,
     arrays: HashSet<Handle<Alloc>>,
+    /// The shared-memory tiles wgmma reads: a store into one waits for the groups that may read it.
+    operands: HashSet<Handle<Alloc>>,
 }
 
 impl Waits<'_> {
     /// Whether `s` itself (not its blocks) touches what a pending group may use.
     fn touches(&self, s: &Stmt) -> bool {
         let array = |p: Handle<Expr>| super::alloc_of(self.k, p).is_some_and(|a| self.arrays.contains(&a));
+        let operand = |p: Handle<Expr>| super::alloc_of(self.k, p).is_some_and(|a| self.operands.contains(&a));
         match s {
+            Stmt::Store { ptr, .. } | Stmt::Op { op: Op::Stmatrix { ptr, .. }, .. } if operand(*ptr) => true,
             Stmt::Op { op: Op::Load { ptr, .. }, .. } | Stmt::Store { ptr, .. } => array(*ptr),
             Stmt::Op { op: Op::TmaLoadUnscheduled { .. }, .. } => true,
             _ => false,

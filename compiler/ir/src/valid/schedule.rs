@@ -1,0 +1,84 @@
+//! The schedule's entities ([`crate::schedule`]): what the passes declared is well formed, and the operations
+//! that name a declaration agree with it.
+
+use super::ValidationError as E;
+use crate::arena::Handle;
+use crate::expr::{Expr, Literal};
+use crate::module::Kernel;
+use crate::schedule::{Barrier, BarrierKind, Owner};
+use crate::types::{AddrSpace, Scalar};
+
+/// Every barrier and ring of `k`.
+pub fn entities(k: &Kernel) -> Result<(), E> {
+    let bad = |what: String, why| E::BadEntity { what, why };
+    for (h, b) in k.barriers.iter() {
+        let what = || format!("barrier #b{}", h.index());
+        match b.kind {
+            BarrierKind::Mbarrier { alloc, arrivals, .. } => {
+                let a = k.allocs.get(alloc).ok_or(E::AllocOutOfRange(alloc.index()))?;
+                if a.space != AddrSpace::Shared || a.elem != Scalar::I64 {
+                    return Err(bad(what(), "an mbarrier array is a shared allocation of i64"));
+                }
+                if arrivals == 0 {
+                    return Err(bad(what(), "an mbarrier expects at least one arrival"));
+                }
+            }
+            BarrierKind::Named { first, count, threads } => {
+                let ids = first..first.saturating_add(count);
+                if first == 0 || ids.end > 16 || count == 0 || threads == 0 || !threads.is_multiple_of(32) {
+                    return Err(bad(what(), "a named barrier has ids inside 1..=15 and a multiple of 32 threads"));
+                }
+                let clash = k.barriers.iter().any(|(o, other)| {
+                    o != h
+                        && other.owner == Owner::Compiler
+                        && b.owner == Owner::Compiler
+                        && matches!(other.kind, BarrierKind::Named { first: f, count: c, .. }
+                            if f < ids.end && ids.start < f.saturating_add(c))
+                });
+                if clash {
+                    return Err(bad(what(), "the compiler's named barriers have disjoint ids"));
+                }
+            }
+        }
+    }
+    for (h, r) in k.rings.iter() {
+        let what = || format!("ring #r{}", h.index());
+        if r.stages == 0 || r.tiles.is_empty() {
+            return Err(bad(what(), "a ring has stages and tiles"));
+        }
+        for &t in &r.tiles {
+            let a = k.allocs.get(t).ok_or(E::AllocOutOfRange(t.index()))?;
+            if a.space != AddrSpace::Shared {
+                return Err(bad(what(), "a ring's tiles are shared allocations"));
+            }
+        }
+        for b in [r.full, r.empty] {
+            let barrier = k.barriers.get(b).ok_or_else(|| bad(what(), "its barriers are declared"))?;
+            let BarrierKind::Mbarrier { alloc, .. } = barrier.kind else {
+                return Err(bad(what(), "a ring's barriers are mbarrier arrays"));
+            };
+            if k.allocs.get(alloc).is_none_or(|a| a.len != r.stages) {
+                return Err(bad(what(), "a ring's barrier arrays have one mbarrier per stage"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A `bar.sync id, threads of #bN`: the declaration is a named barrier, and the thread count is its count (and
+/// a literal id one of its ids; `check-operands` proves the others inside them).
+pub fn named_barrier_use(k: &Kernel, id: Handle<Expr>, threads: Handle<Expr>, b: Handle<Barrier>) -> Result<(), E> {
+    let literal = |h| match k.exprs.get(h) {
+        Some(Expr::Literal(Literal::Int { value, .. })) => u32::try_from(*value).ok(),
+        _ => None,
+    };
+    let bad = E::BadOp { op: "bar.sync", why: "a declared named barrier's operands are its id and thread count" };
+    match k.barriers.get(b).map(|d| d.kind) {
+        Some(BarrierKind::Named { first, count, threads: t })
+            if literal(threads) == Some(t) && literal(id).is_none_or(|i| (first..first + count).contains(&i)) =>
+        {
+            Ok(())
+        }
+        _ => Err(bad),
+    }
+}
