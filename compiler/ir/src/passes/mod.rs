@@ -271,7 +271,11 @@ impl PipelineError {
 
 /// The validator's analysis of `module`, for a checking pass that reads expression types: a module the
 /// validator refuses is the pass's [`PassErrorKind::Invalid`] (a compiler bug, E0399).
-fn module_info<'a>(pass: &dyn Pass, module: &Module, analyses: &'a mut Analyses) -> Result<&'a ModuleInfo, PassError> {
+pub(crate) fn module_info<'a>(
+    pass: &dyn Pass,
+    module: &Module,
+    analyses: &'a mut Analyses,
+) -> Result<&'a ModuleInfo, PassError> {
     analyses.info(module).map_err(|e| PassError {
         pass: pass.name(),
         kernel: e.kernel.clone(),

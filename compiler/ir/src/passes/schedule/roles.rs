@@ -12,6 +12,7 @@
 //! warpgroups, as CUTLASS's kernels use.
 
 use super::{Kernel, refuse, threads_1d};
+use crate::analysis::range::Ranges;
 use crate::arena::Handle;
 use crate::expr::Expr;
 use crate::module::{Module, Var};
@@ -35,12 +36,79 @@ impl Pass for SpecializeWarps {
     fn description(&self) -> &'static str {
         "split warp_specialized kernels into the producer warpgroup and consumer warpgroups, with their registers"
     }
-    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
-        for k in module.kernels.iter_mut().filter(|k| k.warp_specialized) {
+    fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError> {
+        let info = crate::passes::module_info(self, module, analyses)?.clone();
+        for (k, kinfo) in module.kernels.iter_mut().zip(&info.kernels).filter(|(k, _)| k.warp_specialized) {
+            producer_only(k, kinfo)?;
             specialize(k)?;
         }
         Ok(())
     }
+}
+
+/// E0324 for a statement of the body that only threads of warpgroup 0 would run (under a condition the
+/// consumers' threads never meet, `if thread_idx.x == 0 { .. }`): the body's statements beside the pipelined
+/// loop's copies run on the consumer warpgroups, so it would run on no thread. Proved with the ranges of the
+/// conditions over the consumers' threads and over the block's.
+fn producer_only(k: &Kernel, info: &crate::valid::KernelInfo) -> Result<(), PassError> {
+    let threads = threads_1d(k).unwrap_or(0);
+    if threads < 256 || !threads.is_multiple_of(128) {
+        return Ok(()); // `specialize` refuses the block
+    }
+    let mut ranges = Ranges::new(k, info);
+    let cta = ranges.cta();
+    let consumers = ranges.role(cta, &Role { kind: RoleKind::Consumer, first: 1, count: threads / 128 - 1 });
+    let mut found = None;
+    // The producer's regions (the copies `pipeline-loops` wrote) are not the program's statements.
+    fn walk(b: &Block, f: &mut impl FnMut(&Stmt, crate::arena::Loc)) {
+        for (s, at) in b.iter() {
+            if matches!(s, Stmt::Roles(_)) {
+                continue;
+            }
+            f(s, at);
+            for inner in s.blocks() {
+                walk(inner, f);
+            }
+        }
+    }
+    // What runs on every thread: the statements up to the last CTA barrier before the producer (as `specialize`
+    // splits the body).
+    let stmts = k.body.stmts();
+    let Some(first_region) = stmts.iter().position(|s| matches!(s, Stmt::Roles(_)) || producer_loop(s)) else {
+        return Ok(()); // `specialize` refuses the kernel
+    };
+    let split = split_point(&stmts[..first_region]);
+    let rest = Block::from_parts(stmts[split..].to_vec(), k.body.iter().skip(split).map(|(_, l)| l).collect());
+    walk(&rest, &mut |s, at| {
+        if let Stmt::If { cond, accept, .. } = s
+            && found.is_none()
+            && !accept.is_empty()
+            && ranges.of(consumers, *cond).as_exact() == Some(0)
+            && ranges.of(cta, *cond).as_exact() != Some(0)
+        {
+            found = Some(at);
+        }
+    });
+    match found {
+        Some(at) => {
+            let problem =
+                "a statement of a `warp_specialized` kernel that only the threads of warpgroup 0 would run".to_string();
+            let help = "warpgroup 0 is the producer, which only issues the pipelined loop's copies; the body's other \
+                        statements run on the consumer warpgroups (threads 128 and up): name their threads instead \
+                        (`thread_idx.x == 128`), or drop `warp_specialized`";
+            Err(refuse(PASS, k, at, problem, "no consumer thread meets this condition", help))
+        }
+        None => Ok(()),
+    }
+}
+
+/// Everything before the last CTA barrier ahead of the producer runs on every thread: the index after it in
+/// `before` (the statements before the first producer region).
+fn split_point(before: &[Stmt]) -> usize {
+    before
+        .iter()
+        .rposition(|s| matches!(s, Stmt::Barrier(_) | Stmt::Op { op: Op::ClusterBarrier, .. }))
+        .map_or(0, |i| i + 1)
 }
 
 /// Whether `s` is a loop whose body holds the producer region `pipeline-loops` wrote (a loop over tiles around
@@ -163,11 +231,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
         let help = "write the roles or let the compiler write them, not both: drop `warp_specialized` or the roles";
         return Err(refuse(PASS, k, loc, problem, "this kernel", help));
     }
-    // Everything before the last CTA barrier ahead of the producer runs on every thread.
-    let split = stmts[..first_region]
-        .iter()
-        .rposition(|s| matches!(s, Stmt::Barrier(_) | Stmt::Op { op: Op::ClusterBarrier, .. }))
-        .map_or(0, |i| i + 1);
+    let split = split_point(&stmts[..first_region]);
     // The variables the consumers write: a value reading one moves with them.
     let mut written: HashSet<Handle<Var>> = HashSet::new();
     for s in &stmts[split..] {

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Build step of entities_check.py (the schedule-entities work, issue 32), on the build machine: the release
+# cutec, the new modules, and the modules the previous compiler (BASE, a cutec binary built from the commit
+# before the change) makes of the same sources, all into $GPU_DIR (default .gpu), which the device call carries.
+#   BASE=/tmp/cutec-base bash scripts/gpu/entities_build.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/env.sh
+GPU_DIR=${GPU_DIR:-.gpu}
+base=${BASE:?BASE=path to the previous compiler}
+mkdir -p "$GPU_DIR"
+cargo build --release --locked -q -p cutec
+cp "${CARGO_TARGET_DIR:-target}/release/cutec" "$GPU_DIR/cutec"
+c="$GPU_DIR/cutec"
+"$c" build scripts/gpu/wgmma_generic_tiles.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build scripts/gpu/ws_ring_sum.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/row_sum.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+# previous NAME SOURCE: SOURCE built by the previous compiler, as NAME.{ptx,json}
+previous() {
+    local name=$1 src=$2 stem tmp
+    stem=$(basename "$src" .cute)
+    tmp=$(mktemp -d)
+    "$base" build "$src" --emit ptx,manifest -o "$tmp"
+    mv "$tmp/$stem.ptx" "$GPU_DIR/$name.ptx"
+    sed "s/\"$stem.ptx\"/\"$name.ptx\"/" "$tmp/$stem.json" > "$GPU_DIR/$name.json"
+    rm -rf "$tmp"
+}
+previous wgmma_generic_tiles_base scripts/gpu/wgmma_generic_tiles.cute
+previous row_sum_base examples/row_sum.cute

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""What the schedule-entities work changed on the GPU (issue 32), in one run:
+
+1. wgmma_generic_tiles.cute: a GEMM whose threads write its tiles with generic stores, fenced, read by wgmma;
+   `complete-wgmma` now waits for the group before the next k-tile's stores into the tiles it reads. Checked
+   against float32 A * B^T of the same bf16 inputs, with the module the previous compiler made of the same source
+   (`wgmma_generic_tiles_base`, which waits only after the loop) beside it, several launches each: the previous
+   one may race, the new one must not.
+2. ws_ring_sum.cute: a warp-specialized ring without wgmma (the previous compiler refused it with E0341 about its
+   own barriers): y[r, c] = sum over k of x[r, 64 k + c], against float64 sums, then compute-sanitizer.
+3. row_sum.cute, whose stages are now released through `elect.sync`: its read bandwidth against the module the
+   previous compiler made (`row_sum_base`, lane 0 releasing) and the device's copy bandwidth, in interleaved
+   rounds of the same run.
+
+Run from scripts/gpu on the GPU machine after scripts/gpu/entities_build.sh filled $GPU_DIR:
+    GPU_DIR=../../.gpu python3 entities_check.py
+Exit status: 0 when every new module is correct and clean, 1 otherwise.
+"""
+import statistics
+import sys
+import tempfile
+
+import torch
+
+from cuda_timing import median_ms
+from hopper_check import GPU, gemm_case, run, run_read, sanitizer_runs
+
+
+def generic_tiles(work):
+    ok_all = True
+    print("== wgmma_generic_tiles.cute: tiles written by the threads, fenced, read by wgmma")
+    shapes = [(64, 64, 64), (128, 192, 256), (1000, 776, 336), (129, 264, 72), (4096, 4096, 512)]
+    for m, n, k in shapes:
+        for module, label in (("wgmma_generic_tiles.ptx", "new"), ("wgmma_generic_tiles_base.ptx", "previous")):
+            passed = 0
+            for _ in range(3):
+                passed += gemm_case(work, module, "gemm", m, n, k, label=f"{f'{m}x{n}x{k}':>18} {label:>8}")
+            if label == "new":
+                ok_all &= passed == 3
+            print(f"{f'{m}x{n}x{k}':>18} {label:>8} {passed}/3 launches correct")
+    return ok_all
+
+
+def ring_sum(work):
+    ok_all = True
+    print("== ws_ring_sum.cute: a warp-specialized ring without wgmma, y[r, c] = sum_k x[r, 64 k + c]")
+    for m, k in [(64, 64), (64, 192), (1000, 1000), (77, 5000), (4096, 4096)]:
+        rc, out, _, t = run_read(work, "ws_ring_sum.ptx", "ring_sum", {"M": m, "K": k}, ("x",), "y")
+        if rc != 0:
+            print(f"{f'{m}x{k}':>12} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        x = t["x"].double()
+        pad = (-k) % 64
+        ref = torch.nn.functional.pad(x, (0, pad)).reshape(m, -1, 64).sum(1)
+        err = float((t["y"].double() - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
+        ok = bool(torch.isfinite(t["y"]).all()) and err <= 1e-5
+        ok_all &= ok
+        print(f"{f'{m}x{k}':>12} {'PASS' if ok else 'FAIL'} max rel err {err:.2e}")
+    return ok_all
+
+
+def row_sum_timing(rounds=3):
+    print("== row_sum.cute: stages released through elect.sync (new) or by lane 0 (previous), interleaved rounds")
+    print(f"{'M x N':>14} {'new ms':>8} {'prev ms':>8} {'new/prev':>9} {'new GB/s':>9} {'copy GB/s':>10} {'of copy':>8}")
+    ok_all = True
+    for m, n in [(16384, 16384), (8192, 65536), (131072, 1024)]:
+        times = {"row_sum.ptx": [], "row_sum_base.ptx": []}
+        copies = []
+        x = torch.randn(m, n, device="cuda")
+        for r in range(rounds):
+            order = list(times) if r % 2 == 0 else list(reversed(times))
+            for module in order:
+                rc, out, b = run(module, "row_sum", {"M": m, "N": n}, bench=True, iters=20)
+                if rc != 0:
+                    print(f"{f'{m}x{n}':>14} FAIL {module}: cutec run failed:\n{out}")
+                    ok_all = False
+                    break
+                times[module].append(float(b["median_ms"]))
+            copies.append(median_ms(lambda: x.clone()))
+        del x
+        if not all(times.values()):
+            continue
+        new, prev = (statistics.median(times[k]) for k in ("row_sum.ptx", "row_sum_base.ptx"))
+        copy_ms = statistics.median(copies)
+        gbs, copy_gbs = m * n * 4 / new / 1e6, 2 * m * n * 4 / copy_ms / 1e6
+        print(f"{f'{m}x{n}':>14} {new:>8.4f} {prev:>8.4f} {new / prev:>9.3f} {gbs:>9.0f} {copy_gbs:>10.0f} "
+              f"{gbs / copy_gbs:>8.3f}")
+    print(f"(medians over {rounds} rounds of medians of 20 launches, CUDA events; copy = torch clone, read + write)")
+    return ok_all
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="cutec-entities-", dir=GPU)
+    ok = generic_tiles(work)
+    ok &= ring_sum(work)
+    print("== compute-sanitizer on the new modules")
+    ok &= sanitizer_runs([("ws_ring_sum.ptx", "ring_sum", {"M": 200, "K": 1000}),
+                          ("wgmma_generic_tiles.ptx", "gemm", {"M": 129, "N": 264, "K": 200}),
+                          ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000})], width=24)
+    ok &= row_sum_timing()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
