@@ -7,5 +7,6 @@ mod fill_ptx;
 mod mutation;
 mod mutation_collectives;
 mod mutation_run;
+mod mutation_schedule;
 mod schedule;
 mod ui;
