@@ -442,8 +442,11 @@ tma_load(gb, sb, bar = full[s], multicast = 0b111);   // error with a cluster of
         explanation: "`role name(registers = R)` sets the warpgroup's registers per thread with `setmaxnreg`. A wgmma \
 accumulator of m64nN in f32 keeps N / 2 values per thread in registers for the whole main loop, so a budget below \
 that cannot hold it: ptxas ignores the `setmaxnreg` (advisory C7507) and the role runs with another budget than \
-the one the program states, which can break the sum of the roles' budgets that E0314 checked. Give the role at \
-least the accumulator's registers (and room for addresses and the epilogue):\n\n    \
+the one the program states, which can break the sum of the roles' budgets that E0314 checked. Accumulators that \
+one loop adds to on each iteration are all live across it, so they count together (two 64x256 accumulators in the \
+consumers of a warp-specialized kernel take 256 registers, more than the 232 two consumer warpgroups get; ptxas \
+would spill and serialize the wgmmas). Give the role at least the accumulators' registers (and room for addresses \
+and the epilogue):\n\n    \
 role consumer(registers = 24) { .. gemm(mma, a, b, acc) .. }    // error: a 64x256 accumulator takes 128\n    \
 role consumer(registers = 232) { .. }                           // ok\n",
     },

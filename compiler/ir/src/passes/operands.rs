@@ -90,12 +90,14 @@ pub enum Rule {
         total: u64,
         sm: u32,
     },
-    /// A role's registers per thread, below the `needed` registers of its largest accumulator (`m64nNk16`).
+    /// A role's registers per thread, below the `needed` registers of `count` accumulators that one of its loops
+    /// keeps live together (each of its iterations adds to every one), the largest `m64nNk16`.
     RoleRegisters {
         role: String,
         regs: u32,
         needed: u32,
         n: u32,
+        count: usize,
     },
 }
 
@@ -151,8 +153,13 @@ impl OperandError {
             Rule::CtaRank { cluster: Some(n) } => {
                 format!("the rank of a CTA in a cluster of {n} must be 0 to {}", n - 1)
             }
-            Rule::RoleRegisters { role, regs, needed, .. } => {
+            Rule::RoleRegisters { role, regs, needed, count: 1, .. } => {
                 format!("the role `{role}` has {regs} registers per thread, fewer than its accumulator's {needed}")
+            }
+            Rule::RoleRegisters { role, regs, needed, count, .. } => {
+                format!(
+                    "the role `{role}` has {regs} registers per thread, fewer than the {needed} of its {count} accumulators"
+                )
             }
             Rule::RegisterBudget { total, sm } => {
                 format!("the warpgroups' register budgets add up to {total} registers, more than the SM's {sm}")
@@ -162,8 +169,13 @@ impl OperandError {
 
     fn label(&self) -> String {
         let range = self.range;
-        if let Rule::RoleRegisters { n, needed, .. } = self.rule {
-            return format!("an m64n{n} accumulator of f32 takes {needed} registers per thread");
+        if let Rule::RoleRegisters { n, needed, count, .. } = self.rule {
+            return match count {
+                1 => format!("an m64n{n} accumulator of f32 takes {needed} registers per thread"),
+                _ => format!(
+                    "{count} accumulators of f32 (up to m64n{n}) live in one loop take {needed} registers per thread"
+                ),
+            };
         }
         if let Rule::RegisterBudget { .. } = self.rule {
             return format!("the largest budget, {} registers per thread", range.hi);
@@ -237,7 +249,14 @@ impl OperandError {
             Rule::CompilerBarrierId { .. } => Some(
                 "the compiler takes every named barrier here: synchronise with `sync_threads()` or mbarriers".into(),
             ),
-            Rule::RoleRegisters { .. } => Some("give the role more registers, or a smaller tile per warpgroup".into()),
+            Rule::RoleRegisters { count: 1, .. } => {
+                Some("give the role more registers, or a smaller tile per warpgroup".into())
+            }
+            Rule::RoleRegisters { .. } => Some(
+                "keep fewer or smaller accumulators live in one loop (a smaller BN, or the second product in its own \
+                 loop), or give the role more registers"
+                    .into(),
+            ),
             Rule::RegisterBudget { .. } => Some("give the roles fewer registers, or the block fewer warpgroups".into()),
             _ => None,
         };
@@ -450,18 +469,45 @@ impl Check<'_> {
         }
     }
 
-    /// E0333 when a role's budget is below the registers of the largest wgmma accumulator in its body (`n / 2`
-    /// values of `f32` per thread for `m64nNk16`): a bound every correct allocation needs, not an estimate.
+    /// E0333 when a role's budget is below the registers its wgmma accumulators keep live: the largest one (`n /
+    /// 2` values of `f32` per thread for `m64nNk16`), or the accumulators of one loop together (each iteration
+    /// adds to every one, so all are live across it; an accumulator is its register array, counted once): a
+    /// bound every correct allocation needs, not an estimate.
     fn role_registers(&self, role: &str, regs: u32, body: &Block, at: Loc) -> Option<OperandError> {
-        let mut n = 0;
+        // Over `b`: the largest n, and each accumulator array with the registers its wgmmas give it.
+        let accumulators = |b: &Block| {
+            let mut n = 0;
+            let mut arrays: std::collections::BTreeMap<usize, u32> = Default::default();
+            b.visit(&mut |s| {
+                if let Stmt::Op { op: Op::Wgmma { shape, acc, .. }, .. } = s {
+                    n = n.max(shape.n);
+                    let key = match crate::effects::Resource::of(self.kernel, *acc) {
+                        crate::effects::Resource::Alloc(a) => a.index(),
+                        _ => usize::MAX - arrays.len(),
+                    };
+                    let regs = arrays.entry(key).or_default();
+                    *regs = (*regs).max(shape.n / 2);
+                }
+            });
+            (n, arrays)
+        };
+        let (n, _) = accumulators(body);
+        let (mut needed, mut count) = (n / 2, usize::from(n > 0));
+        let mut loops = Vec::new();
         body.visit(&mut |s| {
-            if let Stmt::Op { op: Op::Wgmma { shape, .. }, .. } = s {
-                n = n.max(shape.n);
+            if let Stmt::For { body, .. } | Stmt::While { body, .. } = s {
+                loops.push(body.clone());
             }
         });
-        let needed = n / 2;
+        for b in &loops {
+            let (_, arrays) = accumulators(b);
+            let together: u32 = arrays.values().sum();
+            if together > needed {
+                (needed, count) = (together, arrays.len());
+            }
+        }
         (regs < needed).then(|| OperandError {
-            rule: Rule::RoleRegisters { role: role.to_string(), regs, needed, n },
+            rule: Rule::RoleRegisters { role: role.to_string(), regs, needed, n, count },
             range: Interval::exact(regs.into()),
             at,
             operand: None,
