@@ -10,11 +10,27 @@ GPU_DIR=${GPU_DIR:-.gpu}
 base=${BASE:?BASE=path to the previous compiler}
 mkdir -p "$GPU_DIR"
 cargo build --release --locked -q -p cutec
-cp "${CARGO_TARGET_DIR:-target}/release/cutec" "$GPU_DIR/cutec"
-c="$GPU_DIR/cutec"
+c="${CARGO_TARGET_DIR:-target}/release/cutec"
+# Compressed, to travel (gpu_env.sh unpacks it there).
+rm -f "$GPU_DIR/cutec"
+gzip -c "$c" > "$GPU_DIR/cutec.gz"
 "$c" build scripts/gpu/wgmma_generic_tiles.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build scripts/gpu/ws_ring_sum.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 "$c" build examples/row_sum.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+# NAME SOURCE -D..: SOURCE built with the given const parameters, as NAME.{ptx,json,cubin}
+defined() {
+    local name=$1 src=$2 stem
+    shift 2
+    stem=$(basename "$src" .cute)
+    "$c" build "$src" "$@" --emit ptx,manifest,cubin -o "$GPU_DIR/$name"
+    for ext in ptx json cubin; do mv "$GPU_DIR/$name/$stem.$ext" "$GPU_DIR/$name.$ext"; done
+    sed -i "s/\"$stem.ptx\"/\"$name.ptx\"/" "$GPU_DIR/$name.json"
+    rmdir "$GPU_DIR/$name"
+}
+# The fused epilogue with a fourth stage: the whole staging tile no longer fits beside the ring, so the consumer
+# warpgroups apply `map` to their pieces (refused before, E0324); and the default, whose spare warps apply it.
+"$c" build examples/gemm_epilogue.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+defined gemm_epilogue_s4 examples/gemm_epilogue.cute -D STAGES=4
 # previous NAME SOURCE: SOURCE built by the previous compiler, as NAME.{ptx,json}
 previous() {
     local name=$1 src=$2 stem tmp

@@ -8,7 +8,10 @@
    one may race, the new one must not.
 2. ws_ring_sum.cute: a warp-specialized ring without wgmma (the previous compiler refused it with E0341 about its
    own barriers): y[r, c] = sum over k of x[r, 64 k + c], against float64 sums, then compute-sanitizer.
-3. row_sum.cute, whose stages are now released through `elect.sync`: its read bandwidth against the module the
+3. gemm_epilogue.cute with a fourth stage (`gemm_epilogue_s4`): the whole staging tile does not fit beside the
+   ring, so the consumer warpgroups apply `map` to their pieces (the previous compiler refused it, E0324):
+   against torch, then timed against the 3-stage default (the spare warps apply `map`) and torch's addmm + gelu.
+4. row_sum.cute, whose stages are now released through `elect.sync`: its read bandwidth against the module the
    previous compiler made (`row_sum_base`, lane 0 releasing) and the device's copy bandwidth, in interleaved
    rounds of the same run.
 
@@ -24,6 +27,7 @@ import torch
 
 from cuda_timing import median_ms
 from hopper_check import GPU, gemm_case, run, run_read, sanitizer_runs
+from schedule_check import gelu_case
 
 
 def generic_tiles(work):
@@ -57,6 +61,38 @@ def ring_sum(work):
         ok = bool(torch.isfinite(t["y"]).all()) and err <= 1e-5
         ok_all &= ok
         print(f"{f'{m}x{k}':>12} {'PASS' if ok else 'FAIL'} max rel err {err:.2e}")
+    return ok_all
+
+
+def epilogue_s4(work, rounds=3):
+    ok_all = True
+    print("== gemm_epilogue.cute -D STAGES=4: bias + GELU applied by the consumers to their pieces")
+    for m, n, k in [(128, 256, 64), (1000, 776, 336), (129, 264, 72), (300, 512, 136), (2048, 2048, 2048)]:
+        ok_all &= gelu_case(work, "gemm_epilogue_s4", "gemm_bias_gelu", m, n, k, f"{f'{m}x{n}x{k}':>18} 4 stages")
+    print(f"{'M x N x K':>18} {'4 st. ms':>9} {'3 st. ms':>9} {'4/3':>7} {'torch ms':>9} {'torch/4':>8}")
+    for m, n, k in [(4096, 4096, 4096), (8192, 8192, 2048)]:
+        dims = {"M": m, "N": n, "K": k}
+        times = {"gemm_epilogue_s4.ptx": [], "gemm_epilogue.ptx": []}
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        torch_ms = []
+        for r in range(rounds):
+            for module in (list(times) if r % 2 == 0 else list(reversed(times))):
+                rc, out, bench = run(module, "gemm_bias_gelu", dims, bench=True, iters=20)
+                if rc != 0:
+                    print(f"{f'{m}x{n}x{k}':>18} FAIL {module}:\n{out}")
+                    ok_all = False
+                    break
+                times[module].append(float(bench["median_ms"]))
+            torch_ms.append(median_ms(lambda: torch.nn.functional.gelu(torch.addmm(bias, a, b.T), approximate="tanh")))
+        del a, b, bias
+        if not all(times.values()):
+            continue
+        s4, s3 = (statistics.median(times[x]) for x in ("gemm_epilogue_s4.ptx", "gemm_epilogue.ptx"))
+        t = statistics.median(torch_ms)
+        print(f"{f'{m}x{n}x{k}':>18} {s4:>9.4f} {s3:>9.4f} {s4 / s3:>7.3f} {t:>9.4f} {t / s4:>8.3f}")
+    print(f"(medians over {rounds} interleaved rounds of medians of 20 launches; torch = addmm then gelu, bf16)")
     return ok_all
 
 
@@ -98,6 +134,7 @@ def main():
     ok &= sanitizer_runs([("ws_ring_sum.ptx", "ring_sum", {"M": 200, "K": 1000}),
                           ("wgmma_generic_tiles.ptx", "gemm", {"M": 129, "N": 264, "K": 200}),
                           ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000})], width=24)
+    ok &= epilogue_s4(work)
     ok &= row_sum_timing()
     return 0 if ok else 1
 

@@ -108,14 +108,16 @@ impl Lower<'_> {
         // The spare warps read a global operand one tile later than the program says: `finish` proves the
         // kernel never writes its argument (E0326). One in shared memory or registers may be rewritten for the
         // next tile meanwhile: the warpgroups apply such a map themselves, in program order.
-        let beside = map.is_some_and(|m| {
-            self.map_beside_mainloop()
-                && m.with.as_ref().is_none_or(|x| x.space == AddrSpace::Global && x.param.is_some())
-        });
         // The spare warps take the whole tile; the warpgroups stage theirs in pieces where the whole would not
-        // fit beside the ring.
+        // fit beside the ring, and then apply `map` themselves, piece by piece (the spare warps would need the
+        // whole tile staged).
         let wgs = i64::from(tiling.wm * tiling.wn);
-        let piece = if beside { n } else { self.staging_piece(n, i64::from(d.elem.bits() / 8).max(1), wgs) };
+        let piece = self.staging_piece(n, i64::from(d.elem.bits() / 8).max(1), wgs);
+        let beside = piece == n
+            && map.is_some_and(|m| {
+                self.map_beside_mainloop()
+                    && m.with.as_ref().is_none_or(|x| x.space == AddrSpace::Global && x.param.is_some())
+            });
         let (rows, cols) = (64 * i64::from(tiling.wm), piece * i64::from(tiling.wn));
         // `tile_to_shape(SW128_K<T>, (rows, cols))`: the byte atom Sw<3,4,3> o (8,128):(128,1) in elements,
         // Sw<3,3,3> o (8,64):(64,1) for 16-bit ones and itself for 8-bit ones.

@@ -87,6 +87,17 @@ fn with_spare_warps_the_consumers_hand_the_staged_tile_over_and_go_on() {
 }
 
 #[test]
+fn a_staging_tile_that_does_not_fit_whole_keeps_the_map_in_the_warpgroups_pieces() {
+    // With a fourth stage the whole 128 x 256 staging tile the spare warps would take does not fit beside the
+    // ring (it was refused, E0324): each warpgroup stages its part in pieces and applies the map to them itself.
+    let (module, text) = lowered_and_optimized(&example("gemm_epilogue.cute"), "gemm_bias_gelu", &[("STAGES", 4)]);
+    assert!(!text.contains("epilogue_staged"), "no hand-over to the spare warps: {text}");
+    let staging = module.kernels[0].allocs.iter().find(|(_, a)| a.name == "epilogue").map_or(0, |(_, a)| a.len);
+    assert_eq!(staging, 2 * 64 * 128, "pieces of 64 x 128 per warpgroup, not the whole 128 x 256 tile");
+    assert!(text.contains("tanh") && text.contains("for $map"), "{text}");
+}
+
+#[test]
 fn a_store_under_a_condition_is_mapped_by_its_warpgroups() {
     // The spare warps run the loop over tiles but not the consumers' conditions: a `store` under one keeps the
     // map in its warpgroups (handed over, the spare warps would wait for a tile that never comes).
