@@ -41,5 +41,12 @@ previous() {
     sed "s/\"$stem.ptx\"/\"$name.ptx\"/" "$tmp/$stem.json" > "$GPU_DIR/$name.json"
     rm -rf "$tmp"
 }
+# The plain warp-specialized loop, the small-M kernels whose order the raster changes, each both ways.
+"$c" build scripts/gpu/gemm_ws_plain.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_swap_ab.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+"$c" build examples/gemm_splitk.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+previous gemm_ws_plain_base scripts/gpu/gemm_ws_plain.cute
+previous gemm_swap_ab_base examples/gemm_swap_ab.cute
+previous gemm_splitk_base examples/gemm_splitk.cute
 previous wgmma_generic_tiles_base scripts/gpu/wgmma_generic_tiles.cute
 previous row_sum_base examples/row_sum.cute

@@ -11,7 +11,10 @@
 3. gemm_epilogue.cute with a fourth stage (`gemm_epilogue_s4`): the whole staging tile does not fit beside the
    ring, so the consumer warpgroups apply `map` to their pieces (the previous compiler refused it, E0324):
    against torch, then timed against the 3-stage default (the spare warps apply `map`) and torch's addmm + gelu.
-4. row_sum.cute, whose stages are now released through `elect.sync`: its read bandwidth against the module the
+4. gemm_ws_plain.cute, the plain warp-specialized loop without `persistent` or clusters, whose CTAs the
+   compiler now rasterizes in groups of 8 rows: against torch, then timed against the previous compiler's
+   module and cuBLAS; and the small-M kernels the raster touches (gemm_swap_ab, gemm_direct) against theirs.
+5. row_sum.cute, whose stages are now released through `elect.sync`: its read bandwidth against the module the
    previous compiler made (`row_sum_base`, lane 0 releasing) and the device's copy bandwidth, in interleaved
    rounds of the same run.
 
@@ -96,6 +99,64 @@ def epilogue_s4(work, rounds=3):
     return ok_all
 
 
+def interleaved(cases, dims, rounds, anchor=None):
+    """Medians over `rounds` interleaved rounds of each (module, kernel)'s `cutec run --bench` median, and of
+    `anchor` (a torch callable) if given; None for a module that failed."""
+    times = {c: [] for c in cases}
+    anchor_ms = []
+    for r in range(rounds):
+        for case in (cases if r % 2 == 0 else list(reversed(cases))):
+            rc, out, b = run(case[0], case[1], dims, bench=True, iters=20)
+            if rc != 0:
+                print(f"FAIL {case[0]} {dims}:\n{out}")
+                times[case] = None
+            elif times[case] is not None:
+                times[case].append(float(b["median_ms"]))
+        if anchor is not None:
+            anchor_ms.append(median_ms(anchor))
+    med = {c: (statistics.median(t) if t else None) for c, t in times.items()}
+    return med, (statistics.median(anchor_ms) if anchor_ms else None)
+
+
+def raster(work, rounds=3):
+    ok_all = True
+    print("== gemm_ws_plain.cute: the plain warp-specialized loop (128 x 128, 4 stages), CTAs in grouped order")
+    for m, n, k in [(128, 128, 64), (1000, 776, 336), (129, 264, 72), (3000, 5000, 200), (4096, 4096, 512)]:
+        ok_all &= gemm_case(work, "gemm_ws_plain.ptx", "gemm", m, n, k)
+    print(f"{'M x N x K':>20} {'grouped TF/s':>13} {'previous':>9} {'cuBLAS':>8} {'grouped/cuBLAS':>15} "
+          f"{'previous/cuBLAS':>16}")
+    for m, n, k in [(16384, 4096, 4096), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]:
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        cases = [("gemm_ws_plain.ptx", "gemm"), ("gemm_ws_plain_base.ptx", "gemm")]
+        med, cublas = interleaved(cases, {"M": m, "N": n, "K": k}, rounds, lambda: a @ b.T)
+        del a, b
+        if None in med.values():
+            ok_all = False
+            continue
+        flop = 2 * m * n * k
+        new, prev = (med[c] for c in cases)
+        tf = lambda ms: flop / ms / 1e9
+        print(f"{f'{m}x{n}x{k}':>20} {tf(new):>13.1f} {tf(prev):>9.1f} {tf(cublas):>8.1f} {cublas / new:>15.3f} "
+              f"{cublas / prev:>16.3f}")
+    print("== small M: the kernels whose CTA order the raster changes, against the previous compiler's modules")
+    print(f"{'kernel':>14} {'M x N x K':>16} {'new ms':>8} {'prev ms':>8} {'new/prev':>9}")
+    for module, kernel, (m, n, k) in [("gemm_swap_ab", "gemm_swap_ab", (16, 8192, 8192)),
+                                      ("gemm_swap_ab", "gemm_swap_ab", (32, 4096, 8192)),
+                                      ("gemm_splitk", "gemm_direct", (128, 8192, 8192)),
+                                      ("gemm_splitk", "gemm_direct", (256, 4096, 4096))]:
+        cases = [(module + ".ptx", kernel), (module + "_base.ptx", kernel)]
+        med, _ = interleaved(cases, {"M": m, "N": n, "K": k}, rounds)
+        if None in med.values():
+            ok_all = False
+            continue
+        new, prev = (med[c] for c in cases)
+        print(f"{kernel:>14} {f'{m}x{n}x{k}':>16} {new:>8.4f} {prev:>8.4f} {new / prev:>9.3f}")
+    print(f"(medians over {rounds} interleaved rounds of medians of 20 launches, CUDA events; cuBLAS = torch "
+          "a @ b.T, bf16, the same rounds)")
+    return ok_all
+
+
 def row_sum_timing(rounds=3):
     print("== row_sum.cute: stages released through elect.sync (new) or by lane 0 (previous), interleaved rounds")
     print(f"{'M x N':>14} {'new ms':>8} {'prev ms':>8} {'new/prev':>9} {'new GB/s':>9} {'copy GB/s':>10} {'of copy':>8}")
@@ -135,6 +196,7 @@ def main():
                           ("wgmma_generic_tiles.ptx", "gemm", {"M": 129, "N": 264, "K": 200}),
                           ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000})], width=24)
     ok &= epilogue_s4(work)
+    ok &= raster(work)
     ok &= row_sum_timing()
     return 0 if ok else 1
 

@@ -230,6 +230,9 @@ pub(crate) struct Lower<'p> {
     pub tile: Option<persistent::Tile>,
     /// A TMA-store epilogue in that body left its last stores' reads to be waited for after the loop.
     pub tile_store_wait: bool,
+    /// In a kernel whose CTAs the compiler rasterizes (see `persistent::rasterizes`): what `block_idx.x` and
+    /// `block_idx.y` read.
+    pub raster: Option<[Handle<Expr>; 2]>,
     /// The arguments (declared parameter index) that `store(.., map = f, with = x)` has the spare warps read one
     /// tile later, with the `with`'s place: `finish` refuses a kernel that writes one (E0326).
     pub map_reads_beside: Vec<(usize, Span)>,
@@ -287,6 +290,7 @@ impl<'p> Lower<'p> {
             mma_accumulators: HashMap::new(),
             budget: budget::Budget::default(),
             tile: None,
+            raster: None,
             tile_store_wait: false,
             map_reads_beside: Vec::new(),
             in_pipelined: false,
@@ -411,7 +415,13 @@ impl<'p> Lower<'p> {
         let _ = self.plan_roles(f);
         let _ = match info.persistent {
             Some(p) => self.persistent_body(p, &f.body, f.sig_span),
-            None => self.block(&f.body),
+            None => {
+                if self.rasterizes(info) {
+                    self.at(f.sig_span);
+                    self.raster = Some(self.grouped_block_idx());
+                }
+                self.block(&f.body)
+            }
         };
         // The launch's tensor-core work: the grid's CTAs (a persistent kernel's tiles) times each one's.
         if let Some(iface) = &mut self.interface {

@@ -27,6 +27,10 @@ use cutec_diagnostics::Span;
 use cutec_ir::{CompareOp, Dim, Expr, Handle, SpecialReg};
 use cutec_sema::{Persistent, SymInt};
 
+/// The rows of a group in the order the compiler gives the CTAs of a kernel it rasterizes (as
+/// `persistent(raster = grouped(8))` does its tiles).
+const RASTER_GROUP: i64 = 8;
+
 /// The tile the body of a persistent kernel runs: what `block_idx` and `grid_dim` read there.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tile {
@@ -217,19 +221,60 @@ impl Lower<'_> {
     }
 
     /// What `block_idx.d` (or `grid_dim.d`, when `grid`) reads where the lowering is: the tile's in the body of
-    /// a persistent kernel, else the special register.
+    /// a persistent kernel, the rasterized coordinate in a kernel the compiler rasterizes, else the special
+    /// register.
     pub(crate) fn block_coordinate(&mut self, d: Dim, grid: bool) -> Handle<Expr> {
         match (self.tile, grid) {
             (Some(t), false) => t.block[d.index()],
             (Some(t), true) => t.grid[d.index()],
-            (None, false) => self.b.special(SpecialReg::BlockIdx(d)),
+            (None, false) => match (self.raster, d) {
+                (Some([x, _]), Dim::X) => x,
+                (Some([_, y]), Dim::Y) => y,
+                _ => self.b.special(SpecialReg::BlockIdx(d)),
+            },
             (None, true) => self.b.special(SpecialReg::GridDim(d)),
         }
     }
 
-    /// The dimension of `block_idx` that `h` is the tile coordinate of, in a persistent kernel's body.
+    /// The dimension of `block_idx` that `h` is the tile coordinate of, in a persistent kernel's body (or the
+    /// rasterized coordinate of a kernel the compiler rasterizes): it ranges over the launch clause's grid as
+    /// `block_idx` does.
     pub(crate) fn tile_dim(&self, h: Handle<Expr>) -> Option<Dim> {
+        if let Some([x, y]) = self.raster {
+            return [(x, Dim::X), (y, Dim::Y)].into_iter().find(|&(r, _)| r == h).map(|(_, d)| d);
+        }
         let t = self.tile?;
         [Dim::X, Dim::Y, Dim::Z].into_iter().find(|d| t.block[d.index()] == h)
+    }
+
+    /// Whether the compiler rasterizes the kernel's CTAs: a `warp_specialized` kernel (a tiled GEMM's shape)
+    /// that is not `persistent`, without a cluster, with a grid one layer deep. The CTAs of a launch run in
+    /// whatever order the hardware picks (x fastest), and the program's meaning is the same set of CTAs in any
+    /// order, so renaming them is free; in the hardware's order the CTAs running together take one column of
+    /// tiles, each its own rows of A (a 16384-row A is read from memory once per column: 0.48x cuBLAS at
+    /// 16384 x 4096 x 4096 with 128 x 128 tiles), and grouped they share them in L2.
+    pub(crate) fn rasterizes(&self, info: &cutec_sema::FunctionInfo) -> bool {
+        let Some(launch) = info.launch.as_ref() else { return false };
+        info.warp_specialized
+            && info.persistent.is_none()
+            && launch.cluster.is_none()
+            && launch.grid.len() >= 2
+            && launch.grid.get(2).is_none_or(|z| z.as_const() == Some(1))
+    }
+
+    /// `block_idx.x` and `.y` in the grouped order of [`Lower::grouped`] with groups of [`RASTER_GROUP`] rows: the
+    /// hardware's CTA `ctaid.x + ctaid.y * nctaid.x` (the order it starts them in) takes the tile of that rank.
+    /// Where the grid has more than 2^31 - 1 CTAs (the rank would not fit an `i32`) the hardware's coordinates
+    /// stay: the launch is right either way.
+    pub(crate) fn grouped_block_idx(&mut self) -> [Handle<Expr>; 2] {
+        let (x, y) = (self.b.special(SpecialReg::BlockIdx(Dim::X)), self.b.special(SpecialReg::BlockIdx(Dim::Y)));
+        let (nx, ny) = (self.b.special(SpecialReg::GridDim(Dim::X)), self.b.special(SpecialReg::GridDim(Dim::Y)));
+        let max = self.b.i32(i32::MAX);
+        let limit = self.b.div(max, ny);
+        let fits = self.b.compare(CompareOp::Le, nx, limit);
+        let along = self.b.mul(y, nx);
+        let rank = self.b.add(along, x);
+        let (row, col) = self.grouped(rank, nx, ny, RASTER_GROUP);
+        [self.b.select(fits, row, x), self.b.select(fits, col, y)]
     }
 }

@@ -592,3 +592,20 @@ fn tma_load_into_a_shared_tensor_writes_that_tensor() {
     let fence = ops(k).iter().position(|op| matches!(op, Op::FenceProxyAsync));
     assert!(fence.is_some(), "the threads' own accesses to `s` are fenced before the copy");
 }
+
+/// The CTAs of a `warp_specialized` kernel that is neither `persistent` nor clustered take their tiles in the
+/// grouped order: `block_idx` reads the tile of the hardware's rank `ctaid.x + ctaid.y * nctaid.x` in groups of 8
+/// rows, unless the grid's CTAs would not fit an `i32` rank.
+#[test]
+fn a_plain_warp_specialized_kernel_takes_its_tiles_in_grouped_order() {
+    let plain = example("../scripts/gpu/gemm_ws_plain.cute");
+    let (_, text) = lowered_and_optimized(&plain, "gemm", &[]);
+    assert!(text.contains("sreg nctaid.y") && text.contains("div 2147483647, "), "{text}");
+    assert!(text.contains("mul 8, "), "groups of 8 rows: {text}");
+    // Persistent and clustered kernels order their tiles themselves; kernels without warp specialization keep
+    // the hardware's order.
+    for (file, kernel) in [("gemm_sm90.cute", "gemm"), ("gemm_pipelined.cute", "gemm_pipelined")] {
+        let (_, text) = lowered_and_optimized(&example(file), kernel, &[]);
+        assert!(!text.contains("div 2147483647, "), "{file}: {text}");
+    }
+}
