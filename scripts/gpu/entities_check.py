@@ -14,7 +14,8 @@
 4. gemm_ws_plain.cute, the plain warp-specialized loop without `persistent` or clusters, whose CTAs the
    compiler now rasterizes in groups of 8 rows: against torch, then timed against the previous compiler's
    module and cuBLAS; and the small-M kernels the raster touches (gemm_swap_ab, gemm_direct) against theirs.
-5. row_sum.cute, whose stages are now released through `elect.sync`: its read bandwidth against the module the
+5. book/listings/cluster_row_sum.cute, the book's sum of a row by the 4 CTAs of a cluster, against float64.
+6. row_sum.cute, whose stages are now released through `elect.sync`: its read bandwidth against the module the
    previous compiler made (`row_sum_base`, lane 0 releasing) and the device's copy bandwidth, in interleaved
    rounds of the same run.
 
@@ -157,6 +158,23 @@ def raster(work, rounds=3):
     return ok_all
 
 
+def cluster_row_sum(work):
+    ok_all = True
+    print("== cluster_row_sum.cute (the book): y = x.sum(1), each row by the 4 CTAs of a cluster")
+    for m in [1, 2, 77, 1000]:
+        rc, out, _, t = run_read(work, "cluster_row_sum.ptx", "cluster_row_sum", {"M": m}, ("x",), "y")
+        if rc != 0:
+            print(f"{m:>6} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        ref = t["x"].double().sum(1)
+        err = float((t["y"].double() - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
+        ok = bool(torch.isfinite(t["y"]).all()) and err <= 1e-5
+        ok_all &= ok
+        print(f"{m:>6} {'PASS' if ok else 'FAIL'} max rel err {err:.2e}")
+    return ok_all
+
+
 def row_sum_timing(rounds=3):
     print("== row_sum.cute: stages released through elect.sync (new) or by lane 0 (previous), interleaved rounds")
     print(f"{'M x N':>14} {'new ms':>8} {'prev ms':>8} {'new/prev':>9} {'new GB/s':>9} {'copy GB/s':>10} {'of copy':>8}")
@@ -195,6 +213,7 @@ def main():
     ok &= sanitizer_runs([("ws_ring_sum.ptx", "ring_sum", {"M": 200, "K": 1000}),
                           ("wgmma_generic_tiles.ptx", "gemm", {"M": 129, "N": 264, "K": 200}),
                           ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000})], width=24)
+    ok &= cluster_row_sum(work)
     ok &= epilogue_s4(work)
     ok &= raster(work)
     ok &= row_sum_timing()
