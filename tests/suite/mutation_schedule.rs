@@ -24,6 +24,9 @@ use cutec_tests::{Rng, repo_relative, seed};
 
 const CASES: usize = 200;
 
+/// Whether an exit's condition holds at k-tile `k`, for thread `t` of block `b`.
+type ExitOracle = Box<dyn Fn(i64, i64, i64) -> bool>;
+
 /// One mutation: the program, what the oracle requires, and its operator (for the counts).
 struct Mutant {
     source: String,
@@ -110,7 +113,7 @@ fn mutate(rng: &mut Rng, s: &Subject) -> Mutant {
         }
         3 => {
             let exit = ["break", "continue", "return"][rng.below(3)];
-            let (cond, meets): (String, Box<dyn Fn(i64, i64, i64) -> bool>) = match rng.below(2) {
+            let (cond, meets): (String, ExitOracle) = match rng.below(2) {
                 0 => {
                     let (c, f) = k_condition(rng);
                     (c, Box::new(move |k, _, _| f(k)))

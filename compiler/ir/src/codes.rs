@@ -88,6 +88,8 @@ pub const STAGE_IN_USE: &str = "E0346";
 pub const RING_TILE_WRITE: &str = "E0347";
 /// A generic write to shared memory that reaches an async-proxy read without `fence.proxy.async` (`check-schedule`).
 pub const PROXY_FENCE: &str = "E0349";
+/// An access to a tile before any wait on the mbarrier of the TMA load that writes it (`check-schedule`).
+pub const TMA_NOT_LANDED: &str = "E0350";
 /// A `barrier_sync` whose id may be one of the compiler's named barriers (`check-operands`).
 pub const BARRIER_ID_TAKEN: &str = "E0348";
 /// A warning: the protocol check could not follow a kernel that uses mbarriers, so it is not proved.
@@ -564,6 +566,22 @@ may reach and refuses the read that no fence separates from the store:\n\n    \
 copy(ga, sa);           // the threads write the tile\n    \
 fence_proxy_async();    // make the writes visible to the async proxy\n    \
 sync_threads();         // then hand the tile to the warpgroup\n    \
+gemm(mma, sa, sb, acc);\n",
+    },
+    CodeInfo {
+        code: TMA_NOT_LANDED,
+        title: "a tile used before the TMA load that writes it has landed",
+        explanation: "`tma_load(view, tile, bar = b)` copies asynchronously: the bytes land some time later and are \
+counted on the mbarrier `b`, and a thread may use the tile only after it has waited for that phase \
+(`mbarrier_wait(b, phase)`). The compiler follows every path from the copy to the tile's uses (loads, stores, \
+`gemm`, `tma_store`) and refuses a use that no wait on the copy's barrier precedes. (It does not tell the barriers \
+of one array apart: a wait on any stage's barrier counts for the copies that signal any of them; the phases \
+themselves are `check-protocol`'s.)\n\n    \
+if thread_idx.x == 0 {\n        \
+mbarrier_arrive_expect_tx(full[0], bytes);\n        \
+tma_load(ga[_, _, k], sa, bar = full[0]);\n    \
+}\n    \
+mbarrier_wait(full[0], k & 1);   // without it, the gemm below races with the copy\n    \
 gemm(mma, sa, sb, acc);\n",
     },
     CodeInfo {

@@ -12,7 +12,7 @@ fn outcome(text: &str) -> Outcome {
 
 fn proved(text: &str) -> (usize, u64) {
     match outcome(text) {
-        Outcome::Proved { runs, work } => (runs, work),
+        Outcome::Passed { runs, work } => (runs, work),
         other => panic!("expected a proof, got {other:?}\n{text}"),
     }
 }

@@ -166,7 +166,7 @@ fn a_role_has_at_least_its_accumulator_s_registers() {
     };
     assert_eq!(role(128), None);
     let e = role(120).expect("refused");
-    assert_eq!(e.rule, Rule::RoleRegisters { role: "consumer".into(), regs: 120, needed: 128, n: 256 });
+    assert_eq!(e.rule, Rule::RoleRegisters { role: "consumer".into(), regs: 120, needed: 128, n: 256, count: 1 });
     assert_eq!(e.code(), "E0333");
 }
 

@@ -17,6 +17,10 @@
 //!   shared memory that reaches a wgmma operand or a TMA store's source with no `fence.proxy.async` between them
 //!   ([`crate::analysis::proxy`]).
 //!
+//! - **An access to a tile a TMA load may still be writing** (E0350): a load, store, wgmma operand or TMA store
+//!   of the tile on a path from the copy with no wait on the copy's mbarrier between them
+//!   ([`crate::analysis::landing`]).
+//!
 //! `pipeline-loops` refuses the first hazard before it writes anything, at the user's statement
 //! ([`groups_per_pass`]); this pass proves it again on what all the passes left, like the other checks.
 
@@ -79,6 +83,9 @@ pub enum Hazard {
     /// A generic write that reaches an async-proxy read of the same shared memory without `fence.proxy.async`
     /// ([`crate::analysis::proxy`]); `at` is the read, `write` the write.
     Unfenced { resource: String, reader: &'static str, write: Loc },
+    /// An access (`what`) to `tile` before any wait on the mbarrier the TMA load at `load` signals
+    /// ([`crate::analysis::landing`]).
+    Unlanded { tile: String, what: &'static str, load: Loc },
 }
 
 /// A hazard at `at` (the statement), on the ring declared at `ring`.
@@ -95,6 +102,7 @@ impl HazardError {
             Hazard::StageInUse { .. } => codes::STAGE_IN_USE,
             Hazard::RingTileWrite { .. } => codes::RING_TILE_WRITE,
             Hazard::Unfenced { .. } => codes::PROXY_FENCE,
+            Hazard::Unlanded { .. } => codes::TMA_NOT_LANDED,
         }
     }
 
@@ -112,6 +120,9 @@ impl HazardError {
             Hazard::RingTileWrite { tile } => {
                 format!("a store into `{tile}`, a tile of a pipelined loop's ring, which only TMA may write")
             }
+            Hazard::Unlanded { tile, what, .. } => {
+                format!("{what} of `{tile}` before waiting for the TMA load that writes it")
+            }
             Hazard::Unfenced { resource, reader, .. } => {
                 format!("{reader} reads `{resource}` through the async proxy, after stores with no `fence.proxy.async`")
             }
@@ -127,12 +138,19 @@ impl HazardError {
             Hazard::StageInUse { why: Uneven::None, .. } => "this loop's iterations",
             Hazard::RingTileWrite { .. } => "a store of the generic proxy",
             Hazard::Unfenced { .. } => "this may read what was there before the stores",
+            Hazard::Unlanded { .. } => "the copy may still be landing here",
         }
     }
 
     pub fn to_diagnostic(&self) -> Diagnostic {
         let mut d = Diagnostic::error(self.code(), self.message(), self.at.file, self.at.span)
             .with_primary_message(self.label());
+        if let Hazard::Unlanded { load, .. } = self.hazard
+            && load != self.at
+            && load != Loc::NONE
+        {
+            d = d.with_label(load.file, load.span, "the copy, which signals its mbarrier when it has landed");
+        }
         if let Hazard::Unfenced { write, .. } = self.hazard
             && write != self.at
             && write != Loc::NONE
@@ -163,6 +181,13 @@ impl HazardError {
                     }
                     _ => "call `gemm` on every iteration (mask its contribution instead of skipping it)",
                 }),
+            Hazard::Unlanded { .. } => d
+                .with_note(
+                    "TMA writes the tile asynchronously and counts its bytes on the mbarrier it names: the tile is \
+                     complete only for a thread that has waited for that barrier's phase, and an access before the \
+                     wait races with the copy",
+                )
+                .with_help("`mbarrier_wait(bar, phase)` on the copy's barrier before the tile's first use"),
             Hazard::Unfenced { .. } => d
                 .with_note(
                     "the threads' stores go through the generic proxy, wgmma and TMA read shared memory through the \
@@ -193,6 +218,10 @@ pub fn check(k: &Kernel) -> Result<(), HazardError> {
             let Some(full) = barrier_alloc(k, ring.full) else { continue };
             consumer_loops(k, &k.body, full, ring, at)?;
         }
+    }
+    if let Err(u) = crate::analysis::landing::check(k) {
+        let hazard = Hazard::Unlanded { tile: u.tile, what: u.what, load: u.load };
+        return Err(HazardError { hazard, at: u.access, ring: Loc::NONE });
     }
     // After the rings': a store into a ring's tile is E0347, whatever fences it.
     if let Err(u) = crate::analysis::proxy::check(k) {

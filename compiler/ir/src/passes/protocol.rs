@@ -37,7 +37,7 @@ impl Pass for CheckProtocol {
                     return Err(PassError::at(self.name(), kernel, kernel.loc, kind));
                 }
                 Outcome::Skipped(why) => unchecked.push(unchecked_warning(&kernel.name, kernel.loc, why)),
-                Outcome::Proved { .. } | Outcome::NotApplicable => {}
+                Outcome::Passed { .. } | Outcome::NotApplicable => {}
             }
         }
         for w in unchecked {
