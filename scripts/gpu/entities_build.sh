@@ -31,6 +31,8 @@ defined() {
 # warpgroups apply `map` to their pieces (refused before, E0324); and the default, whose spare warps apply it.
 "$c" build examples/gemm_epilogue.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 defined gemm_epilogue_s4 examples/gemm_epilogue.cute -D STAGES=4
+# Two pipelined loops in one warp-specialized kernel, a ring each.
+"$c" build scripts/gpu/gemm_two_loops.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # The book's reduction across a cluster (book/listings/cluster_row_sum.cute).
 "$c" build book/listings/cluster_row_sum.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
 # previous NAME SOURCE: SOURCE built by the previous compiler, as NAME.{ptx,json}

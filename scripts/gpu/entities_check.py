@@ -15,7 +15,8 @@
    compiler now rasterizes in groups of 8 rows: against torch, then timed against the previous compiler's
    module and cuBLAS; and the small-M kernels the raster touches (gemm_swap_ab, gemm_direct) against theirs.
 5. book/listings/cluster_row_sum.cute, the book's sum of a row by the 4 CTAs of a cluster, against float64.
-6. row_sum.cute, whose stages are now released through `elect.sync`: its read bandwidth against the module the
+6. gemm_two_loops.cute: two pipelined loops in one warp-specialized kernel, C = 2 A B^T, against float32.
+7. row_sum.cute, whose stages are now released through `elect.sync`: its read bandwidth against the module the
    previous compiler made (`row_sum_base`, lane 0 releasing) and the device's copy bandwidth, in interleaved
    rounds of the same run.
 
@@ -175,6 +176,24 @@ def cluster_row_sum(work):
     return ok_all
 
 
+def two_loops(work):
+    ok_all = True
+    print("== gemm_two_loops.cute: two pipelined loops, a ring each, C = 2 A B^T")
+    for m, n, k in [(128, 128, 64), (1000, 776, 336), (129, 264, 72), (4096, 4096, 512)]:
+        rc, out, _, t = run_read(work, "gemm_two_loops.ptx", "gemm", {"M": m, "N": n, "K": k}, ("a", "b"), "c")
+        if rc != 0:
+            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
+            ok_all = False
+            continue
+        a, b, c = (t[x].float() for x in "abc")
+        ref = 2 * (a @ b.T)
+        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
+        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
+        ok_all &= ok
+        print(f"{f'{m}x{n}x{k}':>18} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+    return ok_all
+
+
 def row_sum_timing(rounds=3):
     print("== row_sum.cute: stages released through elect.sync (new) or by lane 0 (previous), interleaved rounds")
     print(f"{'M x N':>14} {'new ms':>8} {'prev ms':>8} {'new/prev':>9} {'new GB/s':>9} {'copy GB/s':>10} {'of copy':>8}")
@@ -214,6 +233,7 @@ def main():
                           ("wgmma_generic_tiles.ptx", "gemm", {"M": 129, "N": 264, "K": 200}),
                           ("row_sum.ptx", "row_sum", {"M": 77, "N": 2000})], width=24)
     ok &= cluster_row_sum(work)
+    ok &= two_loops(work)
     ok &= epilogue_s4(work)
     ok &= raster(work)
     ok &= row_sum_timing()

@@ -396,8 +396,9 @@ in shared memory; the copies into one tile (a tile wider than a TMA box comes as
 exactly once; a `multicast = n` copy goes to every CTA of the cluster, and its tile is proved the same in \
 each (it depends on no thread index, loaded value or `block_idx` along a dimension the cluster spans), inside a \
 pipelined loop; a block is one-dimensional where a pass picks a thread to issue copies; a \
-`warp_specialized` kernel has one pipelined loop at the top level of its body, a block of 128 threads per \
-consumer warpgroup plus 128 for the producer, and no `sync_threads` after its loop begins; a `tma_load` without \
+`warp_specialized` kernel has its pipelined loops at the top level of its body or of one loop there (each \
+gets a ring of its own, which the producer fills in program order), a block of 128 threads per consumer \
+warpgroup plus 128 for the producer, and no `sync_threads` after its first loop begins; a `tma_load` without \
 `bar` cannot stand inside a `role`, which schedules by hand. A `persistent` kernel runs its body once per tile \
 in a loop, so its body has no `return`, makes no mbarriers, allocates no shared memory if it is \
 `warp_specialized`, has no `role`s written by hand, and its cluster spans x and y only. Write the schedule by \
