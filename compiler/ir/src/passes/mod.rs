@@ -18,7 +18,7 @@ mod fragment_bounds;
 pub mod hazards;
 pub mod operands;
 pub mod protocol;
-mod schedule;
+pub mod schedule;
 pub mod sync;
 mod unroll;
 
@@ -77,7 +77,7 @@ pub enum PassErrorKind {
     Protocol(Box<crate::analysis::protocol::ProtocolError>),
     /// A schedule the scheduling passes cannot write for this program (`pipelined`, `warp_specialized`, a
     /// `tma_load` without its barrier): `problem` says what stands in the way, `help` what to do.
-    #[error("{}", .0.problem)]
+    #[error("{}", .0.problem())]
     Schedule(Box<ScheduleError>),
     /// `check-protocol` cannot follow the kernel (`why`), which is not marked `unchecked_protocol` (E0345).
     #[error("the mbarrier protocol cannot be checked: {why}")]
@@ -91,13 +91,8 @@ pub enum PassErrorKind {
     Invalid(Box<KernelError>),
 }
 
-/// What stands in the way of a schedule (E0324): the problem, the label at its location, and what to do.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScheduleError {
-    pub problem: String,
-    pub label: String,
-    pub help: String,
-}
+/// What stands in the way of a schedule (E0324), as data ([`schedule::Refusal`]).
+pub use schedule::Refusal as ScheduleError;
 
 /// An access to elements `first..=last` of the register array `array` of `len` elements.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,12 +183,10 @@ impl PassError {
             PassErrorKind::Operand(e) => e.to_diagnostic(),
             PassErrorKind::Sync(e) => e.to_diagnostic(),
             PassErrorKind::Protocol(e) => protocol::to_diagnostic(e),
-            PassErrorKind::Schedule(e) => {
-                Diagnostic::error(self.code(), e.problem.clone(), self.loc.file, self.loc.span)
-                    .with_primary_message(e.label.clone())
-                    .with_note(format!("from the `{}` pass", self.pass))
-                    .with_help(e.help.clone())
-            }
+            PassErrorKind::Schedule(e) => Diagnostic::error(self.code(), e.problem(), self.loc.file, self.loc.span)
+                .with_primary_message(e.label())
+                .with_note(format!("from the `{}` pass", self.pass))
+                .with_help(e.help()),
             PassErrorKind::Hazard(e) => e.to_diagnostic(),
             PassErrorKind::Unchecked { why } => protocol::unchecked_error(&self.kernel, self.loc, why),
             PassErrorKind::Invalid(e) => e.to_diagnostic(),

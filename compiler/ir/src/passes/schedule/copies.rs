@@ -7,7 +7,7 @@
 //! before the copies makes every thread done reading the tiles' previous contents before TMA overwrites them.
 
 use super::emit::Gen;
-use super::{Kernel, mbarriers, new_var, refuse, threads_1d};
+use super::{Kernel, Refusal, mbarriers, new_var, refuse, threads_1d};
 use crate::expr::{BinaryOp, CompareOp};
 use crate::module::Module;
 use crate::op::Op;
@@ -68,20 +68,11 @@ fn complete(
             continue;
         }
         if in_role || k.warp_specialized {
-            let (problem, help) = if in_role {
-                ("a `tma_load` without `bar` inside a `role`", "roles are a schedule written by hand: pass `bar = ..`")
-            } else {
-                (
-                    "a `tma_load` outside the pipelined loop of a `warp_specialized` kernel",
-                    "only the pipelined loop's copies go to the producer: move this copy into it, or pass `bar = ..`",
-                )
-            };
-            return Err(refuse(PASS, k, loc, problem.to_string(), "this copy", help));
+            let why = if in_role { Refusal::UnboundCopyInRole } else { Refusal::UnboundCopyBesideProducer };
+            return Err(refuse(PASS, k, loc, why));
         }
         if threads_1d(k).is_none() {
-            let problem = "a `tma_load` without `bar` in a kernel whose block is not one-dimensional".to_string();
-            let help = "launch with `block = (N)`: the pass picks thread 0 to issue the copy";
-            return Err(refuse(PASS, k, loc, problem, "this copy", help));
+            return Err(refuse(PASS, k, loc, Refusal::UnboundCopyBlockNot1d));
         }
         // The run of copies from here, with the pure values between them.
         let mut copies = Vec::new();
@@ -90,9 +81,7 @@ fn complete(
         while j < stmts.len() {
             match &stmts[j] {
                 Stmt::Op { op: Op::TmaLoadUnscheduled { multicast: Some(_), .. }, .. } => {
-                    let problem = "a multicast `tma_load` outside a pipelined loop".to_string();
-                    let help = "multicast the copies of a `pipelined` loop, or write the barriers by hand (`bar = ..`)";
-                    return Err(refuse(PASS, k, locs[j], problem, "this copy", help));
+                    return Err(refuse(PASS, k, locs[j], Refusal::UnboundMulticast));
                 }
                 Stmt::Op { op: Op::TmaLoadUnscheduled { dst, map, coords, multicast: None }, .. } => {
                     copies.push((*dst, *map, coords.clone(), locs[j]))

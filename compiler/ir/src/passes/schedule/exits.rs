@@ -10,7 +10,7 @@
 //! where it takes the loop's copies. Exits every thread takes together (`if block_idx.x >= n { return; }`) leave
 //! no thread behind and are kept.
 
-use super::{Kernel, refuse};
+use super::{Kernel, Refusal, refuse};
 use crate::arena::{Handle, Loc};
 use crate::expr::Expr;
 use crate::passes::PassError;
@@ -21,13 +21,7 @@ use std::collections::HashSet;
 pub(super) fn check(pass: &'static str, k: &Kernel, uniform: &HashSet<Handle<Expr>>) -> Result<(), PassError> {
     let mut pending = None;
     match walk(&k.body, uniform, false, &mut pending) {
-        Some((at, what)) => {
-            let problem = format!("{what} of some threads only, before a pipelined loop ends");
-            let help = "every thread of the block takes part in a ring (thread 0 issues its copies, lane 0 of each \
-                        warp releases its stages): compute on every thread and mask what it stores, or exit under a \
-                        condition all threads share";
-            Err(refuse(pass, k, at, problem, "some threads may leave here", help))
-        }
+        Some((at, what)) => Err(refuse(pass, k, at, Refusal::EarlyExit { what })),
         None => Ok(()),
     }
 }

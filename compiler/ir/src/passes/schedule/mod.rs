@@ -31,6 +31,7 @@
 mod copies;
 mod emit;
 mod exits;
+mod refusal;
 mod ring;
 mod roles;
 mod slices;
@@ -38,28 +39,30 @@ mod tiles;
 mod waits;
 
 pub use copies::CompleteCopies;
+pub use refusal::Refusal;
 pub use ring::PipelineLoops;
 pub use roles::SpecializeWarps;
 pub use waits::CompleteWgmma;
 
-use super::{PassError, PassErrorKind, ScheduleError};
+use super::{PassError, PassErrorKind};
 use crate::arena::{Handle, Loc};
 use crate::expr::Expr;
 use crate::module::{Alloc, Kernel};
 use crate::types::{AddrSpace, Scalar};
 
-/// E0324 from `pass` in `k` at `loc`.
-fn refuse(pass: &'static str, k: &Kernel, loc: Loc, problem: String, label: &str, help: &str) -> PassError {
+/// E0324 from `pass` in `k` at `loc` (the kernel's place where `loc` is none).
+fn refuse(pass: &'static str, k: &Kernel, loc: Loc, why: Refusal) -> PassError {
     PassError {
         pass,
         kernel: k.name.clone(),
         loc: if loc == Loc::NONE { k.loc } else { loc },
-        kind: PassErrorKind::Schedule(Box::new(ScheduleError {
-            problem,
-            label: label.to_string(),
-            help: help.to_string(),
-        })),
+        kind: PassErrorKind::Schedule(Box::new(why)),
     }
+}
+
+/// E0324 for a compiler bug: `what` does not hold.
+fn internal(pass: &'static str, k: &Kernel, loc: Loc, what: &'static str, label: &'static str) -> PassError {
+    refuse(pass, k, loc, Refusal::Internal { what, label })
 }
 
 /// The threads of a one-dimensional block, which the passes need to pick the thread that issues copies and to
@@ -78,7 +81,7 @@ fn box_bytes(pass: &'static str, k: &Kernel, map: Handle<Expr>, at: Loc) -> Resu
         Some(Expr::Param(p)) => k.tma_box_bytes(*p),
         _ => None,
     };
-    bytes.ok_or_else(|| refuse(pass, k, at, "a copy whose box is not known".into(), "here", "a compiler bug"))
+    bytes.ok_or_else(|| internal(pass, k, at, "a copy whose box is not known", "here"))
 }
 
 /// Grows the tile `tile` to `stages` stages, each aligned as TMA and the tile's swizzle ask (128 bytes or more),
@@ -91,7 +94,7 @@ fn grow_to_stages(
     at: Loc,
 ) -> Result<i64, PassError> {
     let Some(a) = k.allocs.get_mut(tile) else {
-        return Err(refuse(pass, k, at, "a copy into no allocation".into(), "here", "a compiler bug"));
+        return Err(internal(pass, k, at, "a copy into no allocation", "here"));
     };
     let size = i64::from(a.elem.size_bytes());
     let align = i64::from(a.align.max(128));
@@ -119,7 +122,7 @@ fn declare_mbarriers(
 ) -> Result<Handle<crate::schedule::Barrier>, PassError> {
     match alloc_of(k, bar) {
         Some(alloc) => Ok(k.declare_mbarriers(alloc, arrivals, bytes, loc)),
-        None => Err(refuse(pass, k, loc, "mbarriers in no allocation".into(), "here", "a compiler bug")),
+        None => Err(internal(pass, k, loc, "mbarriers in no allocation", "here")),
     }
 }
 

@@ -22,7 +22,7 @@
 //! count.
 
 use super::emit::Gen;
-use super::{Kernel, mbarriers, new_var, refuse, threads_1d};
+use super::{Kernel, Refusal, mbarriers, new_var, refuse, threads_1d};
 use crate::arena::{Handle, Loc};
 use crate::expr::{BinaryOp, CompareOp, Expr};
 use crate::module::{Module, Var};
@@ -123,9 +123,7 @@ fn rewrite_block(
     for (mut s, loc) in stmts.into_iter().zip(locs) {
         if let Stmt::For { stages: Some(stages), start, end, .. } = s {
             if at.in_role {
-                let problem = "a `pipelined` loop inside a `role`".to_string();
-                let help = "roles are a schedule written by hand: write its mbarriers too, or drop the `role`";
-                return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+                return Err(refuse(PASS, k, loc, Refusal::PipelinedInRole));
             }
             // A loop that runs no iteration has nothing to pipeline; a ring for it would be barriers nobody waits on.
             let literal = |h| match k.exprs.get(h) {
@@ -135,20 +133,12 @@ fn rewrite_block(
             if let (Some(a), Some(b)) = (literal(start), literal(end))
                 && a >= b
             {
-                let problem = format!("a `pipelined` loop over {a}..{b}, which runs no iteration");
-                let help = "drop the loop, or give it bounds with iterations";
-                return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+                return Err(refuse(PASS, k, loc, Refusal::NoIteration { start: a, end: b }));
             }
             // Thread 0 issues every copy and all threads wait for them: all must run the same iterations.
             if at.split || !uniform.contains(&start) || !uniform.contains(&end) {
-                let problem = if at.split {
-                    "a `pipelined` loop that some threads of the block may not reach".to_string()
-                } else {
-                    "a `pipelined` loop whose bounds may differ between the threads of the block".to_string()
-                };
-                let help = "the threads of the block share the ring: pipeline a loop every thread runs the same \
-                            number of times (bounds from dimensions, constants and block indices)";
-                return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+                let why = if at.split { Refusal::NotReachedByAll } else { Refusal::BoundsDiffer };
+                return Err(refuse(PASS, k, loc, why));
             }
             let Stmt::For { var, start, end, step, unroll, body, .. } = s else { unreachable_for() };
             let inner = Where { depth: at.depth + 1, top_loop: false, ..*at };
@@ -224,37 +214,24 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
     let s = i64::from(lp.stages);
     let loc = lp.loc;
     if s < 2 {
-        let problem = format!("a ring of {s} stage cannot overlap a copy with anything");
-        let help = "use `pipelined(stages = 2)` or more (3 or 4 for a GEMM), or drop `pipelined`";
-        return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+        return Err(refuse(PASS, k, loc, Refusal::TooFewStages { stages: s }));
     }
     let Some(threads) = threads_1d(k) else {
-        let problem = "a `pipelined` loop in a kernel whose block is not one-dimensional".to_string();
-        let help = "launch with `block = (N)`: the pass picks thread 0 to issue the copies";
-        return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+        return Err(refuse(PASS, k, loc, Refusal::PipelinedBlockNot1d));
     };
     let ws = k.warp_specialized;
     // The producer's region goes where the loop is: at the top level, or in a top-level loop (over tiles, say),
     // which `specialize-warps` then runs in both roles.
     if ws && !(lp.depth == 0 || lp.top_loop) {
-        let problem = "the pipelined loop of a `warp_specialized` kernel must be at the top level of its body, or \
-                       in a loop there"
-            .into();
-        return Err(refuse(PASS, k, loc, problem, "pipelined here", "move the loop out of the block around it"));
+        return Err(refuse(PASS, k, loc, Refusal::ProducerLoopNested));
     }
     if ws && (!threads.is_multiple_of(128) || threads < 256) {
-        let problem = format!(
-            "a `warp_specialized` kernel needs a producer warpgroup and consumer warpgroups, but its block has {threads} threads"
-        );
-        let help = "use `block = (384)` for two consumer warpgroups, `(256)` for one";
-        return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+        return Err(refuse(PASS, k, loc, Refusal::ProducerBlock { threads }));
     }
     // The copies: at the top level of the body, each into its own tile.
     let (mut copies, rest) = take_copies(k, lp.body, loc)?;
     if copies.is_empty() {
-        let problem = "this `pipelined` loop has no `tma_load` to pipeline".to_string();
-        let help = "load the loop's tiles with `tma_load(view, layout)`, or drop `pipelined`";
-        return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+        return Err(refuse(PASS, k, loc, Refusal::NoCopies));
     }
     // Every iteration commits the same number of wgmma groups, at least one, when it commits any: the ring
     // releases a stage after the next iteration's group (`check-schedule` proves it again on the result).
@@ -266,18 +243,11 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
     let defined = defined_in(&rest, &copies);
     for c in &copies {
         for &x in c.coords.iter().chain([&c.dst]) {
-            cloneable(k, x, &defined, lp.var).map_err(|why| {
-                let problem = format!("the coordinates of this copy {why}");
-                let help = "compute a pipelined copy's tile from the loop variable and values fixed before the loop";
-                refuse(PASS, k, c.loc, problem, "a copy of the pipelined loop", help)
-            })?;
+            cloneable(k, x, &defined, lp.var)
+                .map_err(|why| refuse(PASS, k, c.loc, Refusal::CopyCoordinates { why }))?;
             if c.multicast.is_some() {
-                cluster_uniform(k, x, &mut HashSet::new()).map_err(|why| {
-                    let problem = format!("the CTAs of the cluster may not load the same tile: its coordinates {why}");
-                    let help = "multicast a tile that depends only on the loop variable and on block_idx along the \
-                                dimensions the cluster does not span";
-                    refuse(PASS, k, c.loc, problem, "a multicast copy", help)
-                })?;
+                cluster_uniform(k, x, &mut HashSet::new())
+                    .map_err(|why| refuse(PASS, k, c.loc, Refusal::MulticastNotUniform { why }))?;
             }
         }
     }
@@ -286,8 +256,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
     if let Some(n) = multicast
         && n != cluster
     {
-        let problem = format!("a multicast to {n} CTAs in a cluster of {cluster}");
-        return Err(refuse(PASS, k, loc, problem, "pipelined here", "multicast to every CTA of the cluster"));
+        return Err(refuse(PASS, k, loc, Refusal::MulticastPart { n, cluster }));
     }
     // Remote releases: every CTA's consumers release each CTA's stage, since each CTA's copies land in all.
     let peers = if multicast.is_some() { cluster } else { 1 };
@@ -320,14 +289,7 @@ fn pipeline(k: &mut Kernel, lp: Loop, prefix: &mut Block, beside: Option<Block>)
     let shared = k.shared_bytes();
     if shared > u64::from(cutec_target::MAX_SHARED_BYTES) {
         let ring = shared.saturating_sub(before);
-        let problem = format!(
-            "a ring of {s} stages of {bytes} bytes ({ring} bytes with its barriers) and the kernel's other {before} \
-             bytes of shared memory make {shared}; a block has at most {}",
-            cutec_target::MAX_SHARED_BYTES
-        );
-        let help = "use fewer stages or smaller tiles (an epilogue through shared memory stages C, in pieces of one \
-                    128-byte swizzle row per warpgroup at the least)";
-        return Err(refuse(PASS, k, loc, problem, "pipelined here", help));
+        return Err(refuse(PASS, k, loc, Refusal::RingTooLarge { stages: s, bytes, ring, before, shared }));
     }
     let ring = new_var(k, "ring", loc);
     // One arrival per consumer warp: every warp runs the loop, but the producer's in a warp-specialized kernel.
@@ -615,9 +577,7 @@ fn take_copies(k: &Kernel, body: Block, loc: Loc) -> Result<(Vec<Copy>, Block), 
                 // A slice is checked with the other copies of its tile (`slices_cover`).
                 Some(a) if whole || slice => a,
                 _ => {
-                    let problem = "a copy of the pipelined loop into part of a tile".to_string();
-                    let help = "copy into the whole tile `tma_load` makes";
-                    return Err(refuse(PASS, k, at, problem, "this copy", help));
+                    return Err(refuse(PASS, k, at, Refusal::CopyIntoPart));
                 }
             };
             let multicast = match multicast {
@@ -627,8 +587,8 @@ fn take_copies(k: &Kernel, body: Block, loc: Loc) -> Result<(Vec<Copy>, Block), 
                         Some((*m, (*value as u64).count_ones()))
                     }
                     _ => {
-                        let problem = "a multicast copy whose mask is not known at compile time".to_string();
-                        return Err(refuse(PASS, k, at, problem, "this copy", "a compiler bug"));
+                        let what = "a multicast copy whose mask is not known at compile time";
+                        return Err(super::internal(PASS, k, at, what, "this copy"));
                     }
                 },
             };
@@ -644,9 +604,7 @@ fn take_copies(k: &Kernel, body: Block, loc: Loc) -> Result<(Vec<Copy>, Block), 
             });
         }
         if nested.is_some() {
-            let problem = "a `tma_load` under a condition or in an inner loop of a pipelined loop".to_string();
-            let help = "copy at the top level of the pipelined loop's body, or drop `pipelined`";
-            return Err(refuse(PASS, k, if at == Loc::NONE { loc } else { at }, problem, "inside this", help));
+            return Err(refuse(PASS, k, if at == Loc::NONE { loc } else { at }, Refusal::CopyNested));
         }
         rest.push(s, at);
     }

@@ -11,7 +11,7 @@
 //! share the rest of the SM's 64K (`setmaxnreg.inc`, in steps of 8, at most 256): 232 for two consumer
 //! warpgroups, as CUTLASS's kernels use.
 
-use super::{Kernel, refuse, threads_1d};
+use super::{Kernel, Refusal, refuse, threads_1d};
 use crate::analysis::range::Ranges;
 use crate::arena::Handle;
 use crate::expr::Expr;
@@ -90,14 +90,7 @@ fn producer_only(k: &Kernel, info: &crate::valid::KernelInfo) -> Result<(), Pass
         }
     });
     match found {
-        Some(at) => {
-            let problem =
-                "a statement of a `warp_specialized` kernel that only the threads of warpgroup 0 would run".to_string();
-            let help = "warpgroup 0 is the producer, which only issues the pipelined loop's copies; the body's other \
-                        statements run on the consumer warpgroups (threads 128 and up): name their threads instead \
-                        (`thread_idx.x == 128`), or drop `warp_specialized`";
-            Err(refuse(PASS, k, at, problem, "no consumer thread meets this condition", help))
-        }
+        Some(at) => Err(refuse(PASS, k, at, Refusal::ProducerOnly)),
         None => Ok(()),
     }
 }
@@ -206,11 +199,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     let threads = threads_1d(k).unwrap_or(0);
     let consumers = threads / 128;
     if !threads.is_multiple_of(128) || consumers < 2 {
-        let problem = format!(
-            "a `warp_specialized` kernel needs a producer warpgroup and consumer warpgroups, but its block is {:?}",
-            k.block_size.unwrap_or([0, 0, 0])
-        );
-        return Err(refuse(PASS, k, loc, problem, "this kernel", "use `block = (384)` for two consumer warpgroups"));
+        return Err(refuse(PASS, k, loc, Refusal::SpecializedBlock { block: k.block_size.unwrap_or([0, 0, 0]) }));
     }
     let consumers = consumers - 1;
     let body = std::mem::take(&mut k.body);
@@ -220,16 +209,11 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     );
     let Some(first_region) = stmts.iter().position(|s| matches!(s, Stmt::Roles(_)) || producer_loop(s)) else {
         k.body = Block::from_parts(stmts, locs);
-        let problem =
-            "a `warp_specialized` kernel without a pipelined loop: its producer would have nothing to do".into();
-        let help = "mark the kernel's main loop `pipelined(stages = S)`, or drop `warp_specialized`";
-        return Err(refuse(PASS, k, loc, problem, "this kernel", help));
+        return Err(refuse(PASS, k, loc, Refusal::NothingToProduce));
     };
     if user_role {
         k.body = Block::from_parts(stmts, locs);
-        let problem = "a `warp_specialized` kernel with `role`s written by hand".to_string();
-        let help = "write the roles or let the compiler write them, not both: drop `warp_specialized` or the roles";
-        return Err(refuse(PASS, k, loc, problem, "this kernel", help));
+        return Err(refuse(PASS, k, loc, Refusal::RolesByHand));
     }
     let split = split_point(&stmts[..first_region]);
     // The variables the consumers write: a value reading one moves with them.
@@ -262,9 +246,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
                     Ok(parts) if !uses_moved => parts,
                     _ => {
                         k.body = Block::new();
-                        let problem = "the pipelined loop's copies depend on work of the consumers".to_string();
-                        let help = "compute the loop's bounds and tiles from values fixed before the loop";
-                        return Err(refuse(PASS, k, at, problem, "in this loop", help));
+                        return Err(refuse(PASS, k, at, Refusal::CopiesNeedConsumers { in_loop: true }));
                     }
                 };
                 let producer_loop = Stmt::For { var, start, end, step, unroll, stages, body: producer_body };
@@ -280,9 +262,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
                 }
                 if uses_moved {
                     k.body = Block::new();
-                    let problem = "the pipelined loop's copies depend on work of the consumers".to_string();
-                    let help = "compute the loop's bounds and tiles from values fixed before the loop";
-                    return Err(refuse(PASS, k, at, problem, "this loop", help));
+                    return Err(refuse(PASS, k, at, Refusal::CopiesNeedConsumers { in_loop: false }));
                 }
                 let regs = Some(PRODUCER_REGISTERS);
                 producers.extend(regions.into_iter().map(|r| RoleRegion { regs, at, ..r }));
@@ -290,9 +270,7 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
             // The cluster barrier a shared ring ends the kernel with: every thread of both roles reaches it.
             Stmt::Op { op: Op::ClusterBarrier, .. } if i + 1 == total => trailer.push(s, at),
             Stmt::Barrier(_) | Stmt::Op { op: Op::ClusterBarrier, .. } => {
-                let problem = "a CTA-wide barrier after the warps of a `warp_specialized` kernel are split".into();
-                let help = "the producer never reaches it: use a named barrier of the consumers (`barrier_sync`)";
-                return Err(refuse(PASS, k, at, problem, "here", help));
+                return Err(refuse(PASS, k, at, Refusal::BarrierAfterSplit));
             }
             Stmt::Emit(h) => {
                 let e = k.exprs.get(h);

@@ -3,7 +3,7 @@
 //! them only where together they fill the tile exactly once.
 
 use super::ring::{Copy, PASS};
-use super::{Kernel, refuse};
+use super::{Kernel, Refusal, refuse};
 use crate::arena::Handle;
 use crate::expr::{BinaryOp, Expr};
 use crate::passes::PassError;
@@ -20,11 +20,10 @@ pub(super) fn slices_cover(k: &Kernel, copies: &[Copy], tile: Handle<crate::modu
         if whole(first) || first.multicast.is_some() {
             return Ok(());
         }
-        let problem = "a copy of the pipelined loop into part of a tile".to_string();
-        return Err(refuse(PASS, k, first.loc, problem, "this copy", "copy into the whole tile `tma_load` makes"));
+        return Err(refuse(PASS, k, first.loc, Refusal::CopyIntoPart));
     }
     let Some(alloc) = k.allocs.get(tile) else {
-        return Err(refuse(PASS, k, first.loc, "a copy into no allocation".into(), "here", "a compiler bug"));
+        return Err(super::internal(PASS, k, first.loc, "a copy into no allocation", "here"));
     };
     // Byte ranges from the common index: an offset counts elements of its own type.
     let mut ranges = Vec::new();
@@ -41,22 +40,19 @@ pub(super) fn slices_cover(k: &Kernel, copies: &[Copy], tile: Handle<crate::modu
             _ => None,
         };
         let Some(bytes) = bytes else {
-            return Err(refuse(PASS, k, c.loc, "a copy whose box is not known".into(), "here", "a compiler bug"));
+            return Err(super::internal(PASS, k, c.loc, "a copy whose box is not known", "here"));
         };
         ranges.push((rest, at, i64::try_from(bytes).unwrap_or(i64::MAX), c));
     }
-    let fail = |c: &Copy, problem: String| {
-        let help = "give each copy its own tile, or copy a tile in boxes that fill it once";
-        Err(refuse(PASS, k, c.loc, problem, "this copy", help))
-    };
+    let fail = |c: &Copy, why: Refusal| Err(refuse(PASS, k, c.loc, why));
     ranges.sort_by_key(|r| r.1);
     for w in ranges.windows(2) {
         let ((rest0, at0, n0, _), (rest1, at1, _, c1)) = (&w[0], &w[1]);
         if rest0 != rest1 || c1.multicast.map(|m| m.1) != first.multicast.map(|m| m.1) {
-            return fail(c1, "two copies of the pipelined loop fill the same tile at places not known apart".into());
+            return fail(c1, Refusal::SlicesUnknown);
         }
         if at0.saturating_add(*n0) > *at1 {
-            return fail(c1, "two copies of the pipelined loop fill the same tile".into());
+            return fail(c1, Refusal::SlicesOverlap);
         }
     }
     let total = ranges.iter().fold(0i64, |t, r| t.saturating_add(r.2));
@@ -64,8 +60,7 @@ pub(super) fn slices_cover(k: &Kernel, copies: &[Copy], tile: Handle<crate::modu
     let filled = total.saturating_mul(ctas);
     let size = i64::try_from(alloc.size_bytes()).unwrap_or(i64::MAX);
     if filled != size {
-        let problem = format!("the copies of the pipelined loop into this tile fill {filled} of its {size} bytes");
-        return fail(first, problem);
+        return fail(first, Refusal::SlicesFill { filled, size });
     }
     Ok(())
 }

@@ -15,7 +15,7 @@
 
 use super::emit::Gen;
 use super::ring::PASS;
-use super::{Kernel, mbarriers, new_var, refuse, threads_1d};
+use super::{Kernel, Refusal, mbarriers, new_var, refuse, threads_1d};
 use crate::arena::{Handle, Loc};
 use crate::expr::{BinaryOp, CompareOp, Expr};
 use crate::module::{Alloc, Var};
@@ -60,27 +60,19 @@ pub(super) fn rewrite(k: &mut Kernel, block: Block, prefix: &mut Block, loc: Loc
         seen_loop |= matches!(s, Stmt::For { stages: Some(_), .. });
         if let Stmt::Op { op: Op::TmaLoadUnscheduled { dst, map, coords, multicast }, .. } = &s {
             if seen_loop {
-                let problem = "a `tma_load` after the pipelined loop of a `warp_specialized` kernel".to_string();
-                let help = "load the tile before the pipelined loop: the producer issues it ahead of the loop's \
-                            copies, and the consumers wait for it where they first read it";
-                return Err(refuse(PASS, k, at, problem, "this copy", help));
+                return Err(refuse(PASS, k, at, Refusal::TileCopyAfterLoop));
             }
             if multicast.is_some() {
-                let problem = "a multicast `tma_load` outside the pipelined loop".to_string();
-                let help = "multicast the copies of the `pipelined` loop; a tile loaded once per output tile is \
-                            loaded by each CTA";
-                return Err(refuse(PASS, k, at, problem, "this copy", help));
+                return Err(refuse(PASS, k, at, Refusal::TileMulticast));
             }
             let tile = match k.exprs.get(*dst) {
                 Some(Expr::AllocPtr(a)) => *a,
                 _ => {
-                    let problem = "a copy beside the pipelined loop into part of a tile".to_string();
-                    return Err(refuse(PASS, k, at, problem, "this copy", "copy into the whole tile `tma_load` makes"));
+                    return Err(refuse(PASS, k, at, Refusal::TileCopyIntoPart));
                 }
             };
             if copies.iter().any(|c: &TileCopy| c.tile == tile) {
-                let problem = "two copies beside the pipelined loop into the same tile".to_string();
-                return Err(refuse(PASS, k, at, problem, "this copy", "copy each tile once per pass over the loop"));
+                return Err(refuse(PASS, k, at, Refusal::TileCopiedTwice));
             }
             copies.push(TileCopy { tile, map: *map, coords: coords.clone(), loc: at });
             first.get_or_insert(i);
@@ -90,8 +82,7 @@ pub(super) fn rewrite(k: &mut Kernel, block: Block, prefix: &mut Block, loc: Loc
     }
     let first = first.unwrap_or(0);
     let Some(threads) = threads_1d(k) else {
-        let problem = "a `warp_specialized` kernel whose block is not one-dimensional".to_string();
-        return Err(refuse(PASS, k, loc, problem, "here", "launch with `block = (N)`"));
+        return Err(refuse(PASS, k, loc, Refusal::SpecializedBlockNot1d));
     };
     let consumer_warps = i64::from(threads.saturating_sub(128) / 32);
     let mut bytes = 0u64;
