@@ -249,3 +249,17 @@ fn a_declared_named_barrier_is_used_with_its_thread_count() {
     let e = entities_error("bar.sync %3, 128 of #b2", "bar.sync 7, 128 of #b2");
     assert!(matches!(e, ValidationError::BadOp { op: "bar.sync", .. }), "{e:?}");
 }
+
+#[test]
+fn a_declared_mbarrier_is_initialised_and_expected_as_declared() {
+    let init = |count: u32| format!("  warpgroup producer 0..1 regs(40) {{\n    mbarrier.init @full, {count}\n");
+    let e = entities_error("  warpgroup producer 0..1 regs(40) {\n", &init(2));
+    assert!(matches!(e, ValidationError::BadOp { op: "mbarrier.init", .. }), "{e:?}");
+    let expect = "  warpgroup producer 0..1 regs(40) {\n    mbarrier.arrive.expect_tx @full, 4096\n";
+    let e = entities_error("  warpgroup producer 0..1 regs(40) {\n", expect);
+    assert!(matches!(e, ValidationError::BadOp { op: "mbarrier.arrive.expect_tx", .. }), "{e:?}");
+    // As declared: valid.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ir/schedule_entities.ir");
+    let text = std::fs::read_to_string(path).unwrap().replace("  warpgroup producer 0..1 regs(40) {\n", &init(1));
+    validate(&cutec_ir::parse(&text).unwrap()).unwrap();
+}

@@ -17,8 +17,9 @@
 //!
 //! 4. **The schedule's entities** (`schedule.rs`, [`crate::schedule`]): handles in range, barriers' allocations
 //!    shared `i64` arrays, rings' barriers arrays of their stages, named barriers' ids and counts in the
-//!    hardware's ranges and one count per id of the compiler's, and every `bar.sync` of a declared barrier
-//!    with its id and count.
+//!    hardware's ranges and one count per id of the compiler's, every `bar.sync` of a declared barrier with its
+//!    id and count, and every `mbarrier.init` and `mbarrier.arrive.expect_tx` with a constant operand on a
+//!    declared mbarrier array with the declaration's arrivals and bytes.
 //!
 //! A kernel that passes validation cannot make a back end panic. Errors are compiler bugs (the lowering built bad
 //! IR), reported as an internal error with the location of the offending node.
@@ -356,6 +357,7 @@ impl Flow<'_> {
                 if let Op::NamedBarrier { id, threads, barrier: Some(b) } = *op {
                     schedule::named_barrier_use(self.kernel, id, threads, b)?;
                 }
+                schedule::mbarrier_use(self.kernel, op)?;
                 match (result, value) {
                     (None, None) => {}
                     (None, Some(_)) => return Err(ValidationError::MissingResult(op.name())),

@@ -82,3 +82,33 @@ pub fn named_barrier_use(k: &Kernel, id: Handle<Expr>, threads: Handle<Expr>, b:
         _ => Err(bad),
     }
 }
+
+/// An `mbarrier.init` or `mbarrier.arrive.expect_tx` on an mbarrier array the compiler declared: a constant count
+/// is the declaration's arrivals, constant bytes its bytes per phase (what the checks read from the declaration is
+/// what the kernel does).
+pub fn mbarrier_use(k: &Kernel, op: &crate::op::Op) -> Result<(), E> {
+    use crate::op::Op;
+    let (bar, value, init) = match *op {
+        Op::MbarrierInit { bar, count } => (bar, count, true),
+        Op::MbarrierArriveExpectTx { bar, bytes } => (bar, bytes, false),
+        _ => return Ok(()),
+    };
+    let crate::effects::Resource::Alloc(alloc) = crate::effects::Resource::of(k, bar) else { return Ok(()) };
+    let Some(Expr::Literal(Literal::Int { value, .. })) = k.exprs.get(value) else { return Ok(()) };
+    for (_, b) in k.barriers.iter() {
+        if let BarrierKind::Mbarrier { alloc: a, arrivals, bytes } = b.kind
+            && a == alloc
+        {
+            let declared = if init { i64::from(arrivals) } else { i64::try_from(bytes).unwrap_or(i64::MAX) };
+            if *value != declared {
+                let why = if init {
+                    "an mbarrier's init count is its declaration's arrivals"
+                } else {
+                    "the bytes an mbarrier's phase expects are its declaration's"
+                };
+                return Err(E::BadOp { op: op.name(), why });
+            }
+        }
+    }
+    Ok(())
+}
