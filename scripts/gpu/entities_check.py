@@ -224,7 +224,27 @@ def row_sum_timing(rounds=3):
     return ok_all
 
 
+def persistent_against_grouped(rounds=3):
+    """`--persistent`: the plain loop in grouped order against the same loop with `persistent(raster =
+    grouped(8))` (gemm_ws_plain_persistent, built from it by adding the attribute) and cuBLAS."""
+    print("== gemm_ws_plain: grouped order (not persistent) against persistent(raster = grouped(8)), H100/H200")
+    print(f"{'M x N x K':>20} {'grouped/cuBLAS':>15} {'persistent/cuBLAS':>18}")
+    for m, n, k in [(16384, 4096, 4096), (4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 2048)]:
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        cases = [("gemm_ws_plain.ptx", "gemm"), ("gemm_ws_plain_persistent.ptx", "gemm")]
+        med, cublas = interleaved(cases, {"M": m, "N": n, "K": k}, rounds, lambda: a @ b.T)
+        del a, b
+        if None in med.values():
+            continue
+        g, p = (med[c] for c in cases)
+        print(f"{f'{m}x{n}x{k}':>20} {cublas / g:>15.3f} {cublas / p:>18.3f}")
+    return True
+
+
 def main():
+    if "--persistent" in sys.argv:
+        return 0 if persistent_against_grouped() else 1
     work = tempfile.mkdtemp(prefix="cutec-entities-", dir=GPU)
     ok = generic_tiles(work)
     ok &= ring_sum(work)
