@@ -284,7 +284,7 @@ pub fn op(kernel: &Kernel, op: &Op) -> Effects {
                 | Effects::ASYNC
                 | Effects::COLLECTIVE
         }
-        Op::WgmmaCommit => Effects::ASYNC | Effects::COLLECTIVE,
+        Op::WgmmaCommit { .. } => Effects::ASYNC | Effects::COLLECTIVE,
         // Warpgroup-collective, and it changes what every later instruction may use.
         Op::Setmaxnreg { .. } => Effects::BARRIER | Effects::COLLECTIVE,
         Op::WgmmaWait { .. } => Effects::WAIT | Effects::BARRIER | Effects::COLLECTIVE,
@@ -521,7 +521,7 @@ impl Footprint {
                 }
                 (accesses, vec![Domain::WgmmaGroups], vec![])
             }
-            Op::WgmmaCommit => (vec![], vec![Domain::WgmmaGroups], vec![]),
+            Op::WgmmaCommit { .. } => (vec![], vec![Domain::WgmmaGroups], vec![]),
             Op::WgmmaWait { .. } => (vec![], vec![], vec![Domain::WgmmaGroups]),
             Op::Shuffle { .. }
             | Op::ClusterBarrier

@@ -58,7 +58,9 @@
 //!   allocations, `barrier #b1 ring_full: mbarrier @ring_full arrivals(1) bytes(32768)`, `barrier #b0 epilogue:
 //!   named ids(1..3) threads(128)` (named barriers the compiler took from the kernel's pool; `bar.sync %id, 128
 //!   of #b0` names its declaration) and `ring #r0: tiles(@ta, @tb) stages(4) full(#b1) empty(#b2)
-//!   filler(producer) release(after_group)`, so the checks read them instead of guessing them back.
+//!   filler(producer) release(after_group)`, and the wgmma groups the commits yield as tokens, `group #g0:
+//!   reads(@ta, @tb) writes(@acc)` with `wgmma.commit_group #g0`, so the checks read them instead of guessing
+//!   them back.
 //!
 //! A two-stage TMA ring loop (`tests/ir/tma_ring.ir`; its dependency graph is snapshot-tested):
 //!

@@ -79,6 +79,8 @@ pub struct Kernel {
     pub barriers: Arena<Barrier>,
     /// The rings of stages of the pipelined loops ([`crate::schedule`]), declared by `pipeline-loops`.
     pub rings: Arena<Ring>,
+    /// The wgmma groups the commits yield ([`crate::schedule::WgmmaGroup`]), declared by the lowering of `gemm`.
+    pub groups: Arena<crate::schedule::WgmmaGroup>,
     pub loc: Loc,
 }
 
@@ -105,6 +107,7 @@ impl Kernel {
             tma_box_bytes: Vec::new(),
             barriers: Arena::new(),
             rings: Arena::new(),
+            groups: Arena::new(),
             loc: Loc::NONE,
         }
     }

@@ -178,8 +178,9 @@ pub enum Op {
     /// `setmaxnreg.inc` (`inc`) or `.dec.sync.aligned.u32 regs`: sets the calling warpgroup's registers per
     /// thread.
     Setmaxnreg { regs: u32, inc: bool },
-    /// `wgmma.commit_group.sync.aligned`: the `wgmma.mma_async`s not yet committed form one group.
-    WgmmaCommit,
+    /// `wgmma.commit_group.sync.aligned`: the `wgmma.mma_async`s not yet committed form one group, the token
+    /// `group` declares (`None` in IR built by hand without one).
+    WgmmaCommit { group: Option<Handle<crate::schedule::WgmmaGroup>> },
     /// `wgmma.wait_group.sync.aligned N`: waits until at most `pending` groups are in flight.
     WgmmaWait { pending: u32 },
 }
@@ -215,7 +216,7 @@ impl Op {
             Op::FenceProxyAsync => "fence.proxy.async",
             Op::WgmmaFence => "wgmma.fence",
             Op::Wgmma { .. } => "wgmma.mma_async",
-            Op::WgmmaCommit => "wgmma.commit_group",
+            Op::WgmmaCommit { .. } => "wgmma.commit_group",
             Op::WgmmaWait { .. } => "wgmma.wait_group",
             Op::Setmaxnreg { inc: true, .. } => "setmaxnreg.inc",
             Op::Setmaxnreg { inc: false, .. } => "setmaxnreg.dec",
@@ -252,7 +253,7 @@ impl Op {
             | Op::FenceProxyAsync
             | Op::WgmmaFence
             | Op::Wgmma { .. }
-            | Op::WgmmaCommit
+            | Op::WgmmaCommit { .. }
             | Op::Setmaxnreg { .. }
             | Op::WgmmaWait { .. } => None,
         }
@@ -311,7 +312,7 @@ impl Op {
             }
             Op::FenceProxyAsync
             | Op::WgmmaFence
-            | Op::WgmmaCommit
+            | Op::WgmmaCommit { .. }
             | Op::WgmmaWait { .. }
             | Op::Setmaxnreg { .. }
             | Op::BulkCommit
@@ -379,7 +380,7 @@ impl Op {
             }
             Op::FenceProxyAsync
             | Op::WgmmaFence
-            | Op::WgmmaCommit
+            | Op::WgmmaCommit { .. }
             | Op::WgmmaWait { .. }
             | Op::Setmaxnreg { .. }
             | Op::BulkCommit

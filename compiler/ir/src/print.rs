@@ -125,6 +125,10 @@ impl Printer<'_> {
             let line = crate::schedule::ring_line(k, h, r);
             self.line(&line);
         }
+        for (h, g) in k.groups.iter() {
+            let line = crate::schedule::group_line(k, h, g);
+            self.line(&line);
+        }
     }
 
     fn block(&mut self, block: &Block) {
@@ -348,9 +352,10 @@ impl Printer<'_> {
             }
             Op::Setmaxnreg { regs, .. } => format!("{name} {regs}"),
             Op::WgmmaWait { pending } => format!("{name} {pending}"),
+            Op::WgmmaCommit { group: Some(g) } => format!("{name} #g{}", g.index()),
+            Op::WgmmaCommit { group: None } => name.to_string(),
             Op::FenceProxyAsync
             | Op::WgmmaFence
-            | Op::WgmmaCommit
             | Op::BulkCommit
             | Op::FenceMbarrierInit
             | Op::ClusterBarrier

@@ -13,6 +13,9 @@
 //!   retired). `pipeline-loops` declares it; `check-schedule` proves the hazards that depend on it (a stage
 //!   refilled while a group still reads it: E0346; a generic write into a tile the async proxy fills: E0347);
 //!   `check-protocol` runs the launches its depth calls for.
+//! - A wgmma group ([`WgmmaGroup`]) is the token a `wgmma.commit_group #gN` yields: the tiles and register
+//!   arrays its wgmmas read and write, which the lowering of `gemm` declares and `complete-wgmma` reads to know
+//!   what a pending group still uses.
 //! - A role's kind ([`RoleKind`]) says whether a warpgroup region is the compiler's producer or consumer, or a
 //!   `role` of the program (by its name in the source), so that no pass tells them apart by name.
 //!
@@ -83,6 +86,16 @@ pub struct Ring {
     pub empty: Handle<Barrier>,
     pub filler: Filler,
     pub release: Release,
+}
+
+/// A wgmma group: the `wgmma.mma_async`s a `wgmma.commit_group` closes, as the token the commit yields. It names
+/// what the group reads asynchronously (its operands' tiles in shared memory, an A fragment in registers) and
+/// writes (its accumulators' register arrays); a `wgmma.wait_group N` retires every group but the N last
+/// committed, and until then what the group names may not be written (nor its accumulators read).
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct WgmmaGroup {
+    pub reads: Vec<Handle<Alloc>>,
+    pub writes: Vec<Handle<Alloc>>,
 }
 
 /// What a warpgroup region is: the compiler's producer (it issues copies) or consumers (they compute), or a
@@ -156,6 +169,17 @@ pub fn barrier_line(k: &crate::Kernel, h: Handle<Barrier>, b: &Barrier) -> Strin
     };
     let owner = if b.owner == Owner::Program { " program" } else { "" };
     format!("barrier #b{} {}: {what}{owner}", h.index(), b.purpose)
+}
+
+/// The text form's line of wgmma group `h`: `group #g0: reads(@sa, @sb) writes(@acc)`.
+pub fn group_line(k: &crate::Kernel, h: Handle<WgmmaGroup>, g: &WgmmaGroup) -> String {
+    let names = |v: &[Handle<Alloc>]| {
+        v.iter()
+            .map(|&a| format!("@{}", k.allocs.get(a).map_or("?", |a| a.name.as_str())))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!("group #g{}: reads({}) writes({})", h.index(), names(&g.reads), names(&g.writes))
 }
 
 /// The text form's line of ring `h`: `ring #r0: tiles(@a, @b) stages(4) full(#b0) empty(#b1) filler(producer)

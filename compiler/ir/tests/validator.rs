@@ -263,3 +263,13 @@ fn a_declared_mbarrier_is_initialised_and_expected_as_declared() {
     let text = std::fs::read_to_string(path).unwrap().replace("  warpgroup producer 0..1 regs(40) {\n", &init(1));
     validate(&cutec_ir::parse(&text).unwrap()).unwrap();
 }
+
+#[test]
+fn a_commit_names_what_its_wgmmas_read_and_write() {
+    // The group declares the tile the wgmma reads and the accumulator it writes: valid as it is (above); a group
+    // that leaves the accumulator out, or the tile, is not.
+    let e = entities_error("group #g0: reads(@tile) writes(@acc)", "group #g0: reads(@tile) writes()");
+    assert!(matches!(e, ValidationError::BadOp { op: "wgmma.commit_group", .. }), "{e:?}");
+    let e = entities_error("group #g0: reads(@tile) writes(@acc)", "group #g0: reads() writes(@acc)");
+    assert!(matches!(e, ValidationError::BadOp { op: "wgmma.commit_group", .. }), "{e:?}");
+}

@@ -506,8 +506,24 @@ impl Lower<'_> {
             steps.push(WgmmaStep { a, b, scale_d });
         }
         let n_steps = steps.len();
+        // The group's token: what it reads (A, B) and writes (the accumulator) asynchronously.
+        let group = {
+            use cutec_ir::effects::Resource;
+            let k = self.b.kernel();
+            let alloc = |p| match Resource::of(k, p) {
+                Resource::Alloc(a) => Some(a),
+                _ => None,
+            };
+            let mut reads: Vec<_> = steps.iter().flat_map(|s| [alloc(s.a), alloc(s.b)]).flatten().collect();
+            reads.dedup();
+            reads.sort_by_key(|a| a.index());
+            reads.dedup();
+            let writes = alloc(tacc.base).into_iter().collect();
+            let loc = self.b.loc();
+            self.b.kernel_mut().groups.append(cutec_ir::schedule::WgmmaGroup { reads, writes }, loc)
+        };
         self.b.op(Op::Wgmma { shape, acc: tacc.base, a_desc, b_desc: desc_b, steps });
-        self.b.op(Op::WgmmaCommit);
+        self.b.op(Op::WgmmaCommit { group: Some(group) });
         // The warpgroups that run this `gemm`: those of the tiled MMA; of the role it is in; or of the block (but
         // the producer of a `warp_specialized` kernel, to which `specialize-warps` gives no MMA).
         let warpgroups = match (tiling.wm * tiling.wn, self.current_role) {

@@ -166,7 +166,7 @@ impl<'ctx> KernelCodegen<'_, 'ctx> {
                 self.call_void(nv::WGMMA_FENCE, &[], &[])?;
                 return Ok(None);
             }
-            Op::WgmmaCommit => {
+            Op::WgmmaCommit { .. } => {
                 self.call_void(nv::WGMMA_COMMIT, &[], &[])?;
                 return Ok(None);
             }

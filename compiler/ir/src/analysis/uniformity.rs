@@ -385,7 +385,7 @@ fn collective(op: &Op) -> Option<(&'static str, Scope)> {
     Some(match op {
         Op::WgmmaFence => ("wgmma.fence", Scope::Warpgroup),
         Op::Wgmma { .. } => ("wgmma.mma_async", Scope::Warpgroup),
-        Op::WgmmaCommit => ("wgmma.commit_group", Scope::Warpgroup),
+        Op::WgmmaCommit { .. } => ("wgmma.commit_group", Scope::Warpgroup),
         Op::WgmmaWait { .. } => ("wgmma.wait_group", Scope::Warpgroup),
         Op::Setmaxnreg { .. } => ("setmaxnreg", Scope::Warpgroup),
         Op::Stmatrix { .. } => ("stmatrix", Scope::Warp),

@@ -422,6 +422,10 @@ impl Parser {
                     self.pos += 1;
                     self.ring_decl()?;
                 }
+                Some(Tok::Word(w)) if w == "group" => {
+                    self.pos += 1;
+                    self.group_decl()?;
+                }
                 _ => return Ok(()),
             }
         }

@@ -308,11 +308,11 @@ fn consumer_loops(
 fn waits_after_last_commit(body: &Block) -> bool {
     let commits = |s: &Stmt| {
         let mut found = false;
-        if matches!(s, Stmt::Op { op: Op::WgmmaCommit, .. }) {
+        if matches!(s, Stmt::Op { op: Op::WgmmaCommit { .. }, .. }) {
             return true;
         }
         for b in s.blocks() {
-            b.visit(&mut |x| found |= matches!(x, Stmt::Op { op: Op::WgmmaCommit, .. }));
+            b.visit(&mut |x| found |= matches!(x, Stmt::Op { op: Op::WgmmaCommit { .. }, .. }));
         }
         found
     };
@@ -333,7 +333,7 @@ fn count_groups(block: &Block, outer: Loc, inner: bool) -> Result<u32, (Uneven, 
     for (s, at) in block.iter() {
         let at = if at == Loc::NONE { outer } else { at };
         match s {
-            Stmt::Op { op: Op::WgmmaCommit, .. } => n = n.saturating_add(1),
+            Stmt::Op { op: Op::WgmmaCommit { .. }, .. } => n = n.saturating_add(1),
             Stmt::If { accept, reject, .. } => {
                 let (a, b) = (count_groups(accept, at, inner)?, count_groups(reject, at, inner)?);
                 if a != b {

@@ -19,7 +19,8 @@
 //!    shared `i64` arrays, rings' barriers arrays of their stages, named barriers' ids and counts in the
 //!    hardware's ranges and one count per id of the compiler's, every `bar.sync` of a declared barrier with its
 //!    id and count, and every `mbarrier.init` and `mbarrier.arrive.expect_tx` with a constant operand on a
-//!    declared mbarrier array with the declaration's arrivals and bytes.
+//!    declared mbarrier array with the declaration's arrivals and bytes; a `wgmma.commit_group #gN` closes
+//!    wgmmas that read and write only what group N names.
 //!
 //! A kernel that passes validation cannot make a back end panic. Errors are compiler bugs (the lowering built bad
 //! IR), reported as an internal error with the location of the offending node.
@@ -178,6 +179,7 @@ pub fn validate_kernel(kernel: &Kernel) -> Result<KernelInfo, KernelError> {
         scope: Vec::new(),
         loop_vars: Vec::new(),
         loops: 0,
+        uncommitted: schedule::Uncommitted::default(),
     };
     flow.block(&kernel.body).map_err(|(loc, e)| fail(loc, e))?;
     Ok(KernelInfo { expr_types, shared_bytes: kernel.shared_bytes() })
@@ -241,6 +243,8 @@ struct Flow<'a> {
     loop_vars: Vec<Handle<Var>>,
     /// How many loops (`for` and `while`) enclose the current point.
     loops: u32,
+    /// What the `wgmma.mma_async`s since the last `wgmma.commit_group` read and write (`schedule::group_use`).
+    uncommitted: schedule::Uncommitted,
 }
 
 impl Flow<'_> {
@@ -358,6 +362,7 @@ impl Flow<'_> {
                     schedule::named_barrier_use(self.kernel, id, threads, b)?;
                 }
                 schedule::mbarrier_use(self.kernel, op)?;
+                schedule::group_use(self.kernel, op, &mut self.uncommitted)?;
                 match (result, value) {
                     (None, None) => {}
                     (None, Some(_)) => return Err(ValidationError::MissingResult(op.name())),

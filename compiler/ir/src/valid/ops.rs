@@ -142,6 +142,6 @@ pub fn check(op: &Op, ty: &mut dyn FnMut(Handle<Expr>) -> Result<Type, E>) -> Re
             }
             Ok(None)
         }
-        Op::FenceProxyAsync | Op::WgmmaFence | Op::WgmmaCommit | Op::WgmmaWait { .. } => Ok(None),
+        Op::FenceProxyAsync | Op::WgmmaFence | Op::WgmmaCommit { .. } | Op::WgmmaWait { .. } => Ok(None),
     }
 }

@@ -41,6 +41,13 @@ pub fn entities(k: &Kernel) -> Result<(), E> {
             }
         }
     }
+    for (h, g) in k.groups.iter() {
+        for &a in g.reads.iter().chain(&g.writes) {
+            if !k.allocs.contains(a) {
+                return Err(bad(format!("wgmma group #g{}", h.index()), "its tiles and arrays are allocations"));
+            }
+        }
+    }
     for (h, r) in k.rings.iter() {
         let what = || format!("ring #r{}", h.index());
         if r.stages == 0 || r.tiles.is_empty() {
@@ -109,6 +116,51 @@ pub fn mbarrier_use(k: &Kernel, op: &crate::op::Op) -> Result<(), E> {
                 return Err(E::BadOp { op: op.name(), why });
             }
         }
+    }
+    Ok(())
+}
+
+/// What the `wgmma.mma_async`s since the last commit read and write, by allocation (see [`group_use`]).
+#[derive(Default)]
+pub struct Uncommitted {
+    reads: Vec<Handle<crate::module::Alloc>>,
+    writes: Vec<Handle<crate::module::Alloc>>,
+}
+
+/// A `wgmma.mma_async` adds what it reads and writes to `pending`; a `wgmma.commit_group #gN` requires group N
+/// to name all of it, and starts again.
+pub fn group_use(k: &Kernel, op: &crate::op::Op, pending: &mut Uncommitted) -> Result<(), E> {
+    use crate::effects::Resource;
+    use crate::op::Op;
+    let alloc = |p| match Resource::of(k, p) {
+        Resource::Alloc(a) => Some(a),
+        _ => None,
+    };
+    match op {
+        Op::Wgmma { acc, a_desc, steps, .. } => {
+            pending.writes.extend(alloc(*acc));
+            // A is read from shared memory (a descriptor) or from the thread's registers: a read either way.
+            let _ = a_desc;
+            for s in steps {
+                pending.reads.extend(alloc(s.b));
+                pending.reads.extend(alloc(s.a));
+            }
+        }
+        Op::WgmmaCommit { group } => {
+            if let Some(g) = group {
+                let g = k.groups.get(*g).ok_or(E::BadOp { op: "wgmma.commit_group", why: "its group is declared" })?;
+                let covered = pending.reads.iter().all(|a| g.reads.contains(a))
+                    && pending.writes.iter().all(|a| g.writes.contains(a));
+                if !covered {
+                    return Err(E::BadOp {
+                        op: "wgmma.commit_group",
+                        why: "its group names every tile and array the wgmmas it commits read and write",
+                    });
+                }
+            }
+            *pending = Uncommitted::default();
+        }
+        _ => {}
     }
     Ok(())
 }

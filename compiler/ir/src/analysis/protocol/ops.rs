@@ -172,7 +172,7 @@ impl<'k> Machine<'_, 'k> {
             | Op::Stmatrix { .. }
             | Op::WgmmaFence
             | Op::Wgmma { .. }
-            | Op::WgmmaCommit
+            | Op::WgmmaCommit { .. }
             | Op::WgmmaWait { .. }
             | Op::Setmaxnreg { .. } => {
                 let c = self.groups.get(gi).map_or(0, |g| g.coll);

@@ -1,6 +1,7 @@
 //! Operations (`load`, `tma.load`, `wgmma.mma_async`, ...): the statements that [`Op`] holds, as
 //! [`crate::print`] writes them.
 
+use super::super::lexer::Tok;
 use super::{PResult, Parser, scalar};
 use crate::arena::Handle;
 use crate::expr::{Expr, ShuffleMode};
@@ -98,7 +99,13 @@ impl Parser {
             }
             "fence.proxy.async" => Op::FenceProxyAsync,
             "wgmma.fence" => Op::WgmmaFence,
-            "wgmma.commit_group" => Op::WgmmaCommit,
+            "wgmma.commit_group" => {
+                let group = match self.peek() {
+                    Some(Tok::Entity(_)) => Some(self.group_ref()?),
+                    _ => None,
+                };
+                Op::WgmmaCommit { group }
+            }
             "wgmma.wait_group" => Op::WgmmaWait { pending: self.integer()? },
             "wgmma.mma_async" => {
                 let shape_text = self.word()?;

@@ -4,7 +4,7 @@ use super::super::lexer::Tok;
 use super::{PResult, Parser};
 use crate::arena::{Handle, Loc};
 use crate::module::Alloc;
-use crate::schedule::{Barrier, BarrierKind, Filler, Owner, Release, Ring};
+use crate::schedule::{Barrier, BarrierKind, Filler, Owner, Release, Ring, WgmmaGroup};
 
 impl Parser {
     /// `#bN` or `#rN`, checked against the next handle of its arena: entities are declared in order.
@@ -124,6 +124,48 @@ impl Parser {
         };
         self.punct(')')?;
         self.kernel.rings.append(Ring { tiles, stages, full, empty, filler, release }, Loc::NONE);
+        Ok(())
+    }
+}
+
+impl Parser {
+    /// A declared wgmma group: `#gN`.
+    pub(super) fn group_ref(&mut self) -> PResult<Handle<WgmmaGroup>> {
+        let n = self.entity('g')?;
+        match self.kernel.groups.handles().nth(n) {
+            Some(h) => Ok(h),
+            None => self.error(format!("no wgmma group `#g{n}`")),
+        }
+    }
+
+    /// `(@a, @b)`, possibly empty.
+    fn alloc_list(&mut self) -> PResult<Vec<Handle<Alloc>>> {
+        self.punct('(')?;
+        let mut v = Vec::new();
+        if self.eat_punct(')') {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.alloc_ref()?);
+            if self.eat_punct(')') {
+                return Ok(v);
+            }
+            self.punct(',')?;
+        }
+    }
+
+    /// `#gN: reads(@a, ..) writes(@acc, ..)`, after `group`.
+    pub(super) fn group_decl(&mut self) -> PResult<()> {
+        let n = self.entity('g')?;
+        if n != self.kernel.groups.len() {
+            return self.error(format!("wgmma group `#g{n}` declared out of order"));
+        }
+        self.punct(':')?;
+        self.keyword("reads")?;
+        let reads = self.alloc_list()?;
+        self.keyword("writes")?;
+        let writes = self.alloc_list()?;
+        self.kernel.groups.append(WgmmaGroup { reads, writes }, Loc::NONE);
         Ok(())
     }
 }

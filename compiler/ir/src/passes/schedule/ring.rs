@@ -716,6 +716,6 @@ fn clone_at(
 /// Whether `block` issues wgmma groups.
 fn has_wgmma(block: &Block) -> bool {
     let mut found = false;
-    block.visit(&mut |s| found |= matches!(s, Stmt::Op { op: Op::WgmmaCommit, .. }));
+    block.visit(&mut |s| found |= matches!(s, Stmt::Op { op: Op::WgmmaCommit { .. }, .. }));
     found
 }

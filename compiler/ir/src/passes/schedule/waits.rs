@@ -46,9 +46,11 @@ impl Pass for CompleteWgmma {
     }
 }
 
-/// The register arrays wgmma reads or writes asynchronously: accumulators, and A fragments.
+/// The register arrays wgmma reads or writes asynchronously: accumulators, and A fragments; from the groups the
+/// commits declare ([`crate::schedule::WgmmaGroup`]), and from the wgmmas themselves where IR built by hand
+/// declares none.
 fn async_arrays(k: &Kernel) -> HashSet<Handle<Alloc>> {
-    let mut set = HashSet::new();
+    let mut set = declared(k, crate::types::AddrSpace::Local);
     k.body.visit(&mut |s| {
         if let Stmt::Op { op: Op::Wgmma { acc, a_desc, steps, .. }, .. } = s {
             set.extend(super::alloc_of(k, *acc));
@@ -60,9 +62,16 @@ fn async_arrays(k: &Kernel) -> HashSet<Handle<Alloc>> {
     set
 }
 
-/// The shared-memory tiles wgmma reads: its operands in shared memory (B, and A unless A is in registers).
+/// The allocations of `space` the declared wgmma groups read or write.
+fn declared(k: &Kernel, space: crate::types::AddrSpace) -> HashSet<Handle<Alloc>> {
+    let in_space = |a: &Handle<Alloc>| k.allocs.get(*a).is_some_and(|x| x.space == space);
+    k.groups.iter().flat_map(|(_, g)| g.reads.iter().chain(&g.writes).copied()).filter(in_space).collect()
+}
+
+/// The shared-memory tiles wgmma reads: its operands in shared memory (B, and A unless A is in registers), from
+/// the declared groups and the wgmmas themselves.
 fn shared_operands(k: &Kernel) -> HashSet<Handle<Alloc>> {
-    let mut set = HashSet::new();
+    let mut set = declared(k, crate::types::AddrSpace::Shared);
     k.body.visit(&mut |s| {
         if let Stmt::Op { op: Op::Wgmma { a_desc, steps, .. }, .. } = s {
             for step in steps {
@@ -114,7 +123,7 @@ impl Waits<'_> {
 
     fn after_stmt(&self, s: &Stmt, pending: bool) -> bool {
         match s {
-            Stmt::Op { op: Op::WgmmaCommit | Op::Wgmma { .. }, .. } => true,
+            Stmt::Op { op: Op::WgmmaCommit { .. } | Op::Wgmma { .. }, .. } => true,
             Stmt::Op { op: Op::WgmmaWait { pending: 0 }, .. } => false,
             _ if pending && self.touches_deep(s) => {
                 // A wait goes before it: what follows starts from nothing pending.
