@@ -29,7 +29,29 @@ use cutec_sema::{Persistent, SymInt};
 
 /// The rows of a group in the order the compiler gives the CTAs of a kernel it rasterizes (as
 /// `persistent(raster = grouped(8))` does its tiles).
-const RASTER_GROUP: i64 = 8;
+pub(crate) const RASTER_GROUP: i64 = 8;
+
+/// Whether the compiler runs the kernel persistent when the program allows it (see `chosen_persistent` in the
+/// crate root): what it would otherwise rasterize ([`Lower::rasterizes`]) with two consumer warpgroups or more
+/// (a block of 384 threads or more), the large tiles of a throughput GEMM. The one-consumer kernels of few rows
+/// (`gemm_swap_ab`, split-K's direct tiles) keep the launch they were tuned with, one CTA per tile.
+pub(crate) fn chooses_persistent(info: &cutec_sema::FunctionInfo) -> bool {
+    let threads = info
+        .launch
+        .as_ref()
+        .and_then(|l| l.block.iter().try_fold(1i64, |n, d| d.as_const().map(|d| n.saturating_mul(d))));
+    rasterizes(info) && threads.is_some_and(|t| t >= 384)
+}
+
+/// See [`Lower::rasterizes`].
+fn rasterizes(info: &cutec_sema::FunctionInfo) -> bool {
+    let Some(launch) = info.launch.as_ref() else { return false };
+    info.warp_specialized
+        && info.persistent.is_none()
+        && launch.cluster.is_none()
+        && launch.grid.len() >= 2
+        && launch.grid.get(2).is_none_or(|z| z.as_const() == Some(1))
+}
 
 /// The tile the body of a persistent kernel runs: what `block_idx` and `grid_dim` read there.
 #[derive(Clone, Copy, Debug)]
@@ -254,12 +276,7 @@ impl Lower<'_> {
     /// tiles, each its own rows of A (a 16384-row A is read from memory once per column: 0.48x cuBLAS at
     /// 16384 x 4096 x 4096 with 128 x 128 tiles), and grouped they share them in L2.
     pub(crate) fn rasterizes(&self, info: &cutec_sema::FunctionInfo) -> bool {
-        let Some(launch) = info.launch.as_ref() else { return false };
-        info.warp_specialized
-            && info.persistent.is_none()
-            && launch.cluster.is_none()
-            && launch.grid.len() >= 2
-            && launch.grid.get(2).is_none_or(|z| z.as_const() == Some(1))
+        rasterizes(info)
     }
 
     /// `block_idx.x` and `.y` in the grouped order of [`Lower::grouped`] with groups of [`RASTER_GROUP`] rows: the

@@ -593,13 +593,18 @@ fn tma_load_into_a_shared_tensor_writes_that_tensor() {
     assert!(fence.is_some(), "the threads' own accesses to `s` are fenced before the copy");
 }
 
-/// The CTAs of a `warp_specialized` kernel that is neither `persistent` nor clustered take their tiles in the
-/// grouped order: `block_idx` reads the tile of the hardware's rank `ctaid.x + ctaid.y * nctaid.x` in groups of 8
-/// rows, unless the grid's CTAs would not fit an `i32` rank.
+/// A plain warp-specialized loop with two consumer warpgroups (not `persistent`, no cluster) is run persistent, as
+/// `persistent(raster = grouped(8))` would run it; one with one consumer warpgroup (a kernel of few rows) keeps
+/// one CTA per tile, in grouped order: `block_idx` reads the tile of the hardware's rank in groups of 8 rows,
+/// unless the grid's CTAs would not fit an `i32` rank.
 #[test]
-fn a_plain_warp_specialized_kernel_takes_its_tiles_in_grouped_order() {
+fn a_plain_warp_specialized_kernel_is_run_persistent_or_in_grouped_order() {
     let plain = example("../scripts/gpu/gemm_ws_plain.cute");
-    let (_, text) = lowered_and_optimized(&plain, "gemm", &[]);
+    let (_, iface, text) = optimized_with_interface(&plain, "gemm", &[]);
+    assert!(iface.launch.persistent, "two consumer warpgroups: persistent");
+    assert!(text.contains("for $tile in"), "{text}");
+    let (_, iface, text) = optimized_with_interface(&example("gemm_swap_ab.cute"), "gemm_swap_ab", &[]);
+    assert!(!iface.launch.persistent, "one consumer warpgroup: one CTA per tile");
     assert!(text.contains("sreg nctaid.y") && text.contains("div 2147483647, "), "{text}");
     assert!(text.contains("mul 8, "), "groups of 8 rows: {text}");
     // Persistent and clustered kernels order their tiles themselves; kernels without warp specialization keep
