@@ -1,6 +1,7 @@
 //! Analyses of valid IR that passes consume (through [`crate::passes::Analyses`]) and tests print.
 
 pub mod deps;
+pub mod flow;
 pub mod landing;
 pub mod protocol;
 pub mod proxy;
