@@ -3,9 +3,9 @@
 //! only by a `fence.proxy.async` after it (PTX ISA, "Proxies" and `fence.proxy`; HOPPER.md). Without the fence,
 //! wgmma may multiply what was in the tile before the stores, and a TMA store may write it to global memory.
 //!
-//! A forward analysis over the structured body ([`super::flow`]), per thread (every thread runs the statements it reaches in
-//! program order, so the state of the thread that writes is the state at the read when the same thread reads,
-//! and at the barrier that hands the tile to the reader otherwise): each shared-memory allocation (or "any shared
+//! A forward analysis over the structured body ([`super::flow`]), per thread (every thread runs the statements
+//! it reaches in program order, so the state of the thread that writes is the state at the read when the same
+//! thread reads, and at the barrier that hands the tile to the reader otherwise): each shared-memory allocation (or "any shared
 //! memory", for a store through a pointer the analysis cannot place) is *clean*, *unfenced* (a generic write since
 //! the last fence) or *fenced* (a fence since, not yet followed by a barrier). A store or `stmatrix` makes its
 //! resource unfenced, `fence.proxy.async` makes every unfenced one fenced, a barrier (`bar.sync`, the CTA and
