@@ -265,6 +265,10 @@ def persistent_against_grouped(rounds=3):
 def main():
     if "--persistent" in sys.argv:
         return 0 if persistent_against_grouped() else 1
+    if "--raster" in sys.argv:
+        # The schedules the compiler chooses for plain warp-specialized loops, alone.
+        work = tempfile.mkdtemp(prefix="cutec-entities-", dir=GPU)
+        return 0 if raster(work, rounds=2) & two_loops(work) else 1
     work = tempfile.mkdtemp(prefix="cutec-entities-", dir=GPU)
     ok = generic_tiles(work)
     ok &= ring_sum(work)
