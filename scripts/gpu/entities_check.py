@@ -157,7 +157,7 @@ def raster(work, rounds=3):
         tf = lambda ms: flop / ms / 1e9
         print(f"{f'{m}x{n}x{k}':>20} {tf(new):>13.1f} {tf(prev):>9.1f} {tf(cublas):>8.1f} {cublas / new:>15.3f} "
               f"{cublas / prev:>16.3f}")
-    print("== small M: the kernels the compiler now runs persistent, correctness, then against the previous modules")
+    print("== small M: the kernels whose CTAs take the grouped order, correctness, then against the previous modules")
     for m, n, k in [(16, 8192, 1024), (1, 264, 72), (33, 1000, 336), (32, 4096, 512)]:
         ok_all &= swap_ab_case(work, "gemm_swap_ab.ptx", m, n, k)
     for m, n, k in [(128, 8192, 1024), (1000, 776, 336), (129, 264, 72), (256, 4096, 512)]:
