@@ -50,22 +50,32 @@ def generic_tiles(work):
     return ok_all
 
 
+def case(work, module, kernel, dims, inputs, output, got_and_ref, label, gemm=False):
+    """One `cutec run` of `module` against a reference: `got_and_ref(tensors)` gives the output and the reference,
+    compared by relative Frobenius error (<= 1e-2, bf16 GEMMs: `gemm`) or maximum relative error (<= 1e-5, f32
+    sums); prints a line, gives whether it passed."""
+    rc, out, _, t = run_read(work, module, kernel, dims, inputs, output)
+    if rc != 0:
+        print(f"{label} FAIL cutec run failed:\n{out}")
+        return False
+    got, ref = got_and_ref(t)
+    if gemm:
+        err, what, tol = float((got - ref).norm() / ref.norm().clamp_min(1e-30)), "rel err", 1e-2
+    else:
+        err, what, tol = float((got - ref).abs().max() / ref.abs().max().clamp_min(1e-30)), "max rel err", 1e-5
+    ok = bool(torch.isfinite(got).all()) and err <= tol
+    print(f"{label} {'PASS' if ok else 'FAIL'} {what} {err:.2e}")
+    return ok
+
+
 def ring_sum(work):
     ok_all = True
     print("== ws_ring_sum.cute: a warp-specialized ring without wgmma, y[r, c] = sum_k x[r, 64 k + c]")
     for m, k in [(64, 64), (64, 192), (1000, 1000), (77, 5000), (4096, 4096)]:
-        rc, out, _, t = run_read(work, "ws_ring_sum.ptx", "ring_sum", {"M": m, "K": k}, ("x",), "y")
-        if rc != 0:
-            print(f"{f'{m}x{k}':>12} FAIL cutec run failed:\n{out}")
-            ok_all = False
-            continue
-        x = t["x"].double()
-        pad = (-k) % 64
-        ref = torch.nn.functional.pad(x, (0, pad)).reshape(m, -1, 64).sum(1)
-        err = float((t["y"].double() - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
-        ok = bool(torch.isfinite(t["y"]).all()) and err <= 1e-5
-        ok_all &= ok
-        print(f"{f'{m}x{k}':>12} {'PASS' if ok else 'FAIL'} max rel err {err:.2e}")
+        def sums(t, m=m, k=k):
+            ref = torch.nn.functional.pad(t["x"].double(), (0, (-k) % 64)).reshape(m, -1, 64).sum(1)
+            return t["y"].double(), ref
+        ok_all &= case(work, "ws_ring_sum.ptx", "ring_sum", {"M": m, "K": k}, ("x",), "y", sums, f"{f'{m}x{k}':>12}")
     return ok_all
 
 
@@ -122,18 +132,12 @@ def interleaved(cases, dims, rounds, anchor=None):
 
 def swap_ab_case(work, module, m, n, k):
     """gemm_swap_ab's C^T (N x M, column-major: C's memory) against float32 A * B^T."""
-    rc, out, _, t = run_read(work, module, "gemm_swap_ab", {"M": m, "N": n, "K": k}, ("a", "b"), "ct")
+    def product(t):
+        ct = t["ct"].float()
+        c = ct.T if tuple(ct.shape) == (n, m) else ct.reshape(m, n)
+        return c, t["a"].float() @ t["b"].float().T
     label = f"{'gemm_swap_ab':>14} {f'{m}x{n}x{k}':>16}"
-    if rc != 0:
-        print(f"{label} FAIL cutec run failed:\n{out}")
-        return False
-    ref = t["a"].float() @ t["b"].float().T
-    ct = t["ct"].float()
-    c = ct.T if tuple(ct.shape) == (n, m) else ct.reshape(m, n)
-    rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
-    ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
-    print(f"{label} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
-    return ok
+    return case(work, module, "gemm_swap_ab", {"M": m, "N": n, "K": k}, ("a", "b"), "ct", product, label, gemm=True)
 
 
 def raster(work, rounds=3):
@@ -183,16 +187,9 @@ def cluster_row_sum(work):
     ok_all = True
     print("== cluster_row_sum.cute (the book): y = x.sum(1), each row by the 4 CTAs of a cluster")
     for m in [1, 2, 77, 1000]:
-        rc, out, _, t = run_read(work, "cluster_row_sum.ptx", "cluster_row_sum", {"M": m}, ("x",), "y")
-        if rc != 0:
-            print(f"{m:>6} FAIL cutec run failed:\n{out}")
-            ok_all = False
-            continue
-        ref = t["x"].double().sum(1)
-        err = float((t["y"].double() - ref).abs().max() / ref.abs().max().clamp_min(1e-30))
-        ok = bool(torch.isfinite(t["y"]).all()) and err <= 1e-5
-        ok_all &= ok
-        print(f"{m:>6} {'PASS' if ok else 'FAIL'} max rel err {err:.2e}")
+        def sums(t):
+            return t["y"].double(), t["x"].double().sum(1)
+        ok_all &= case(work, "cluster_row_sum.ptx", "cluster_row_sum", {"M": m}, ("x",), "y", sums, f"{m:>6}")
     return ok_all
 
 
@@ -200,17 +197,10 @@ def two_loops(work):
     ok_all = True
     print("== gemm_two_loops.cute: two pipelined loops, a ring each, C = 2 A B^T")
     for m, n, k in [(128, 128, 64), (1000, 776, 336), (129, 264, 72), (4096, 4096, 512)]:
-        rc, out, _, t = run_read(work, "gemm_two_loops.ptx", "gemm", {"M": m, "N": n, "K": k}, ("a", "b"), "c")
-        if rc != 0:
-            print(f"{f'{m}x{n}x{k}':>18} FAIL cutec run failed:\n{out}")
-            ok_all = False
-            continue
-        a, b, c = (t[x].float() for x in "abc")
-        ref = 2 * (a @ b.T)
-        rel = float((c - ref).norm() / ref.norm().clamp_min(1e-30))
-        ok = bool(torch.isfinite(c).all()) and rel <= 1e-2
-        ok_all &= ok
-        print(f"{f'{m}x{n}x{k}':>18} {'PASS' if ok else 'FAIL'} rel err {rel:.2e}")
+        def twice(t):
+            return t["c"].float(), 2 * (t["a"].float() @ t["b"].float().T)
+        dims = {"M": m, "N": n, "K": k}
+        ok_all &= case(work, "gemm_two_loops.ptx", "gemm", dims, ("a", "b"), "c", twice, f"{f'{m}x{n}x{k}':>18}", True)
     return ok_all
 
 

@@ -361,6 +361,14 @@ impl Resource {
         Resource::Any
     }
 
+    /// The allocation it is, if it is one.
+    pub fn alloc(self) -> Option<Handle<crate::module::Alloc>> {
+        match self {
+            Resource::Alloc(a) => Some(a),
+            Resource::Param(_) | Resource::Space(_) | Resource::Any => None,
+        }
+    }
+
     /// Shared memory through the cluster window counts as shared memory.
     fn normal(space: AddrSpace) -> AddrSpace {
         if space == AddrSpace::SharedCluster { AddrSpace::Shared } else { space }

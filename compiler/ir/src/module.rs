@@ -182,20 +182,6 @@ impl Kernel {
         self.barriers.append(Barrier { purpose, kind, owner: Owner::Compiler }, loc)
     }
 
-    /// The ring whose stages `alloc` holds (a tile of it, or its `full` or `empty` barriers).
-    pub fn ring_of(&self, alloc: Handle<Alloc>) -> Option<Handle<Ring>> {
-        let barrier_alloc = |b: Handle<Barrier>| match self.barriers.get(b).map(|b| b.kind) {
-            Some(BarrierKind::Mbarrier { alloc, .. }) => Some(alloc),
-            _ => None,
-        };
-        self.rings.iter().find_map(|(h, r)| {
-            let mine = r.tiles.contains(&alloc)
-                || barrier_alloc(r.full) == Some(alloc)
-                || barrier_alloc(r.empty) == Some(alloc);
-            mine.then_some(h)
-        })
-    }
-
     /// Whether the shared memory is over what a block may declare statically: back ends then place it in
     /// dynamic shared memory.
     pub fn shared_is_dynamic(&self) -> bool {

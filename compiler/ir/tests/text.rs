@@ -214,3 +214,28 @@ fn ring_stages_give_loop_carried_distances_of_s() {
     let beyond = carried(&ring("%1"));
     assert!(beyond.contains(&"s6 -> s4 mem.war(@stages) +1".to_string()), "{beyond:?}");
 }
+
+/// Malformed declarations of the schedule's entities are parse errors that say where, never panics: entities out of
+/// order, references to ones not declared, empty id ranges, unknown kinds.
+#[test]
+fn malformed_schedule_entities_are_parse_errors() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ir/schedule_entities.ir");
+    let text = read(&path);
+    for (from, to, says) in [
+        ("barrier #b1 empty", "barrier #b5 empty", "declared out of order"),
+        ("full(#b0)", "full(#b7)", "no barrier `#b7`"),
+        ("named ids(1..3)", "named ids(3..3)", "empty range"),
+        ("named ids(1..3)", "named ids(3..1)", "empty range"),
+        ("filler(producer)", "filler(everyone)", "expected `thread0` or `producer`"),
+        ("release(end_of_iteration)", "release(never)", "expected `end_of_iteration`"),
+        ("wgmma.commit_group #g0", "wgmma.commit_group #g3", "no wgmma group `#g3`"),
+        ("wgmma.commit_group #g0", "wgmma.commit_group #r0", "expected `#gN`"),
+        ("group #g0: reads(@tile)", "group #g0: reads(@nothing)", "no allocation `@nothing`"),
+        ("of #b2", "of #b9", "no barrier `#b9`"),
+        ("warpgroup role epilogue", "warpgroup epilogue", "expected `producer`, `consumer` or `role NAME`"),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let e = parse(&text.replacen(from, to, 1)).expect_err(to);
+        assert!(e.to_string().contains(says), "`{to}`: {e}");
+    }
+}

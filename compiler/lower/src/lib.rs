@@ -446,7 +446,7 @@ impl<'p> Lower<'p> {
         let _ = match info.persistent {
             Some(p) => self.persistent_body(p, &f.body, f.sig_span),
             None => {
-                if self.rasterizes(info) {
+                if persistent::rasterizes(info) {
                     self.at(f.sig_span);
                     self.raster = Some(self.grouped_block_idx());
                 }

@@ -510,12 +510,8 @@ impl Lower<'_> {
         let group = {
             use cutec_ir::effects::Resource;
             let k = self.b.kernel();
-            let alloc = |p| match Resource::of(k, p) {
-                Resource::Alloc(a) => Some(a),
-                _ => None,
-            };
+            let alloc = |p| Resource::of(k, p).alloc();
             let mut reads: Vec<_> = steps.iter().flat_map(|s| [alloc(s.a), alloc(s.b)]).flatten().collect();
-            reads.dedup();
             reads.sort_by_key(|a| a.index());
             reads.dedup();
             let writes = alloc(tacc.base).into_iter().collect();

@@ -32,7 +32,7 @@ use cutec_sema::{Persistent, SymInt};
 pub(crate) const RASTER_GROUP: i64 = 8;
 
 /// Whether the compiler runs the kernel persistent when the program allows it (see `chosen_persistent` in the
-/// crate root): what it would otherwise rasterize ([`Lower::rasterizes`]) with two consumer warpgroups or more
+/// crate root): what it would otherwise rasterize ([`rasterizes`]) with two consumer warpgroups or more
 /// (a block of 384 threads or more), the large tiles of a throughput GEMM. The one-consumer kernels of few rows
 /// (`gemm_swap_ab`, split-K's direct tiles) keep the launch they were tuned with, one CTA per tile.
 pub(crate) fn chooses_persistent(info: &cutec_sema::FunctionInfo) -> bool {
@@ -43,8 +43,13 @@ pub(crate) fn chooses_persistent(info: &cutec_sema::FunctionInfo) -> bool {
     rasterizes(info) && threads.is_some_and(|t| t >= 384)
 }
 
-/// See [`Lower::rasterizes`].
-fn rasterizes(info: &cutec_sema::FunctionInfo) -> bool {
+/// Whether the compiler rasterizes the kernel's CTAs: a `warp_specialized` kernel (a tiled GEMM's shape)
+/// that is not `persistent`, without a cluster, with a grid one layer deep. The CTAs of a launch run in
+/// whatever order the hardware picks (x fastest), and the program's meaning is the same set of CTAs in any
+/// order, so renaming them is free; in the hardware's order the CTAs running together take one column of
+/// tiles, each its own rows of A (a 16384-row A is read from memory once per column: 0.48x cuBLAS at
+/// 16384 x 4096 x 4096 with 128 x 128 tiles), and grouped they share them in L2.
+pub(crate) fn rasterizes(info: &cutec_sema::FunctionInfo) -> bool {
     let Some(launch) = info.launch.as_ref() else { return false };
     info.warp_specialized
         && info.persistent.is_none()
@@ -267,16 +272,6 @@ impl Lower<'_> {
         }
         let t = self.tile?;
         [Dim::X, Dim::Y, Dim::Z].into_iter().find(|d| t.block[d.index()] == h)
-    }
-
-    /// Whether the compiler rasterizes the kernel's CTAs: a `warp_specialized` kernel (a tiled GEMM's shape)
-    /// that is not `persistent`, without a cluster, with a grid one layer deep. The CTAs of a launch run in
-    /// whatever order the hardware picks (x fastest), and the program's meaning is the same set of CTAs in any
-    /// order, so renaming them is free; in the hardware's order the CTAs running together take one column of
-    /// tiles, each its own rows of A (a 16384-row A is read from memory once per column: 0.48x cuBLAS at
-    /// 16384 x 4096 x 4096 with 128 x 128 tiles), and grouped they share them in L2.
-    pub(crate) fn rasterizes(&self, info: &cutec_sema::FunctionInfo) -> bool {
-        rasterizes(info)
     }
 
     /// `block_idx.x` and `.y` in the grouped order of [`Lower::grouped`] with groups of [`RASTER_GROUP`] rows: the

@@ -481,10 +481,9 @@ impl Check<'_> {
             b.visit(&mut |s| {
                 if let Stmt::Op { op: Op::Wgmma { shape, acc, .. }, .. } = s {
                     n = n.max(shape.n);
-                    let key = match crate::effects::Resource::of(self.kernel, *acc) {
-                        crate::effects::Resource::Alloc(a) => a.index(),
-                        _ => usize::MAX - arrays.len(),
-                    };
+                    let key = crate::effects::Resource::of(self.kernel, *acc)
+                        .alloc()
+                        .map_or(usize::MAX - arrays.len(), |a| a.index());
                     let regs = arrays.entry(key).or_default();
                     *regs = (*regs).max(shape.n / 2);
                 }

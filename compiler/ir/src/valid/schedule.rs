@@ -100,7 +100,7 @@ pub fn mbarrier_use(k: &Kernel, op: &crate::op::Op) -> Result<(), E> {
         Op::MbarrierArriveExpectTx { bar, bytes } => (bar, bytes, false),
         _ => return Ok(()),
     };
-    let crate::effects::Resource::Alloc(alloc) = crate::effects::Resource::of(k, bar) else { return Ok(()) };
+    let Some(alloc) = crate::effects::Resource::of(k, bar).alloc() else { return Ok(()) };
     let Some(Expr::Literal(Literal::Int { value, .. })) = k.exprs.get(value) else { return Ok(()) };
     for (_, b) in k.barriers.iter() {
         if let BarrierKind::Mbarrier { alloc: a, arrivals, bytes } = b.kind
@@ -132,15 +132,11 @@ pub struct Uncommitted {
 pub fn group_use(k: &Kernel, op: &crate::op::Op, pending: &mut Uncommitted) -> Result<(), E> {
     use crate::effects::Resource;
     use crate::op::Op;
-    let alloc = |p| match Resource::of(k, p) {
-        Resource::Alloc(a) => Some(a),
-        _ => None,
-    };
+    let alloc = |p| Resource::of(k, p).alloc();
     match op {
-        Op::Wgmma { acc, a_desc, steps, .. } => {
+        Op::Wgmma { acc, steps, .. } => {
             pending.writes.extend(alloc(*acc));
             // A is read from shared memory (a descriptor) or from the thread's registers: a read either way.
-            let _ = a_desc;
             for s in steps {
                 pending.reads.extend(alloc(s.b));
                 pending.reads.extend(alloc(s.a));
