@@ -13,8 +13,11 @@
 //!   of one block disagree on it.
 //! - `barrier_sync(id, 256)` after the loop: refused (E0348) exactly when the epilogue takes `id` (1 and 2, one per
 //!   consumer warpgroup).
-//! - `if thread_idx.x == t { .. }` after the loop of the warp-specialized kernel: refused (E0324) when `t` is a
-//!   thread of the producer warpgroup, which never runs it.
+//! - `if thread_idx.x == t { .. }` after the loop of the warp-specialized kernel: a store runs on thread `t`
+//!   wherever it is (it must build); a write into the accumulator (the consumers' work) is refused (E0324) when
+//!   `t` is a thread of the producer warpgroup, which never runs it.
+//! - a store every thread runs inside the pipelined loop: refused (E0324) in the warp-specialized kernel, whose
+//!   producer loop only issues copies; built in the other.
 //!
 //! A mutant the oracle says is right may still be refused (the proofs are conservative); the test counts them,
 //! and requires some of each operator that may build to build. With `CUTEC_MUTANTS_DIR`, the built mutants that
@@ -81,7 +84,7 @@ fn mutate(rng: &mut Rng, s: &Subject) -> Mutant {
     };
     let gemm = s.gemm.trim();
     let trips = 0..12i64; // K up to 12 k-tiles: what every launch sees first
-    match rng.below(7) {
+    match rng.below(8) {
         0 => {
             let (cond, meets) = k_condition(rng);
             let every = trips.clone().all(meets);
@@ -146,10 +149,21 @@ fn mutate(rng: &mut Rng, s: &Subject) -> Mutant {
                 if id <= 2 { (Some(&["E0348"][..]), &[][..]) } else { (None, &["E0348"][..]) };
             Mutant { source, operator: "barrier_sync after the loop", must_refuse, forbidden }
         }
+        6 => {
+            // A store every thread runs, in the loop: the warp-specialized producer's loop only issues copies.
+            let stmt = format!("{}        c[0, thread_idx.x % 8] = 1.0;\n", s.gemm);
+            let (must_refuse, forbidden) =
+                if s.warp_specialized { (Some(&["E0324"][..]), &[][..]) } else { (None, &["E0324"][..]) };
+            Mutant { source: replace(s.gemm, stmt), operator: "a thread's store in the loop", must_refuse, forbidden }
+        }
         _ => {
             let t = [0i64, 5, 127, 128, 200, 383][rng.below(6)];
-            let stmt = format!("    if thread_idx.x == {t} {{\n        c[0, 0] = 1.0;\n    }}\n{}", s.store);
-            let producer = s.warp_specialized && t < 128;
+            // A store runs on the thread the program names, the producer's included; the consumers' work (the
+            // accumulator's registers) runs on the consumers only, so under a producer's thread on none.
+            let work = rng.below(2) == 0;
+            let body = if work { "acc[0] = 0.0;" } else { "c[0, 0] = 1.0;" };
+            let stmt = format!("    if thread_idx.x == {t} {{\n        {body}\n    }}\n{}", s.store);
+            let producer = s.warp_specialized && t < 128 && work;
             let (must_refuse, forbidden) =
                 if producer { (Some(&["E0324"][..]), &[][..]) } else { (None, &["E0324"][..]) };
             Mutant {
@@ -231,7 +245,12 @@ fn scheduled_mutants_are_refused_or_right() {
         }
     }
     eprintln!("schedule mutation test ({CASES} programs, seed {seed}): {counts:?} (mutants, refused, built)");
-    for op in ["gemm in both branches", "barrier_sync after the loop", "a thread's statement after the loop"] {
+    for op in [
+        "gemm in both branches",
+        "barrier_sync after the loop",
+        "a thread's statement after the loop",
+        "a thread's store in the loop",
+    ] {
         assert!(counts.get(op).is_some_and(|c| c.2 > 0), "no `{op}` mutant built: {counts:?}");
     }
 }

@@ -398,7 +398,12 @@ each (it depends on no thread index, loaded value or `block_idx` along a dimensi
 pipelined loop; a block is one-dimensional where a pass picks a thread to issue copies; a \
 `warp_specialized` kernel has its pipelined loops at the top level of its body or of one loop there (each \
 gets a ring of its own, which the producer fills in program order), a block of 128 threads per consumer \
-warpgroup plus 128 for the producer, and no `sync_threads` after its first loop begins; a `tma_load` without \
+warpgroup plus 128 for the producer, and no `sync_threads` after its first loop begins; in a \
+`warp_specialized` kernel the consumers' work (what touches the mma's fragments, synchronizes, or is computed \
+from those) runs on the consumer warpgroups, and a statement beside the pipelined loop that writes memory per \
+thread runs on every thread, the producer's included, so it may use only values the producer has too (the \
+kernel's arguments, indices, loads of global memory), and the pipelined loop's body writes no memory per \
+thread; a `tma_load` without \
 `bar` cannot stand inside a `role`, which schedules by hand. A `persistent` kernel runs its body once per tile \
 in a loop, so its body has no `return`, makes no mbarriers, allocates no shared memory if it is \
 `warp_specialized`, has no `role`s written by hand, and its cluster spans x and y only. Write the schedule by \

@@ -31,6 +31,7 @@
 mod copies;
 mod emit;
 mod exits;
+mod placement;
 mod refusal;
 mod ring;
 mod roles;

@@ -55,6 +55,11 @@ pub enum Refusal {
     SlicesFill { filled: i64, size: i64 },
     /// A statement of a `warp_specialized` kernel only warpgroup 0's threads would run.
     ProducerOnly,
+    /// A statement of a `warp_specialized` kernel's pipelined loop that writes memory on every thread.
+    PerThreadInRing,
+    /// A statement of a `warp_specialized` kernel that writes memory on every thread from a value only the
+    /// consumer warpgroups compute.
+    PerThreadNeedsConsumers,
     /// A `warp_specialized` kernel whose block (`block`) has no producer and consumer warpgroups.
     SpecializedBlock { block: [u32; 3] },
     /// A `warp_specialized` kernel without a pipelined loop.
@@ -131,8 +136,18 @@ impl Refusal {
                 format!("the copies of the pipelined loop into this tile fill {filled} of its {size} bytes")
             }
             Refusal::ProducerOnly => {
-                "a statement of a `warp_specialized` kernel that only the threads of warpgroup 0 would run".into()
+                "a statement of the consumers' work in a `warp_specialized` kernel that only the threads of \
+                 warpgroup 0 would run"
+                    .into()
             }
+            Refusal::PerThreadInRing => {
+                "a statement of a `warp_specialized` kernel's pipelined loop that every thread \
+                                         runs, but the producer's threads would not"
+                    .into()
+            }
+            Refusal::PerThreadNeedsConsumers => "a statement of a `warp_specialized` kernel that every thread runs, \
+                                                 but it needs a value only the consumer warpgroups compute"
+                .into(),
             Refusal::SpecializedBlock { block } => format!(
                 "a `warp_specialized` kernel needs a producer warpgroup and consumer warpgroups, but its block is \
                  {block:?}"
@@ -185,6 +200,8 @@ impl Refusal {
             Refusal::MulticastNotUniform { .. } => "a multicast copy",
             Refusal::CopyNested => "inside this",
             Refusal::ProducerOnly => "no consumer thread meets this condition",
+            Refusal::PerThreadInRing => "every thread writes memory here, threads 0..127 included",
+            Refusal::PerThreadNeedsConsumers => "threads 0..127 write memory here too, from a value they do not have",
             Refusal::SpecializedBlock { .. } | Refusal::NothingToProduce | Refusal::RolesByHand => "this kernel",
             Refusal::CopiesNeedConsumers { in_loop: true } => "in this loop",
             Refusal::CopiesNeedConsumers { in_loop: false } => "this loop",
@@ -242,9 +259,21 @@ impl Refusal {
                 "give each copy its own tile, or copy a tile in boxes that fill it once"
             }
             Refusal::ProducerOnly => {
-                "warpgroup 0 is the producer, which only issues the pipelined loop's copies; the body's other \
-                 statements run on the consumer warpgroups (threads 128 and up): name their threads instead \
+                "warpgroup 0 is the producer: it runs the pipelined loop's copies and the statements beside the \
+                 loop that write memory per thread, but not the consumers' work (the mma's fragments, barriers, and \
+                 what is computed from them), which this statement is: name a consumer's thread \
                  (`thread_idx.x == 128`), or drop `warp_specialized`"
+            }
+            Refusal::PerThreadInRing => {
+                "the pipelined loop's body runs on the consumer warpgroups (threads 128 and up) and the producer \
+                 warpgroup only issues its copies: move the statement out of the loop (the producer runs the \
+                 statements beside the loop that write memory per thread), or drop `warp_specialized`"
+            }
+            Refusal::PerThreadNeedsConsumers => {
+                "the producer warpgroup (threads 0..127) runs the statements beside the pipelined loop that write \
+                 memory per thread, but not the consumers' work (the mma's fragments, barriers, and the values and \
+                 variables computed from them): compute the value from the kernel's arguments and indices, or drop \
+                 `warp_specialized`"
             }
             Refusal::SpecializedBlock { .. } => "use `block = (384)` for two consumer warpgroups",
             Refusal::NothingToProduce => {

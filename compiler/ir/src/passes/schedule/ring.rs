@@ -141,6 +141,13 @@ fn rewrite_block(
                 return Err(refuse(PASS, k, loc, why));
             }
             let Stmt::For { var, start, end, step, unroll, body, .. } = s else { unreachable_for() };
+            // The producer's loop only issues copies: a statement of the body that every thread runs would miss
+            // warpgroup 0.
+            if k.warp_specialized
+                && let Some(at) = super::placement::per_thread_in_ring(k, &body)
+            {
+                return Err(refuse(PASS, k, at, Refusal::PerThreadInRing));
+            }
             let inner = Where { depth: at.depth + 1, top_loop: false, ..*at };
             let body = rewrite_block(k, body, prefix, &inner, uniform)?;
             let lp = Loop { var, start, end, step, unroll, stages, body, loc, depth: at.depth, top_loop: at.top_loop };

@@ -11,16 +11,18 @@
 //! share the rest of the SM's 64K (`setmaxnreg.inc`, in steps of 8, at most 256): 232 for two consumer
 //! warpgroups, as CUTLASS's kernels use.
 
+use super::placement::{Placement, Placer, replicate};
 use super::{Kernel, Refusal, refuse, threads_1d};
 use crate::analysis::range::Ranges;
 use crate::arena::Handle;
+use crate::arena::Loc;
 use crate::expr::Expr;
 use crate::module::{Module, Var};
 use crate::op::Op;
 use crate::passes::{Analyses, Pass, PassError};
 use crate::schedule::RoleKind;
 use crate::stmt::{Block, Role, RoleRegion, Stmt, role_chains};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub struct SpecializeWarps;
 
@@ -39,60 +41,33 @@ impl Pass for SpecializeWarps {
     fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError> {
         let info = crate::passes::module_info(self, module, analyses)?.clone();
         for (k, kinfo) in module.kernels.iter_mut().zip(&info.kernels).filter(|(k, _)| k.warp_specialized) {
-            producer_only(k, kinfo)?;
-            specialize(k)?;
+            let before = k.clone();
+            let conditions = specialize(k)?;
+            producer_only(&before, kinfo, &conditions)?;
         }
         Ok(())
     }
 }
 
-/// E0324 for a statement of the body that only threads of warpgroup 0 would run (under a condition the
-/// consumers' threads never meet, `if thread_idx.x == 0 { .. }`): the body's statements beside the pipelined
-/// loop's copies run on the consumer warpgroups, so it would run on no thread. Proved with the ranges of the
-/// conditions over the consumers' threads and over the block's.
-fn producer_only(k: &Kernel, info: &crate::valid::KernelInfo) -> Result<(), PassError> {
+/// E0324 for a statement of the consumers' work that only threads of warpgroup 0 would run (under a condition
+/// the consumers' threads never meet, `if thread_idx.x == 0 { .. }`): it would run on no thread. `conditions` are
+/// those of the `if`s [`placement`](super::placement) left to the consumers only; proved with the ranges of the
+/// conditions over the consumers' threads and over the block's, in the kernel as it was before the split.
+fn producer_only(
+    k: &Kernel,
+    info: &crate::valid::KernelInfo,
+    conditions: &[(Handle<Expr>, crate::arena::Loc)],
+) -> Result<(), PassError> {
     let threads = threads_1d(k).unwrap_or(0);
-    if threads < 256 || !threads.is_multiple_of(128) {
-        return Ok(()); // `specialize` refuses the block
-    }
     let mut ranges = Ranges::new(k, info);
     let cta = ranges.cta();
     let consumers = ranges.role(cta, &Role { kind: RoleKind::Consumer, first: 1, count: threads / 128 - 1 });
-    let mut found = None;
-    // The producer's regions (the copies `pipeline-loops` wrote) are not the program's statements.
-    fn walk(b: &Block, f: &mut impl FnMut(&Stmt, crate::arena::Loc)) {
-        for (s, at) in b.iter() {
-            if matches!(s, Stmt::Roles(_)) {
-                continue;
-            }
-            f(s, at);
-            for inner in s.blocks() {
-                walk(inner, f);
-            }
+    for &(cond, at) in conditions {
+        if ranges.of(consumers, cond).as_exact() == Some(0) && ranges.of(cta, cond).as_exact() != Some(0) {
+            return Err(refuse(PASS, k, at, Refusal::ProducerOnly));
         }
     }
-    // What runs on every thread: the statements up to the last CTA barrier before the producer (as `specialize`
-    // splits the body).
-    let stmts = k.body.stmts();
-    let Some(first_region) = stmts.iter().position(|s| matches!(s, Stmt::Roles(_)) || producer_loop(s)) else {
-        return Ok(()); // `specialize` refuses the kernel
-    };
-    let split = split_point(&stmts[..first_region]);
-    let rest = Block::from_parts(stmts[split..].to_vec(), k.body.iter().skip(split).map(|(_, l)| l).collect());
-    walk(&rest, &mut |s, at| {
-        if let Stmt::If { cond, accept, .. } = s
-            && found.is_none()
-            && !accept.is_empty()
-            && ranges.of(consumers, *cond).as_exact() == Some(0)
-            && ranges.of(cta, *cond).as_exact() != Some(0)
-        {
-            found = Some(at);
-        }
-    });
-    match found {
-        Some(at) => Err(refuse(PASS, k, at, Refusal::ProducerOnly)),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 /// Everything before the last CTA barrier ahead of the producer runs on every thread: the index after it in
@@ -120,9 +95,15 @@ fn is_producer(s: &Stmt) -> bool {
 }
 
 /// Splits the body of a loop around a producer region into the producer's body (the values it needs, computed
-/// again under new names, then the region's statements) and the consumers' (everything but the region). `Err`
-/// when the producer needs a value only the consumers compute.
-fn distribute(k: &mut Kernel, body: Block, var: Handle<Var>) -> Result<(Block, Block), ()> {
+/// again under new names, then the region's statements, and copies of the statements every thread runs: see
+/// [`placement`](super::placement)) and the consumers' (everything but the region). `Err` when the producer needs
+/// a value only the consumers compute: for its copies (`None`), or for a statement every thread runs (at `Some`).
+fn distribute(
+    k: &mut Kernel,
+    body: Block,
+    var: Handle<Var>,
+    placer: &mut Placer,
+) -> Result<(Block, Block), Option<Loc>> {
     let (stmts, locs) = body.into_parts();
     // Variables the consumers' statements write in the body (not the loop's own).
     let mut written: HashSet<Handle<Var>> = HashSet::new();
@@ -136,7 +117,7 @@ fn distribute(k: &mut Kernel, body: Block, var: Handle<Var>) -> Result<(Block, B
         }
     }
     written.remove(&var);
-    let mut memo: std::collections::HashMap<Handle<Expr>, Handle<Expr>> = std::collections::HashMap::new();
+    let mut memo: HashMap<Handle<Expr>, Handle<Expr>> = HashMap::new();
     let mut consumer_only: HashSet<Handle<Expr>> = HashSet::new();
     let mut producer = Block::new();
     let mut consumer = Block::new();
@@ -147,7 +128,7 @@ fn distribute(k: &mut Kernel, body: Block, var: Handle<Var>) -> Result<(Block, B
                     let mut bad = false;
                     body.visit(&mut |x| x.for_each_use(&k.exprs, |o| bad |= consumer_only.contains(&o)));
                     if bad {
-                        return Err(());
+                        return Err(None);
                     }
                     let body = super::substitute(k, body, &mut memo);
                     producer.append(body);
@@ -158,10 +139,11 @@ fn distribute(k: &mut Kernel, body: Block, var: Handle<Var>) -> Result<(Block, B
                 let reads_written = matches!(e, Some(Expr::ReadVar(v)) if written.contains(&v));
                 let mut depends = false;
                 if let Some(e) = &e {
-                    e.for_each_operand(|o| depends |= consumer_only.contains(&o));
+                    e.for_each_operand(|o| depends |= consumer_only.contains(&o) && !memo.contains_key(&o));
                 }
                 if reads_written || depends || matches!(e, Some(Expr::OpResult(_))) {
                     consumer_only.insert(h);
+                    placer.emit(k, h);
                 } else if let Some(mut e) = e {
                     // The producer computes it too, under its own name.
                     e.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
@@ -172,6 +154,12 @@ fn distribute(k: &mut Kernel, body: Block, var: Handle<Var>) -> Result<(Block, B
                 consumer.push(Stmt::Emit(h), at);
             }
             s => {
+                let unavailable = |h| consumer_only.contains(&h) && !memo.contains_key(&h);
+                match placer.place(k, &s, at, unavailable, |v| written.contains(&v)) {
+                    Placement::Stuck => return Err(Some(at)),
+                    Placement::Everywhere => producer.append(replicate(k, &s, at, &mut memo)),
+                    Placement::Consumers => {}
+                }
                 s.defines().into_iter().for_each(|h| {
                     consumer_only.insert(h);
                 });
@@ -187,6 +175,15 @@ fn distribute(k: &mut Kernel, body: Block, var: Handle<Var>) -> Result<(Block, B
     Ok((producer, consumer))
 }
 
+/// Puts the copies `pending` before the statements of the producer region `into`; forgets the values they define,
+/// which later regions cannot reach.
+fn take_pending(into: &mut Block, pending: &mut Block, memo: &mut HashMap<Handle<Expr>, Handle<Expr>>) {
+    let mut body = std::mem::take(pending);
+    body.append(std::mem::take(into));
+    *into = body;
+    memo.clear();
+}
+
 /// The consumers' registers per thread when `consumers` warpgroups share what the producer leaves.
 pub fn consumer_registers(consumers: u32) -> u32 {
     let left = cutec_target::SM_REGISTERS - 128 * PRODUCER_REGISTERS;
@@ -194,7 +191,10 @@ pub fn consumer_registers(consumers: u32) -> u32 {
     per.min(cutec_target::SETMAXNREG_MAX)
 }
 
-fn specialize(k: &mut Kernel) -> Result<(), PassError> {
+/// Splits `k`'s body into the producer's regions and the consumers' (see the module documentation, and
+/// [`placement`](super::placement) for the statements both run). Gives the conditions of the `if`s left to the
+/// consumers only, for [`producer_only`].
+fn specialize(k: &mut Kernel) -> Result<Vec<(Handle<Expr>, Loc)>, PassError> {
     let loc = k.loc;
     let threads = threads_1d(k).unwrap_or(0);
     let consumers = threads / 128;
@@ -232,6 +232,12 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     let mut consumer = Block::new();
     let mut moved: HashSet<Handle<Expr>> = HashSet::new();
     let mut trailer = Block::new();
+    let mut placer = Placer::default();
+    // Copies of the statements every thread runs, for the next producer region (or the last); `memo` maps the
+    // values they define to the copies'. A region takes them all: values defined in an earlier one are out of reach.
+    let mut pending = Block::new();
+    let mut memo: HashMap<Handle<Expr>, Handle<Expr>> = HashMap::new();
+
     let total = stmts.len();
     for (i, (s, at)) in stmts.into_iter().zip(locs).enumerate() {
         if i < split {
@@ -242,8 +248,12 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
             Stmt::For { var, start, end, step, unroll, stages, body } if producer_loop_body(&body) => {
                 let mut uses_moved = moved.contains(&start) || moved.contains(&end);
                 body.visit(&mut |x| x.for_each_use(&k.exprs, |o| uses_moved |= moved.contains(&o)));
-                let (producer_body, consumer_body) = match distribute(k, body, var) {
+                let (producer_body, consumer_body) = match distribute(k, body, var, &mut placer) {
                     Ok(parts) if !uses_moved => parts,
+                    Err(Some(stuck)) => {
+                        k.body = Block::new();
+                        return Err(refuse(PASS, k, stuck, Refusal::PerThreadNeedsConsumers));
+                    }
                     _ => {
                         k.body = Block::new();
                         return Err(refuse(PASS, k, at, Refusal::CopiesNeedConsumers { in_loop: true }));
@@ -251,7 +261,8 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
                 };
                 let producer_loop = Stmt::For { var, start, end, step, unroll, stages, body: producer_body };
                 let role = Role { kind: RoleKind::Producer, first: 0, count: 1 };
-                let region = Block::from_parts(vec![producer_loop], vec![at]);
+                let mut region = Block::from_parts(vec![producer_loop], vec![at]);
+                take_pending(&mut region, &mut pending, &mut memo);
                 producers.push(RoleRegion { role, regs: Some(PRODUCER_REGISTERS), body: region, at });
                 consumer.push(Stmt::For { var, start, end, step, unroll, stages, body: consumer_body }, at);
             }
@@ -265,7 +276,11 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
                     return Err(refuse(PASS, k, at, Refusal::CopiesNeedConsumers { in_loop: false }));
                 }
                 let regs = Some(PRODUCER_REGISTERS);
-                producers.extend(regions.into_iter().map(|r| RoleRegion { regs, at, ..r }));
+                let mut regions: Vec<RoleRegion> = regions.into_iter().map(|r| RoleRegion { regs, at, ..r }).collect();
+                if let Some(first) = regions.iter_mut().find(|r| r.role.kind == RoleKind::Producer) {
+                    take_pending(&mut first.body, &mut pending, &mut memo);
+                }
+                producers.extend(regions);
             }
             // The cluster barrier a shared ring ends the kernel with: every thread of both roles reaches it.
             Stmt::Op { op: Op::ClusterBarrier, .. } if i + 1 == total => trailer.push(s, at),
@@ -275,23 +290,47 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
             Stmt::Emit(h) => {
                 let e = k.exprs.get(h);
                 let reads_written = matches!(e, Some(Expr::ReadVar(v)) if written.contains(v));
-                let mut depends = false;
+                let (mut depends, mut out_of_reach) = (false, false);
                 if let Some(e) = e {
-                    e.for_each_operand(|o| depends |= moved.contains(&o));
+                    e.for_each_operand(|o| {
+                        depends |= moved.contains(&o);
+                        out_of_reach |= moved.contains(&o) && !memo.contains_key(&o);
+                    });
                 }
-                if reads_written || depends || matches!(e, Some(Expr::OpResult(_))) {
+                let op_result = matches!(e, Some(Expr::OpResult(_)));
+                if reads_written || depends || op_result {
+                    if !reads_written && !out_of_reach && !op_result {
+                        // From copies of statements every thread runs: the producer computes it too.
+                        pending.append(replicate(k, &Stmt::Emit(h), at, &mut memo));
+                    }
                     moved.insert(h);
+                    placer.emit(k, h);
                     consumer.push(Stmt::Emit(h), at);
                 } else {
                     shared.push(Stmt::Emit(h), at);
                 }
             }
             s => {
+                let unavailable = |h| moved.contains(&h) && !memo.contains_key(&h);
+                match placer.place(k, &s, at, unavailable, |v| written.contains(&v)) {
+                    Placement::Stuck => {
+                        k.body = Block::new();
+                        return Err(refuse(PASS, k, at, Refusal::PerThreadNeedsConsumers));
+                    }
+                    Placement::Everywhere => pending.append(replicate(k, &s, at, &mut memo)),
+                    Placement::Consumers => {}
+                }
                 s.defines().into_iter().for_each(|h| {
                     moved.insert(h);
                 });
                 consumer.push(s, at);
             }
+        }
+    }
+    if !pending.is_empty() {
+        match producers.last_mut() {
+            Some(last) => last.body.append(pending),
+            None => return Err(super::internal(PASS, k, loc, "no producer region", "this kernel")),
         }
     }
     let regs = consumer_registers(consumers);
@@ -305,5 +344,5 @@ fn specialize(k: &mut Kernel) -> Result<(), PassError> {
     }
     shared.append(trailer);
     k.body = shared;
-    Ok(())
+    Ok(placer.conditions)
 }

@@ -1,0 +1,236 @@
+//! Where the statements of a `warp_specialized` body beside its pipelined loop run (issue 32: "per-thread
+//! statements run on exactly the threads the program names, or the kernel is refused").
+//!
+//! The program is written for every thread of the block; `specialize-warps` gives warpgroup 0 to the producer.
+//! A statement beside the pipelined loop is then one of:
+//! - **the consumers' work** ([`Placement::Consumers`]): it touches a register tensor (the mma's fragments live on
+//!   the consumer warpgroups), synchronizes, issues an asynchronous or collective operation, or uses a value or
+//!   variable such work computed. It runs on the consumer warpgroups, which are the mma's threads;
+//! - **per-thread work** ([`Placement::Everywhere`]): it writes global or shared memory, per thread, and needs
+//!   nothing the consumers compute. The producer runs a copy of it too ([`replicate`]), so that threads 0..127 do
+//!   what the program says; loads of global memory such a statement uses are copied with it;
+//! - neither: per-thread work that uses a value only the consumers compute ([`Placement::Stuck`]), refused, or
+//!   a computation with no effect on memory (a variable's update), which stays with the consumers; a later
+//!   statement that writes memory from it is refused in turn.
+
+use crate::arena::{Handle, Loc};
+use crate::effects::{self, Effects, Footprint, Resource};
+use crate::expr::Expr;
+use crate::module::{Kernel, Var};
+use crate::op::Op;
+use crate::stmt::{Block, Stmt};
+use crate::types::AddrSpace;
+use std::collections::{HashMap, HashSet};
+
+/// Where one statement runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Placement {
+    /// On the consumer warpgroups only.
+    Consumers,
+    /// On every thread: the producer runs a copy.
+    Everywhere,
+    /// Per-thread work that needs a value only the consumers compute.
+    Stuck,
+}
+
+/// What the statements placed so far tell about the rest: the values and variables of the consumers' work.
+#[derive(Default)]
+pub(super) struct Placer {
+    /// Values the consumers' work computes: a statement that uses one is that work too.
+    work: HashSet<Handle<Expr>>,
+    /// Variables that work writes.
+    work_vars: HashSet<Handle<Var>>,
+    /// The conditions of the `if`s placed on the consumers only, for the producer-only check: one no consumer
+    /// thread meets runs on no thread at all.
+    pub conditions: Vec<(Handle<Expr>, Loc)>,
+}
+
+/// What only the consumers may do: synchronize, start or wait for asynchronous work, join a collective, jump.
+const CONSUMER_EFFECTS: Effects =
+    Effects::ASYNC.union(Effects::WAIT).union(Effects::BARRIER).union(Effects::COLLECTIVE).union(Effects::CONTROL);
+
+impl Placer {
+    /// Notes an emitted expression placed with the consumers: a value computed from their work is their work.
+    pub fn emit(&mut self, k: &Kernel, h: Handle<Expr>) {
+        let Some(e) = k.exprs.get(h) else { return };
+        let mut work = matches!(e, Expr::ReadVar(v) if self.work_vars.contains(v));
+        e.for_each_operand(|o| work |= self.work.contains(&o));
+        if work {
+            self.work.insert(h);
+        }
+    }
+
+    /// Where `s` (not an emission) runs. `unavailable(h)` says whether the producer cannot compute `h` (a value
+    /// the consumers' statements define), `written(v)` whether the consumers write the variable `v`.
+    pub fn place(
+        &mut self,
+        k: &Kernel,
+        s: &Stmt,
+        at: Loc,
+        unavailable: impl Fn(Handle<Expr>) -> bool,
+        written: impl Fn(Handle<Var>) -> bool,
+    ) -> Placement {
+        let effects = effects::deep(k, s);
+        let mut uses = Vec::new();
+        let mut reads = Vec::new();
+        visit_uses(k, s, &mut |h| uses.push(h), &mut |v| reads.push(v));
+        let local = effects.reads_space(AddrSpace::Local) || effects.writes_space(AddrSpace::Local);
+        let work = effects.intersects(CONSUMER_EFFECTS)
+            || local
+            || uses.iter().any(|h| self.work.contains(h))
+            || reads.iter().any(|v| self.work_vars.contains(v));
+        let writes_memory = effects.writes_space(AddrSpace::Global) || effects.writes_space(AddrSpace::Shared);
+        if !work && (writes_memory || is_global_load(k, s)) {
+            // Its own loops' induction variables are the only variables it may write, and those it reads must
+            // come from before the consumers' part or from itself.
+            let own = induction_vars(s);
+            let mut writes_other = false;
+            visit(s, &mut |x| writes_other |= matches!(x, Stmt::WriteVar { .. }));
+            let defined = definitions(s);
+            let stuck_value = uses.iter().find(|h| !defined.contains(h) && unavailable(**h));
+            let stuck_var = reads.iter().any(|v| !own.contains(v) && written(*v));
+            if !writes_other && stuck_value.is_none() && !stuck_var {
+                return Placement::Everywhere;
+            }
+            if writes_memory {
+                return Placement::Stuck;
+            }
+        }
+        if work {
+            self.work.extend(definitions(s));
+            visit(s, &mut |x| self.work_vars.extend(x.writes_var()));
+        }
+        visit_at(s, at, &mut |x, loc| {
+            if let Stmt::If { cond, accept, .. } = x
+                && !accept.is_empty()
+            {
+                self.conditions.push((*cond, loc));
+            }
+        });
+        Placement::Consumers
+    }
+}
+
+/// Whether `s` is a load of global (or parameter) memory: per-thread work the producer may repeat.
+fn is_global_load(k: &Kernel, s: &Stmt) -> bool {
+    matches!(s, Stmt::Op { op: Op::Load { ptr, .. }, .. }
+        if matches!(effects::space_of(k, *ptr), Some(AddrSpace::Global | AddrSpace::Param)))
+}
+
+/// Calls `f` on `s` and every statement nested in it.
+fn visit(s: &Stmt, f: &mut impl FnMut(&Stmt)) {
+    f(s);
+    for b in s.blocks() {
+        b.visit(f);
+    }
+}
+
+/// Calls `f` on `s` (at `at`) and every statement nested in it, with its location.
+fn visit_at(s: &Stmt, at: Loc, f: &mut impl FnMut(&Stmt, Loc)) {
+    f(s, at);
+    for b in s.blocks() {
+        for (x, loc) in b.iter() {
+            visit_at(x, loc, f);
+        }
+    }
+}
+
+/// The values `s` and the statements nested in it define.
+fn definitions(s: &Stmt) -> HashSet<Handle<Expr>> {
+    let mut defined = HashSet::new();
+    visit(s, &mut |x| defined.extend(x.defines()));
+    defined
+}
+
+/// The induction variables of `s` and the loops nested in it.
+fn induction_vars(s: &Stmt) -> HashSet<Handle<Var>> {
+    let mut vars = HashSet::new();
+    visit(s, &mut |x| {
+        if let Stmt::For { var, .. } = x {
+            vars.insert(*var);
+        }
+    });
+    vars
+}
+
+/// Calls `use_` on every value `s` and its nested statements use, `read` on every variable they read.
+fn visit_uses(k: &Kernel, s: &Stmt, use_: &mut impl FnMut(Handle<Expr>), read: &mut impl FnMut(Handle<Var>)) {
+    visit(s, &mut |x| {
+        x.for_each_use(&k.exprs, &mut *use_);
+        read_var(k, x).into_iter().for_each(&mut *read);
+    });
+}
+
+fn read_var(k: &Kernel, s: &Stmt) -> Option<Handle<Var>> {
+    s.reads_var(&k.exprs)
+}
+
+/// A copy of `s` for the producer: every value it defines defined anew (recorded in `memo`), every operand in
+/// `memo` replaced by its copy.
+pub(super) fn replicate(k: &mut Kernel, s: &Stmt, at: Loc, memo: &mut HashMap<Handle<Expr>, Handle<Expr>>) -> Block {
+    let mut out = Block::new();
+    let mut s = s.clone();
+    s.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
+    match &mut s {
+        Stmt::Emit(h) | Stmt::Op { result: Some(h), .. } => {
+            // An emission's operands are its expression's: map those, not the handle.
+            let original = *h;
+            if let Some(mut e) = k.exprs.get(original).cloned() {
+                e.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
+                let loc = k.exprs.loc(original);
+                let copy = k.exprs.append(e, loc);
+                memo.insert(original, copy);
+                *h = copy;
+            }
+        }
+        _ => {}
+    }
+    for b in s.blocks_mut() {
+        let inner = std::mem::take(b);
+        let mut copy = Block::new();
+        for (x, loc) in inner.iter() {
+            copy.append(replicate(k, x, loc, memo));
+        }
+        *b = copy;
+    }
+    out.push(s, at);
+    out
+}
+
+/// The first statement of a `warp_specialized` kernel's pipelined loop body that writes memory per thread
+/// ([`Placement::Everywhere`] there): the loop's body runs on the consumers, and the producer's loop only issues
+/// copies, so threads 0..127 would not run it.
+///
+/// A store into one of the ring's tiles is left to `check-schedule`, whose E0347 says more.
+pub(super) fn per_thread_in_ring(k: &Kernel, body: &Block) -> Option<Loc> {
+    let mut tiles = HashSet::new();
+    body.visit(&mut |s| {
+        if let Stmt::Op { op: Op::TmaLoadUnscheduled { dst, .. }, .. } = s {
+            tiles.extend(Resource::of(k, *dst).alloc());
+        }
+    });
+    let into_tile = |s: &Stmt| {
+        let mut found = false;
+        visit(s, &mut |x| {
+            found |= Footprint::of_stmt(k, x).writes().any(|w| w.resource.alloc().is_some_and(|a| tiles.contains(&a)))
+        });
+        found
+    };
+    let mut placer = Placer::default();
+    for (s, at) in body.iter() {
+        match s {
+            Stmt::Emit(h) => placer.emit(k, *h),
+            s => {
+                let placed = placer.place(k, s, at, |_| false, |_| false);
+                let writes = effects::deep(k, s);
+                if placed == Placement::Everywhere
+                    && (writes.writes_space(AddrSpace::Global) || writes.writes_space(AddrSpace::Shared))
+                    && !into_tile(s)
+                {
+                    return Some(at);
+                }
+            }
+        }
+    }
+    None
+}
