@@ -39,25 +39,11 @@ fn chunk(elem: Scalar) -> i64 {
 }
 
 impl Lower<'_> {
-    /// Records the ring the pipelined loop `body` of `stages` stages will need: one stage is the tiles its
-    /// unscheduled copies fill (each counted once, as `pipeline-loops` grows each tile once).
+    /// Records the shared memory the ring of the pipelined loop `body` of `stages` stages will add, as
+    /// `pipeline-loops` computes it (the largest of the kernel's rings).
     pub(super) fn note_ring(&mut self, body: &cutec_ir::Block, stages: u32) {
-        let k = self.b.kernel();
-        let mut tiles = Vec::new();
-        body.visit(&mut |s| {
-            // A multicast copy fills part of its tile (this CTA's share): the tile is what the address is in.
-            if let Stmt::Op { op: Op::TmaLoadUnscheduled { dst, .. }, .. } = s
-                && let cutec_ir::effects::Resource::Alloc(a) = cutec_ir::effects::Resource::of(k, *dst)
-                && !tiles.contains(&a)
-            {
-                tiles.push(a);
-            }
-        });
-        let stage: u64 = tiles.iter().filter_map(|a| k.allocs.get(*a)).map(|a| a.size_bytes()).sum();
-        if stage > 0 {
-            let (s, n) = self.ring.unwrap_or((0, 0));
-            self.ring = Some(if stage * u64::from(stages) > s * u64::from(n) { (stage, stages) } else { (s, n) });
-        }
+        let bytes = cutec_ir::passes::schedule::ring_bytes(self.b.kernel(), body, stages);
+        self.ring = self.ring.max(Some(bytes).filter(|b| *b > 0));
     }
 
     /// The columns of the pieces a warpgroup stages its `n` columns in, of `bytes`-byte elements, `wgs`
@@ -65,10 +51,9 @@ impl Lower<'_> {
     /// shared memory, otherwise the widest whole number of swizzle rows that does (two pieces of 128 columns
     /// leave a 4-stage fp8 ring room, as `examples/gemm_fp8_manual.cute` does by hand).
     fn staging_piece(&self, n: i64, bytes: i64, wgs: i64) -> i64 {
-        let Some((stage, stages)) = self.ring else { return n };
-        // What `pipeline-loops` adds: the other stages and two mbarriers per stage; and up to 1024 bytes to
-        // align the staging tile for its 128-byte swizzle (the ring's tiles are whole multiples of it).
-        let ring = stage * u64::from(stages.saturating_sub(1)) + 16 * u64::from(stages) + 1024;
+        let Some(ring) = self.ring else { return n };
+        // And up to 1024 bytes to align the staging tile for its 128-byte swizzle.
+        let ring = ring + 1024;
         let before = self.b.kernel().shared_bytes() + ring;
         let fits = |cols: i64| before + (64 * cols * bytes * wgs) as u64 <= u64::from(cutec_ir::MAX_SHARED_BYTES);
         let row = ROW_BYTES / bytes.max(1);

@@ -268,9 +268,9 @@ pub(crate) struct Lower<'p> {
     pub map_reads_beside: Vec<(usize, Span)>,
     /// Whether the lowering is in the body of a `pipelined` loop (at any depth).
     pub in_pipelined: bool,
-    /// The ring a `pipelined` loop lowered so far will need, as `pipeline-loops` will grow it: the bytes of one
-    /// stage (its copies' tiles) and the stages. What the TMA epilogue's staging must leave room for.
-    pub ring: Option<(u64, u32)>,
+    /// The shared memory the largest ring of the `pipelined` loops lowered so far adds, as `pipeline-loops`
+    /// computes it (`cutec_ir::passes::schedule::ring_bytes`): what the TMA epilogue's staging must leave room for.
+    pub ring: Option<u64>,
     /// Statements the kernel starts with, ahead of its body: what a construct deep in the body needs done once
     /// and published by a CTA barrier first (the mbarriers of `store(.., map = f)`'s spare warps).
     pub prologue: cutec_ir::Block,

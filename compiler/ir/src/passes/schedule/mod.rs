@@ -97,11 +97,44 @@ fn grow_to_stages(
     let Some(a) = k.allocs.get_mut(tile) else {
         return Err(internal(pass, k, at, "a copy into no allocation", "here"));
     };
-    let size = i64::from(a.elem.size_bytes());
-    let align = i64::from(a.align.max(128));
-    let elems = (i64::from(a.len) * size + align - 1) / align * align / size;
+    let elems = stage_elems(a);
     a.len = u32::try_from(elems * stages).unwrap_or(u32::MAX);
     Ok(elems)
+}
+
+/// The elements of one stage of the tile `a`: its length, rounded up so that every stage is aligned as TMA and
+/// the tile's swizzle ask (128 bytes or more).
+fn stage_elems(a: &Alloc) -> i64 {
+    let size = i64::from(a.elem.size_bytes()).max(1);
+    let align = i64::from(a.align.max(128));
+    (i64::from(a.len) * size + align - 1) / align * align / size
+}
+
+/// The shared memory `pipeline-loops` adds to a kernel when it gives the pipelined loop `body` a ring of `stages`
+/// stages: each tile its copies fill grown to the stages ([`grow_to_stages`]; the tile's one stage is already
+/// the kernel's), and the `full` and `empty` mbarriers. The lowering asks it before it lowers a `store` that
+/// stages the accumulator in shared memory (how many pieces fit beside the ring), so that the ring's size has
+/// one definition, the pass's.
+pub fn ring_bytes(k: &Kernel, body: &crate::stmt::Block, stages: u32) -> u64 {
+    let mut tiles: Vec<Handle<Alloc>> = Vec::new();
+    body.visit(&mut |s| {
+        // A multicast copy fills part of its tile (this CTA's share): the tile is what the address is in.
+        if let crate::stmt::Stmt::Op { op: crate::op::Op::TmaLoadUnscheduled { dst, .. }, .. } = s
+            && let Some(a) = alloc_of(k, *dst)
+            && !tiles.contains(&a)
+        {
+            tiles.push(a);
+        }
+    });
+    let grown: u64 = tiles
+        .iter()
+        .filter_map(|t| k.allocs.get(*t))
+        .map(|a| {
+            let stage = u64::try_from(stage_elems(a)).unwrap_or(u64::MAX) * u64::from(a.elem.size_bytes());
+            (stage.saturating_mul(u64::from(stages))).saturating_sub(a.size_bytes())
+        })
+        .sum();
+    if tiles.is_empty() { 0 } else { grown + 2 * 8 * u64::from(stages) }
 }
 
 /// A new shared-memory array of `len` mbarriers (`i64`) named `name` (or a fresh variant), and its address.
