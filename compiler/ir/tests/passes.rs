@@ -362,3 +362,34 @@ fn check_schedule_proves_a_proxy_fence_between_stores_and_async_reads() {
     let one_path = "  %9: i1 = cmp.lt %0, 64\n  if %9 {\n    fence.proxy.async\n  }\n  barrier.cta";
     assert_eq!(check_schedule(&store_then_tma_store(one_path)), Err("E0349".to_string()));
 }
+
+/// The checks at the end of the pipeline change nothing and say so (`Preserved::ALL`): the analyses they share
+/// (the validator's, each kernel's uniformity and ranges) are computed once for all of them, and again only
+/// after a pass that changes the module.
+#[test]
+fn the_checks_share_their_analyses() {
+    let (transforms, checks) = cutec_ir::passes::pipeline_parts();
+    for module in [fixtures::softmax(), fixtures::kitchen_sink()] {
+        let mut module = module;
+        let kernels = u32::try_from(module.kernels.len()).expect("few kernels");
+        let mut analyses = cutec_ir::passes::Analyses::default();
+        for pass in &transforms {
+            cutec_ir::passes::run_pass(*pass, &mut module, &mut analyses).expect("the transforms succeed");
+        }
+        let before = analyses.computed();
+        for pass in &checks {
+            assert_eq!(pass.preserves(), cutec_ir::passes::Preserved::ALL, "{} is a check", pass.name());
+            cutec_ir::passes::run_pass(*pass, &mut module, &mut analyses).expect("the checks pass");
+        }
+        let after = analyses.computed();
+        assert_eq!(after.info - before.info, 1, "the checks validate once");
+        assert_eq!(after.uniformity - before.uniformity, kernels, "uniformity once per kernel");
+        assert_eq!(after.ranges - before.ranges, kernels, "ranges once per kernel");
+        // A pass that changes the module drops them: the next check computes them again.
+        let dce = find_pass("dce").expect("dce");
+        cutec_ir::passes::run_pass(dce, &mut module, &mut analyses).expect("dce");
+        let check = find_pass("check-operands").expect("check-operands");
+        cutec_ir::passes::run_pass(check, &mut module, &mut analyses).expect("the check passes");
+        assert_eq!(analyses.computed().ranges - after.ranges, kernels, "ranges again after dce");
+    }
+}

@@ -117,9 +117,43 @@ pub struct Region {
 pub struct Ranges<'k> {
     kernel: &'k Kernel,
     info: &'k KernelInfo,
+    state: State<'k>,
+}
+
+/// What [`Ranges`] has computed of a kernel: the variables' fixed point and the regions asked for so far. The
+/// pass pipeline's `Analyses` keeps it between the passes that do not change the kernel.
+#[derive(Default)]
+pub struct RangeState {
+    /// Whether `vars` is the fixed point (computed on first use).
+    solved: bool,
     vars: HashMap<Handle<Var>, Interval>,
     /// The ranges of every expression in a region, computed once per region asked for.
     regions: HashMap<Region, Vec<Interval>>,
+}
+
+/// A [`RangeState`] of one analysis, or kept by its caller.
+enum State<'k> {
+    Own(RangeState),
+    Kept(&'k mut RangeState),
+}
+
+impl std::ops::Deref for State<'_> {
+    type Target = RangeState;
+    fn deref(&self) -> &RangeState {
+        match self {
+            State::Own(s) => s,
+            State::Kept(s) => s,
+        }
+    }
+}
+
+impl std::ops::DerefMut for State<'_> {
+    fn deref_mut(&mut self) -> &mut RangeState {
+        match self {
+            State::Own(s) => s,
+            State::Kept(s) => s,
+        }
+    }
 }
 
 /// How many times a variable's range may grow before it is widened to its type's range.
@@ -131,9 +165,27 @@ const MAX_ROUNDS: u32 = 16;
 impl<'k> Ranges<'k> {
     /// The analysis of `kernel` (`info`: the validator's types of its expressions).
     pub fn new(kernel: &'k Kernel, info: &'k KernelInfo) -> Ranges<'k> {
-        let mut ranges = Ranges { kernel, info, vars: HashMap::new(), regions: HashMap::new() };
-        ranges.solve_vars();
+        Ranges::with_state(kernel, info, State::Own(RangeState::default()))
+    }
+
+    /// The analysis of `kernel` that starts from, and adds to, what `state` holds: `state` must be of this
+    /// kernel as it is now (the pipeline's `Analyses` drops it when a pass changes the kernel).
+    pub fn kept(kernel: &'k Kernel, info: &'k KernelInfo, state: &'k mut RangeState) -> Ranges<'k> {
+        Ranges::with_state(kernel, info, State::Kept(state))
+    }
+
+    fn with_state(kernel: &'k Kernel, info: &'k KernelInfo, state: State<'k>) -> Ranges<'k> {
+        let mut ranges = Ranges { kernel, info, state };
+        if !ranges.state.solved {
+            ranges.solve_vars();
+            ranges.state.solved = true;
+        }
         ranges
+    }
+
+    /// The validator's analysis of the kernel, which the ranges read types from.
+    pub fn info(&self) -> &'k KernelInfo {
+        self.info
     }
 
     /// The threads of the whole CTA.
@@ -157,11 +209,11 @@ impl<'k> Ranges<'k> {
 
     /// The range of `e` in `region`.
     pub fn of(&mut self, region: Region, e: Handle<Expr>) -> Interval {
-        if !self.regions.contains_key(&region) {
+        if !self.state.regions.contains_key(&region) {
             let all = self.compute(region);
-            self.regions.insert(region, all);
+            self.state.regions.insert(region, all);
         }
-        self.regions.get(&region).and_then(|all| all.get(e.index()).copied()).unwrap_or(Interval::EMPTY)
+        self.state.regions.get(&region).and_then(|all| all.get(e.index()).copied()).unwrap_or(Interval::EMPTY)
     }
 
     /// The ranges of every expression in `region`, in arena order (operands are earlier expressions).
@@ -193,7 +245,7 @@ impl<'k> Ranges<'k> {
                 };
             }
             Expr::Special(s) => self.special(region, s),
-            Expr::ReadVar(v) => self.vars.get(&v).copied().filter(|r| !r.is_empty()).unwrap_or(full),
+            Expr::ReadVar(v) => self.state.vars.get(&v).copied().filter(|r| !r.is_empty()).unwrap_or(full),
             Expr::Unary { op: UnaryOp::Neg, value } => {
                 let a = of(value);
                 Interval::new(-a.hi, -a.lo)
@@ -285,13 +337,13 @@ impl<'k> Ranges<'k> {
         let mut grown: HashMap<Handle<Var>, u32> = HashMap::new();
         let mut converged = false;
         for _ in 0..MAX_ROUNDS {
-            self.regions.clear();
+            self.state.regions.clear();
             let mut writes: Vec<(Handle<Var>, Interval)> = Vec::new();
             let cta = self.cta();
             self.collect_writes(&self.kernel.body, cta, &mut writes);
             let mut changed = false;
             for (v, r) in writes {
-                let old = self.vars.get(&v).copied().unwrap_or(Interval::EMPTY);
+                let old = self.state.vars.get(&v).copied().unwrap_or(Interval::EMPTY);
                 let new = old.join(r);
                 if new != old {
                     let n = grown.entry(v).or_insert(0);
@@ -300,7 +352,7 @@ impl<'k> Ranges<'k> {
                         Some(var) if *n > WIDEN_AFTER => Interval::of_type(var.ty),
                         _ => new,
                     };
-                    self.vars.insert(v, widened);
+                    self.state.vars.insert(v, widened);
                     changed = true;
                 }
             }
@@ -311,10 +363,10 @@ impl<'k> Ranges<'k> {
         }
         if !converged {
             for (v, var) in self.kernel.vars.iter() {
-                self.vars.insert(v, Interval::of_type(var.ty));
+                self.state.vars.insert(v, Interval::of_type(var.ty));
             }
         }
-        self.regions.clear();
+        self.state.regions.clear();
     }
 
     /// The ranges written to variables in `block` (in `region`), by `var = value` and by `for` loops.

@@ -235,7 +235,11 @@ impl Uniformity {
 
 /// Every collective instruction of `kernel` that is not proven to be executed by whole groups.
 pub fn check(kernel: &Kernel) -> Vec<Divergence> {
-    let u = Uniformity::of(kernel);
+    check_with(kernel, &Uniformity::of(kernel))
+}
+
+/// [`check`] with the kernel's uniformity `u` already computed.
+pub fn check_with(kernel: &Kernel, u: &Uniformity) -> Vec<Divergence> {
     let mut walk = Walk {
         kernel,
         exprs: &u.exprs,

@@ -3,7 +3,7 @@
 //! prove is E0312 at the instruction, with the condition, bounds or jump that splits the group. It runs last, so
 //! what a pass generates is held to the same rule as what the program says.
 
-use super::{Analyses, Pass, PassError, PassErrorKind};
+use super::{Analyses, Pass, PassError, PassErrorKind, Preserved};
 use crate::analysis::uniformity;
 use crate::module::Module;
 
@@ -16,15 +16,16 @@ impl Pass for CheckCollectives {
     fn description(&self) -> &'static str {
         "prove that warp, warpgroup and CTA collectives are executed by whole groups (changes nothing)"
     }
-    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
-        for kernel in &module.kernels {
-            if let Some(d) = uniformity::check(kernel).into_iter().next() {
+    fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError> {
+        for (i, kernel) in module.kernels.iter().enumerate() {
+            let Some(u) = analyses.uniformity(module, i) else { continue };
+            if let Some(d) = uniformity::check_with(kernel, u).into_iter().next() {
                 return Err(PassError::at(self.name(), kernel, d.loc, PassErrorKind::Divergent(Box::new(d))));
             }
         }
         Ok(())
     }
-    fn preserves_all(&self) -> bool {
-        true
+    fn preserves(&self) -> Preserved {
+        Preserved::ALL
     }
 }

@@ -5,7 +5,7 @@
 //! range analysis ([`crate::analysis::range`]: loop bounds, thread indices, masks), or it is refused with the
 //! range found. (It is also E0301's warning: the array may leave registers.)
 
-use super::{Analyses, FragmentAccess, Pass, PassError, PassErrorKind};
+use super::{Analyses, FragmentAccess, Pass, PassError, PassErrorKind, Preserved};
 use crate::analysis::range::{Ranges, Region};
 use crate::arena::Handle;
 use crate::expr::Expr;
@@ -26,9 +26,10 @@ impl Pass for CheckFragmentBounds {
     }
     fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError> {
         let module = &*module;
-        let info = super::module_info(self, module, analyses)?;
-        for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
-            let mut ranges = Ranges::new(kernel, kinfo);
+        super::module_info(self, module, analyses)?;
+        for (i, kernel) in module.kernels.iter().enumerate() {
+            let Some(mut ranges) = super::kernel_ranges(self, module, analyses, i)? else { continue };
+            let kinfo = ranges.info();
             let cta = ranges.cta();
             if let Some((ptr, kind)) = first_outside(kernel, kinfo, &mut ranges, &kernel.body, cta) {
                 return Err(PassError::at(self.name(), kernel, kernel.exprs.loc(ptr), kind));
@@ -36,8 +37,8 @@ impl Pass for CheckFragmentBounds {
         }
         Ok(())
     }
-    fn preserves_all(&self) -> bool {
-        true
+    fn preserves(&self) -> Preserved {
+        Preserved::ALL
     }
 }
 

@@ -24,7 +24,7 @@
 //! `pipeline-loops` refuses the first hazard before it writes anything, at the user's statement
 //! ([`groups_per_pass`]); this pass proves it again on what all the passes left, like the other checks.
 
-use super::{Analyses, Pass, PassError, PassErrorKind};
+use super::{Analyses, Pass, PassError, PassErrorKind, Preserved};
 use crate::arena::{Handle, Loc};
 use crate::codes;
 use crate::effects::{Footprint, Resource};
@@ -52,8 +52,8 @@ impl Pass for CheckSchedule {
         }
         Ok(())
     }
-    fn preserves_all(&self) -> bool {
-        true
+    fn preserves(&self) -> Preserved {
+        Preserved::ALL
     }
 }
 

@@ -2,8 +2,9 @@
 //!
 //! Every pass takes a valid module and leaves a valid module, or fails with a [`PassError`] (a diagnostic with a
 //! code and the location of what it cannot do). Passes receive the [`Analyses`] of the module (the validator's
-//! [`ModuleInfo`], the dependency graphs of loops), computed on demand and dropped after each pass that changes
-//! the module. [`run_pipeline`] validates before the first pass and after the last (and after every pass with
+//! [`ModuleInfo`], the dependency graphs of loops, each kernel's uniformity and ranges), computed on demand and
+//! kept until a pass that does not declare them [`Preserved`] runs: the checks at the end of the pipeline share
+//! one computation of each. [`run_pipeline`] validates before the first pass and after the last (and after every pass with
 //! [`PipelineOptions::verify_each`]), calls a hook after each pass (`--dump-after PASS`), and returns the final
 //! validator analysis that back ends consume.
 
@@ -25,7 +26,7 @@ mod unroll;
 /// The statement budget of a kernel (see the `unroll` pass), which the lowering also charges before it expands.
 pub use unroll::MAX_STMTS;
 
-pub use analyses::{Analyses, LoopRef};
+pub use analyses::{Analyses, Computed, LoopRef, Preserved};
 
 use crate::analysis::uniformity::{Cause, Divergence, Scope, Why};
 use crate::arena::Loc;
@@ -42,9 +43,10 @@ pub trait Pass: Sync {
     fn description(&self) -> &'static str;
     /// Transforms `module`; `analyses` describe it as it is on entry.
     fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError>;
-    /// Whether the pass leaves the module unchanged (its analyses then stay valid).
-    fn preserves_all(&self) -> bool {
-        false
+    /// The analyses the pass keeps true ([`Preserved::ALL`] for a pass that changes nothing); the others are
+    /// computed again when the next pass asks.
+    fn preserves(&self) -> Preserved {
+        Preserved::NONE
     }
 }
 
@@ -277,6 +279,22 @@ pub(crate) fn module_info<'a>(
     })
 }
 
+/// The ranges of kernel `k`'s integers, from `analyses` (kept for the next pass that asks), for a checking pass:
+/// a module the validator refuses is the pass's [`PassErrorKind::Invalid`] (a compiler bug, E0399).
+pub(crate) fn kernel_ranges<'a>(
+    pass: &dyn Pass,
+    module: &'a Module,
+    analyses: &'a mut Analyses,
+    k: usize,
+) -> Result<Option<crate::analysis::range::Ranges<'a>>, PassError> {
+    analyses.ranges(module, k).map_err(|e| PassError {
+        pass: pass.name(),
+        kernel: e.kernel.clone(),
+        loc: e.loc,
+        kind: PassErrorKind::Invalid(Box::new(e)),
+    })
+}
+
 /// The passes, in the order they run.
 pub fn pipeline() -> Vec<&'static dyn Pass> {
     vec![
@@ -306,7 +324,7 @@ pub fn pipeline() -> Vec<&'static dyn Pass> {
 /// (they only refuse: their verdict is waited for before any output is written).
 pub fn pipeline_parts() -> (Vec<&'static dyn Pass>, Vec<&'static dyn Pass>) {
     let mut passes = pipeline();
-    let checks_from = passes.iter().rposition(|p| !p.preserves_all()).map_or(0, |i| i + 1);
+    let checks_from = passes.iter().rposition(|p| p.preserves() != Preserved::ALL).map_or(0, |i| i + 1);
     let checks = passes.split_off(checks_from);
     (passes, checks)
 }
@@ -378,8 +396,6 @@ pub fn run_passes(
 /// Runs one pass on a valid module (the tests' entry: `.ir` in, one pass, text out); validates what it leaves.
 pub fn run_pass(pass: &dyn Pass, module: &mut Module, analyses: &mut Analyses) -> Result<(), PipelineError> {
     pass.run(module, analyses)?;
-    if !pass.preserves_all() {
-        analyses.invalidate();
-    }
+    analyses.invalidate(pass.preserves());
     Ok(())
 }

@@ -15,7 +15,7 @@
 //! | `mbarrier.arrive.cluster` rank | `0 ..` the cluster's size | E0319 |
 //! | a role's `registers` | at least the registers of its largest wgmma accumulator | E0333 |
 
-use super::{Analyses, Pass, PassError, PassErrorKind};
+use super::{Analyses, Pass, PassError, PassErrorKind, Preserved};
 use crate::analysis::range::{Interval, Ranges, Region};
 use crate::arena::{Handle, Loc};
 use crate::codes;
@@ -41,9 +41,10 @@ impl Pass for CheckOperands {
     }
     fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError> {
         let module = &*module;
-        let info = super::module_info(self, module, analyses)?;
-        for (kernel, kinfo) in module.kernels.iter().zip(&info.kernels) {
-            let mut check = Check { kernel, ranges: Ranges::new(kernel, kinfo) };
+        super::module_info(self, module, analyses)?;
+        for (i, kernel) in module.kernels.iter().enumerate() {
+            let Some(ranges) = super::kernel_ranges(self, module, analyses, i)? else { continue };
+            let mut check = Check { kernel, ranges };
             let cta = check.ranges.cta();
             if let Some(e) = register_budget(kernel).or_else(|| check.block(&kernel.body, cta)) {
                 return Err(PassError::at(self.name(), kernel, e.at, PassErrorKind::Operand(Box::new(e))));
@@ -51,8 +52,8 @@ impl Pass for CheckOperands {
         }
         Ok(())
     }
-    fn preserves_all(&self) -> bool {
-        true
+    fn preserves(&self) -> Preserved {
+        Preserved::ALL
     }
 }
 

@@ -5,7 +5,7 @@
 //! on a loaded value, threads it cannot model, its budget) does not build (E0345), unless the kernel is marked
 //! `unchecked_protocol`: then it builds with E0345 as a warning. It changes nothing.
 
-use super::{Analyses, Pass, PassError, PassErrorKind};
+use super::{Analyses, Pass, PassError, PassErrorKind, Preserved};
 use crate::analysis::protocol::{self, Kind, Outcome, ProtocolError};
 use crate::arena::Loc;
 use crate::codes;
@@ -45,8 +45,8 @@ impl Pass for CheckProtocol {
         }
         Ok(())
     }
-    fn preserves_all(&self) -> bool {
-        true
+    fn preserves(&self) -> Preserved {
+        Preserved::ALL
     }
 }
 

@@ -13,7 +13,7 @@
 //! barrier nobody uses on one side. Whether each wait's phase completes, with its counts, bytes and parities, is
 //! `check-protocol`'s proof.
 
-use super::{Analyses, Pass, PassError, PassErrorKind};
+use super::{Analyses, Pass, PassError, PassErrorKind, Preserved};
 use crate::arena::{Handle, Loc};
 use crate::codes;
 use crate::effects::Resource;
@@ -40,8 +40,8 @@ impl Pass for CheckSync {
         }
         Ok(())
     }
-    fn preserves_all(&self) -> bool {
-        true
+    fn preserves(&self) -> Preserved {
+        Preserved::ALL
     }
 }
 

@@ -50,6 +50,7 @@ use crate::arena::{Handle, Loc};
 use crate::expr::Expr;
 use crate::module::{Alloc, Kernel};
 use crate::types::{AddrSpace, Scalar};
+use std::collections::HashMap;
 
 /// E0324 from `pass` in `k` at `loc` (the kernel's place where `loc` is none).
 fn refuse(pass: &'static str, k: &Kernel, loc: Loc, why: Refusal) -> PassError {
@@ -182,37 +183,71 @@ fn new_var(k: &mut Kernel, name: &str, loc: Loc) -> Handle<crate::module::Var> {
 pub(super) fn substitute(
     k: &mut Kernel,
     block: crate::stmt::Block,
-    memo: &mut std::collections::HashMap<Handle<Expr>, Handle<Expr>>,
+    memo: &mut HashMap<Handle<Expr>, Handle<Expr>>,
 ) -> crate::stmt::Block {
-    let (stmts, locs) = block.into_parts();
-    let mut out = crate::stmt::Block::new();
-    for (mut s, loc) in stmts.into_iter().zip(locs) {
-        if let crate::stmt::Stmt::Emit(h) = s {
-            if let Some(mut e) = k.exprs.get(h).cloned() {
-                let mut changed = false;
-                e.map_operands(|o| match memo.get(&o) {
-                    Some(&n) => {
-                        changed = true;
-                        n
-                    }
-                    None => o,
-                });
-                if changed {
-                    let n = k.exprs.append(e, loc);
-                    memo.insert(h, n);
-                    out.push(crate::stmt::Stmt::Emit(n), loc);
-                    continue;
-                }
-            }
-            out.push(s, loc);
-            continue;
-        }
-        s.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
-        for b in s.blocks_mut() {
-            let inner = std::mem::take(b);
-            *b = substitute(k, inner, memo);
-        }
-        out.push(s, loc);
+    let mut copy = Copy { k, memo, fresh: false };
+    match crate::visit::Rewrite::block(&mut copy, block) {
+        Ok(b) => b,
+        Err(never) => match never {},
     }
-    out
+}
+
+/// A copy of `block` in which every value is defined anew (recorded in `memo`), and every operand in `memo`
+/// replaced by its copy: the same statements, for other threads (the producer's), under their own names.
+pub(super) fn replicate(
+    k: &mut Kernel,
+    block: crate::stmt::Block,
+    memo: &mut HashMap<Handle<Expr>, Handle<Expr>>,
+) -> crate::stmt::Block {
+    let mut copy = Copy { k, memo, fresh: true };
+    match crate::visit::Rewrite::block(&mut copy, block) {
+        Ok(b) => b,
+        Err(never) => match never {},
+    }
+}
+
+/// The rewrite of [`substitute`] and [`replicate`]: `fresh` defines every value anew, otherwise only those that
+/// use a replaced one.
+struct Copy<'a> {
+    k: &'a mut Kernel,
+    memo: &'a mut HashMap<Handle<Expr>, Handle<Expr>>,
+    fresh: bool,
+}
+
+impl Copy<'_> {
+    /// `h` defined anew, its operands replaced (if `fresh` or one of them is).
+    fn define(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        let Some(mut e) = self.k.exprs.get(h).cloned() else { return h };
+        let mut changed = self.fresh;
+        e.map_operands(|o| match self.memo.get(&o) {
+            Some(&n) => {
+                changed = true;
+                n
+            }
+            None => o,
+        });
+        if !changed {
+            return h;
+        }
+        let copy = self.k.exprs.append(e, self.k.exprs.loc(h));
+        self.memo.insert(h, copy);
+        copy
+    }
+}
+
+impl crate::visit::Rewrite for Copy<'_> {
+    type Error = std::convert::Infallible;
+
+    fn operand(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        self.memo.get(&h).copied().unwrap_or(h)
+    }
+
+    fn result(&mut self, h: Handle<Expr>) -> Handle<Expr> {
+        if self.fresh { self.define(h) } else { h }
+    }
+
+    fn emit(&mut self, h: Handle<Expr>, mut out: crate::visit::Out<'_>) -> Result<(), Self::Error> {
+        out.push(crate::stmt::Stmt::Emit(self.define(h)));
+        Ok(())
+    }
 }

@@ -165,36 +165,10 @@ fn read_var(k: &Kernel, s: &Stmt) -> Option<Handle<Var>> {
     s.reads_var(&k.exprs)
 }
 
-/// A copy of `s` for the producer: every value it defines defined anew (recorded in `memo`), every operand in
-/// `memo` replaced by its copy.
+/// A copy of `s` (at `at`) for the producer: every value it defines defined anew (recorded in `memo`), every
+/// operand in `memo` replaced by its copy.
 pub(super) fn replicate(k: &mut Kernel, s: &Stmt, at: Loc, memo: &mut HashMap<Handle<Expr>, Handle<Expr>>) -> Block {
-    let mut out = Block::new();
-    let mut s = s.clone();
-    s.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
-    match &mut s {
-        Stmt::Emit(h) | Stmt::Op { result: Some(h), .. } => {
-            // An emission's operands are its expression's: map those, not the handle.
-            let original = *h;
-            if let Some(mut e) = k.exprs.get(original).cloned() {
-                e.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
-                let loc = k.exprs.loc(original);
-                let copy = k.exprs.append(e, loc);
-                memo.insert(original, copy);
-                *h = copy;
-            }
-        }
-        _ => {}
-    }
-    for b in s.blocks_mut() {
-        let inner = std::mem::take(b);
-        let mut copy = Block::new();
-        for (x, loc) in inner.iter() {
-            copy.append(replicate(k, x, loc, memo));
-        }
-        *b = copy;
-    }
-    out.push(s, at);
-    out
+    super::replicate(k, Block::from_parts(vec![s.clone()], vec![at]), memo)
 }
 
 /// The first statement of a `warp_specialized` kernel's pipelined loop body that writes memory per thread

@@ -44,25 +44,23 @@ impl Pass for PipelineLoops {
     fn description(&self) -> &'static str {
         "give the tma_loads of loops marked pipelined(stages = S) a ring of S stages with full and empty mbarriers"
     }
-    fn run(&self, module: &mut Module, _: &mut Analyses) -> Result<(), PassError> {
-        for k in &mut module.kernels {
+    fn run(&self, module: &mut Module, analyses: &mut Analyses) -> Result<(), PassError> {
+        // Which values every thread of the CTA agrees on, in each kernel with a pipelined loop, over the whole body
+        // before any change (the handles stay valid: the pass only appends expressions, and renumbers at the end).
+        let mut uniform_sets = Vec::new();
+        for (i, k) in module.kernels.iter().enumerate() {
             let mut pipelined = false;
             k.body.visit(&mut |s| pipelined |= matches!(s, Stmt::For { stages: Some(_), .. }));
-            if !pipelined {
-                continue;
-            }
-            // Which values every thread of the CTA agrees on, over the whole body before any change (the handles
-            // stay valid: the pass only appends expressions, and renumbers at the end).
-            let uniform = {
-                let u = crate::analysis::uniformity::Uniformity::of(k);
-                let mut set = HashSet::new();
-                for h in k.exprs.handles() {
-                    if u.expr(h).granule.is_none() {
-                        set.insert(h);
-                    }
-                }
-                set
+            let uniform: Option<HashSet<_>> = match pipelined {
+                true => analyses
+                    .uniformity(module, i)
+                    .map(|u| k.exprs.handles().filter(|h| u.expr(*h).granule.is_none()).collect()),
+                false => None,
             };
+            uniform_sets.push(uniform);
+        }
+        for (k, uniform) in module.kernels.iter_mut().zip(uniform_sets) {
+            let Some(uniform) = uniform else { continue };
             super::exits::check(PASS, k, &uniform)?;
             let body = std::mem::take(&mut k.body);
             let mut prefix = Block::new();
