@@ -54,3 +54,6 @@ previous gemm_swap_ab_base examples/gemm_swap_ab.cute
 previous gemm_splitk_base examples/gemm_splitk.cute
 previous wgmma_generic_tiles_base scripts/gpu/wgmma_generic_tiles.cute
 previous row_sum_base examples/row_sum.cute
+# Stores every thread runs beside a warp-specialized loop (entities_check.py --placement), both ways.
+"$c" build scripts/gpu/ws_every_thread.cute --emit ptx,manifest,cubin -o "$GPU_DIR"
+previous ws_every_thread_base scripts/gpu/ws_every_thread.cute

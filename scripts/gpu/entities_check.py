@@ -16,6 +16,10 @@
    module and cuBLAS; and the small-M kernels the raster touches (gemm_swap_ab, gemm_direct) against theirs.
 5. book/listings/cluster_row_sum.cute, the book's sum of a row by the 4 CTAs of a cluster, against float64.
 6. gemm_two_loops.cute: two pipelined loops in one warp-specialized kernel, C = 2 A B^T, against float32.
+8. `--placement`: ws_every_thread.cute, the plain warp-specialized loop with stores every thread runs before and
+   after it (e = 1, d = 2 x + 1, one row of 384 per tile): every element of d and e written (they are poisoned
+   with NaN before the launch) and C right, with the previous compiler's module (`ws_every_thread_base`, whose
+   producer warpgroup skipped them) beside it, which must leave threads 0..127's elements unwritten.
 7. row_sum.cute, whose stages are now released through `elect.sync`: its read bandwidth against the module the
    previous compiler made (`row_sum_base`, lane 0 releasing) and the device's copy bandwidth, in interleaved
    rounds of the same run.
@@ -24,6 +28,7 @@ Run from scripts/gpu on the GPU machine after scripts/gpu/entities_build.sh fill
     GPU_DIR=../../.gpu python3 entities_check.py
 Exit status: 0 when every new module is correct and clean, 1 otherwise.
 """
+import os
 import statistics
 import sys
 import tempfile
@@ -31,7 +36,7 @@ import tempfile
 import torch
 
 from cuda_timing import median_ms
-from hopper_check import GPU, gemm_case, run, run_read, sanitizer_runs
+from hopper_check import GPU, gemm_case, load, run, run_read, sanitizer_runs
 from schedule_check import gelu_case
 
 
@@ -252,7 +257,44 @@ def persistent_against_grouped(rounds=3):
     return True
 
 
+def placement(work):
+    """`--placement` (8 above): gives whether the new module is right on every shape (the previous one is only
+    reported)."""
+    ok_all = True
+    print("== ws_every_thread.cute: stores every thread runs beside a warp-specialized loop (threads 0..127 too)")
+    for m, n, k in [(128, 128, 64), (1000, 776, 336), (129, 264, 72), (4096, 4096, 512)]:
+        tiles = -(-m // 128) * -(-n // 128)
+        for module, label in (("ws_every_thread.ptx", "new"), ("ws_every_thread_base.ptx", "previous")):
+            paths = {x: os.path.join(work, f"{x}.npy") for x in "abcxde"}
+            rc, out, _ = run(module, "gemm", {"M": m, "N": n, "K": k, "T": tiles},
+                             saves=[(x, paths[x]) for x in "abx"], outputs=[(x, paths[x]) for x in "cde"])
+            line = f"{f'{m}x{n}x{k}':>16} {label:>8}"
+            if rc != 0:
+                print(f"{line} FAIL cutec run failed:\n{out}")
+                ok_all &= label != "new"
+                continue
+            t = {x: load(paths[x]) for x in "abcxde"}
+            ref = t["a"].float() @ t["b"].float().T
+            rel = float((t["c"].float() - ref).norm() / ref.norm().clamp_min(1e-30))
+            want_d = (2 * t["x"] + 1).expand(tiles, 384)
+            d_ok = bool(torch.equal(t["d"], want_d))
+            e_ok = bool(torch.equal(t["e"], torch.ones_like(t["e"])))
+            unwritten = int(torch.isnan(t["d"]).sum()) + int(torch.isnan(t["e"]).sum())
+            ok = rel <= 1e-2 and d_ok and e_ok
+            if label == "new":
+                ok_all &= ok
+            print(f"{line} {'PASS' if ok else 'WRONG'} C rel err {rel:.2e}, d {'right' if d_ok else 'wrong'}, "
+                  f"e {'right' if e_ok else 'wrong'}, {unwritten} of {2 * tiles * 384} elements unwritten")
+            for p in paths.values():
+                if os.path.exists(p):
+                    os.remove(p)
+    return ok_all
+
+
 def main():
+    if "--placement" in sys.argv:
+        work = tempfile.mkdtemp(prefix="cutec-entities-", dir=GPU)
+        return 0 if placement(work) else 1
     if "--persistent" in sys.argv:
         return 0 if persistent_against_grouped() else 1
     if "--raster" in sys.argv:
