@@ -4,8 +4,8 @@
 //! The program is written for every thread of the block; `specialize-warps` gives warpgroup 0 to the producer.
 //! A statement beside the pipelined loop is then one of:
 //! - **the consumers' work** ([`Placement::Consumers`]): it touches a register tensor (the mma's fragments live on
-//!   the consumer warpgroups), synchronizes, issues an asynchronous or collective operation, or uses a value or
-//!   variable such work computed. It runs on the consumer warpgroups, which are the mma's threads;
+//!   the consumer warpgroups), synchronizes, issues an operation other than a load (asynchronous, collective, an
+//!   mbarrier's), or uses a value or variable such work computed. It runs on the consumer warpgroups, which are the mma's threads;
 //! - **per-thread work** ([`Placement::Everywhere`]): it writes global or shared memory, per thread, and needs
 //!   nothing the consumers compute. The producer runs a copy of it too ([`replicate`]), so that threads 0..127 do
 //!   what the program says; loads of global memory such a statement uses are copied with it;
@@ -31,6 +31,9 @@ pub(super) enum Placement {
     Everywhere,
     /// Per-thread work that needs a value only the consumers compute.
     Stuck,
+    /// The consumers' work with a statement nested in it (at the location) that writes memory per thread and is
+    /// not their work: the producer would not run it.
+    Mixed(Loc),
 }
 
 /// What the statements placed so far tell about the rest: the values and variables of the consumers' work.
@@ -77,6 +80,7 @@ impl Placer {
         let local = effects.reads_space(AddrSpace::Local) || effects.writes_space(AddrSpace::Local);
         let work = effects.intersects(CONSUMER_EFFECTS)
             || local
+            || has_operation(s)
             || uses.iter().any(|h| self.work.contains(h))
             || reads.iter().any(|v| self.work_vars.contains(v));
         let writes_memory = effects.writes_space(AddrSpace::Global) || effects.writes_space(AddrSpace::Shared);
@@ -97,6 +101,9 @@ impl Placer {
             }
         }
         if work {
+            if let Some(inner) = self.per_thread_inside(k, s) {
+                return Placement::Mixed(inner);
+            }
             self.work.extend(definitions(s));
             visit(s, &mut |x| self.work_vars.extend(x.writes_var()));
         }
@@ -109,6 +116,81 @@ impl Placer {
         });
         Placement::Consumers
     }
+}
+
+impl Placer {
+    /// The first statement nested in the compound statement `s` (the consumers' work) that writes memory per
+    /// thread and is not their work itself: not under a condition or loop bounds computed from their work, and
+    /// storing no value of it.
+    fn per_thread_inside(&self, k: &Kernel, s: &Stmt) -> Option<Loc> {
+        let mut taint = Placer { work: self.work.clone(), work_vars: self.work_vars.clone(), conditions: Vec::new() };
+        let mut own = Vec::new();
+        s.for_each_operand(|h| own.push(h));
+        if own.iter().any(|h| taint.work.contains(h)) {
+            return None; // all of it runs where the consumers' values are
+        }
+        s.blocks().find_map(|b| taint.per_thread_in(k, b))
+    }
+
+    fn per_thread_in(&mut self, k: &Kernel, b: &Block) -> Option<Loc> {
+        for (x, at) in b.iter() {
+            if let Stmt::Emit(h) = x {
+                self.emit(k, *h);
+                continue;
+            }
+            let mut uses = Vec::new();
+            let mut reads = Vec::new();
+            visit_uses(k, x, &mut |h| uses.push(h), &mut |v| reads.push(v));
+            let effects = effects::deep(k, x);
+            let tainted =
+                uses.iter().any(|h| self.work.contains(h)) || reads.iter().any(|v| self.work_vars.contains(v));
+            let leaf_work = effects.intersects(CONSUMER_EFFECTS)
+                || has_operation(x)
+                || effects.reads_space(AddrSpace::Local)
+                || effects.writes_space(AddrSpace::Local)
+                || tainted;
+            if x.blocks().next().is_some() {
+                let mut own = Vec::new();
+                x.for_each_operand(|h| own.push(h));
+                if !own.iter().any(|h| self.work.contains(h)) {
+                    for inner in x.blocks() {
+                        if let Some(found) = self.per_thread_in(k, inner) {
+                            return Some(found);
+                        }
+                    }
+                }
+            } else if !leaf_work
+                && (effects.writes_space(AddrSpace::Global) || effects.writes_space(AddrSpace::Shared))
+                && !into_ring_tile(k, x)
+            {
+                return Some(at);
+            }
+            if leaf_work {
+                self.work.extend(definitions(x));
+                visit(x, &mut |y| self.work_vars.extend(y.writes_var()));
+            }
+        }
+        None
+    }
+}
+
+/// Whether `s` writes a tile of one of the kernel's rings: what `check-schedule` refuses with E0347, which says more.
+fn into_ring_tile(k: &Kernel, s: &Stmt) -> bool {
+    let mut found = false;
+    visit(s, &mut |x| {
+        found |= Footprint::of_stmt(k, x)
+            .writes()
+            .any(|w| w.resource.alloc().is_some_and(|a| k.rings.iter().any(|(_, r)| r.tiles.contains(&a))))
+    });
+    found
+}
+
+/// Whether `s` or a statement nested in it is an operation other than a load (an mbarrier's arrival, a copy, a
+/// fence...): the schedule's, never a thread's own work, even where its effects are only memory's.
+fn has_operation(s: &Stmt) -> bool {
+    let mut found = false;
+    visit(s, &mut |x| found |= matches!(x, Stmt::Op { op, .. } if !matches!(op, Op::Load { .. })));
+    found
 }
 
 /// Whether `s` is a load of global (or parameter) memory: per-thread work the producer may repeat.
@@ -196,6 +278,9 @@ pub(super) fn per_thread_in_ring(k: &Kernel, body: &Block) -> Option<Loc> {
             Stmt::Emit(h) => placer.emit(k, *h),
             s => {
                 let placed = placer.place(k, s, at, |_| false, |_| false);
+                if let Placement::Mixed(inner) = placed {
+                    return Some(inner);
+                }
                 let writes = effects::deep(k, s);
                 if placed == Placement::Everywhere
                     && (writes.writes_space(AddrSpace::Global) || writes.writes_space(AddrSpace::Shared))

@@ -60,6 +60,9 @@ pub enum Refusal {
     /// A statement of a `warp_specialized` kernel that writes memory on every thread from a value only the
     /// consumer warpgroups compute.
     PerThreadNeedsConsumers,
+    /// A statement of a `warp_specialized` kernel that writes memory on every thread, nested in the consumers'
+    /// work.
+    PerThreadInWork,
     /// A `warp_specialized` kernel whose block (`block`) has no producer and consumer warpgroups.
     SpecializedBlock { block: [u32; 3] },
     /// A `warp_specialized` kernel without a pipelined loop.
@@ -148,6 +151,9 @@ impl Refusal {
             Refusal::PerThreadNeedsConsumers => "a statement of a `warp_specialized` kernel that every thread runs, \
                                                  but it needs a value only the consumer warpgroups compute"
                 .into(),
+            Refusal::PerThreadInWork => "a statement of a `warp_specialized` kernel that every thread runs, inside \
+                                         the consumer warpgroups' work"
+                .into(),
             Refusal::SpecializedBlock { block } => format!(
                 "a `warp_specialized` kernel needs a producer warpgroup and consumer warpgroups, but its block is \
                  {block:?}"
@@ -201,6 +207,9 @@ impl Refusal {
             Refusal::CopyNested => "inside this",
             Refusal::ProducerOnly => "no consumer thread meets this condition",
             Refusal::PerThreadInRing => "every thread writes memory here, threads 0..127 included",
+            Refusal::PerThreadInWork => {
+                "every thread writes memory here, but what is around it runs on threads 128 and up"
+            }
             Refusal::PerThreadNeedsConsumers => "threads 0..127 write memory here too, from a value they do not have",
             Refusal::SpecializedBlock { .. } | Refusal::NothingToProduce | Refusal::RolesByHand => "this kernel",
             Refusal::CopiesNeedConsumers { in_loop: true } => "in this loop",
@@ -273,6 +282,12 @@ impl Refusal {
                 "the producer warpgroup (threads 0..127) runs the statements beside the pipelined loop that write \
                  memory per thread, but not the consumers' work (the mma's fragments, barriers, and the values and \
                  variables computed from them): compute the value from the kernel's arguments and indices, or drop \
+                 `warp_specialized`"
+            }
+            Refusal::PerThreadInWork => {
+                "the producer warpgroup (threads 0..127) runs the statements beside the pipelined loop that write \
+                 memory per thread, but not the consumers' work around this one (it touches the mma's fragments, \
+                 synchronizes, or uses what those compute): move the statement out of it, or drop \
                  `warp_specialized`"
             }
             Refusal::SpecializedBlock { .. } => "use `block = (384)` for two consumer warpgroups",

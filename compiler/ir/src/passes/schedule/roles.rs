@@ -97,13 +97,14 @@ fn is_producer(s: &Stmt) -> bool {
 /// Splits the body of a loop around a producer region into the producer's body (the values it needs, computed
 /// again under new names, then the region's statements, and copies of the statements every thread runs: see
 /// [`placement`](super::placement)) and the consumers' (everything but the region). `Err` when the producer needs
-/// a value only the consumers compute: for its copies (`None`), or for a statement every thread runs (at `Some`).
+/// a value only the consumers compute: for its copies (`None`), or for a statement every thread runs (`Some`: where,
+/// and why it cannot be placed).
 fn distribute(
     k: &mut Kernel,
     body: Block,
     var: Handle<Var>,
     placer: &mut Placer,
-) -> Result<(Block, Block), Option<Loc>> {
+) -> Result<(Block, Block), Option<(Loc, Refusal)>> {
     let (stmts, locs) = body.into_parts();
     // Variables the consumers' statements write in the body (not the loop's own).
     let mut written: HashSet<Handle<Var>> = HashSet::new();
@@ -156,7 +157,8 @@ fn distribute(
             s => {
                 let unavailable = |h| consumer_only.contains(&h) && !memo.contains_key(&h);
                 match placer.place(k, &s, at, unavailable, |v| written.contains(&v)) {
-                    Placement::Stuck => return Err(Some(at)),
+                    Placement::Stuck => return Err(Some((at, Refusal::PerThreadNeedsConsumers))),
+                    Placement::Mixed(inner) => return Err(Some((inner, Refusal::PerThreadInWork))),
                     Placement::Everywhere => producer.append(replicate(k, &s, at, &mut memo)),
                     Placement::Consumers => {}
                 }
@@ -250,9 +252,9 @@ fn specialize(k: &mut Kernel) -> Result<Vec<(Handle<Expr>, Loc)>, PassError> {
                 body.visit(&mut |x| x.for_each_use(&k.exprs, |o| uses_moved |= moved.contains(&o)));
                 let (producer_body, consumer_body) = match distribute(k, body, var, &mut placer) {
                     Ok(parts) if !uses_moved => parts,
-                    Err(Some(stuck)) => {
+                    Err(Some((stuck, why))) => {
                         k.body = Block::new();
-                        return Err(refuse(PASS, k, stuck, Refusal::PerThreadNeedsConsumers));
+                        return Err(refuse(PASS, k, stuck, why));
                     }
                     _ => {
                         k.body = Block::new();
@@ -316,6 +318,10 @@ fn specialize(k: &mut Kernel) -> Result<Vec<(Handle<Expr>, Loc)>, PassError> {
                     Placement::Stuck => {
                         k.body = Block::new();
                         return Err(refuse(PASS, k, at, Refusal::PerThreadNeedsConsumers));
+                    }
+                    Placement::Mixed(inner) => {
+                        k.body = Block::new();
+                        return Err(refuse(PASS, k, inner, Refusal::PerThreadInWork));
                     }
                     Placement::Everywhere => pending.append(replicate(k, &s, at, &mut memo)),
                     Placement::Consumers => {}
