@@ -45,7 +45,13 @@ pub struct Out<'a> {
     loc: Loc,
 }
 
-impl Out<'_> {
+impl<'a> Out<'a> {
+    /// Where the replacement of a statement at `loc` goes: onto `block` (for a rewrite whose
+    /// [`block`](Rewrite::block) sends some statements through [`rewrite_stmt`] and handles others itself).
+    pub fn new(block: &'a mut Block, loc: Loc) -> Out<'a> {
+        Out { block, loc }
+    }
+
     /// Pushes a statement at the replaced statement's location.
     pub fn push(&mut self, stmt: Stmt) {
         self.block.push(stmt, self.loc);

@@ -8,11 +8,14 @@
 
 use super::emit::Gen;
 use super::{Kernel, Refusal, mbarriers, new_var, refuse, threads_1d};
+use crate::arena::{Handle, Loc};
+use crate::expr::Expr;
 use crate::expr::{BinaryOp, CompareOp};
 use crate::module::Module;
 use crate::op::Op;
 use crate::passes::{Analyses, Pass, PassError};
-use crate::stmt::{Block, Stmt};
+use crate::stmt::{Block, RoleRegion, Stmt};
+use crate::visit::{ForLoop, Out, Rewrite, rewrite_stmt};
 
 pub struct CompleteCopies;
 
@@ -33,8 +36,9 @@ impl Pass for CompleteCopies {
                 continue;
             }
             let body = std::mem::take(&mut k.body);
-            let mut prefix = Block::new();
-            let body = complete(k, body, &mut prefix, false, false)?;
+            let mut complete = Complete { k, prefix: Block::new(), in_loop: false, in_role: false };
+            let body = complete.block(body)?;
+            let mut prefix = complete.prefix;
             prefix.append(body);
             k.body = prefix;
             crate::passes::compact::compact(k);
@@ -43,32 +47,34 @@ impl Pass for CompleteCopies {
     }
 }
 
-fn complete(
-    k: &mut Kernel,
-    block: Block,
-    prefix: &mut Block,
+/// The rewrite: each run of unscheduled copies (with the pure values between them) gets its barrier; the
+/// barriers' initialisations go to `prefix`, which the kernel starts with. `in_loop` and `in_role` say where the
+/// block being rewritten is.
+struct Complete<'k> {
+    k: &'k mut Kernel,
+    prefix: Block,
     in_loop: bool,
     in_role: bool,
-) -> Result<Block, PassError> {
-    let (stmts, locs) = block.into_parts();
-    let mut out = Block::new();
-    let mut i = 0;
-    while i < stmts.len() {
+}
+
+impl Complete<'_> {
+    /// Rewrites `block` with `in_loop` or `in_role` set for it (the body of a loop, a role's region).
+    fn nested(&mut self, block: Block, in_loop: bool, in_role: bool) -> Result<Block, PassError> {
+        let saved = (self.in_loop, self.in_role);
+        self.in_loop |= in_loop;
+        self.in_role |= in_role;
+        let out = self.block(block);
+        (self.in_loop, self.in_role) = saved;
+        out
+    }
+
+    /// The run of copies at `stmts[i..]` (with the pure values between them), completed onto `out`; gives the
+    /// index after it.
+    fn complete_run(&mut self, stmts: &[Stmt], locs: &[Loc], i: usize, out: &mut Block) -> Result<usize, PassError> {
+        let k = &mut *self.k;
         let loc = locs[i];
-        if !matches!(stmts[i], Stmt::Op { op: Op::TmaLoadUnscheduled { .. }, .. }) {
-            let mut s = stmts[i].clone();
-            let looping = s.is_loop();
-            let role = matches!(s, Stmt::Roles(_));
-            for b in s.blocks_mut() {
-                let inner = std::mem::take(b);
-                *b = complete(k, inner, prefix, in_loop || looping, in_role || role)?;
-            }
-            out.push(s, loc);
-            i += 1;
-            continue;
-        }
-        if in_role || k.warp_specialized {
-            let why = if in_role { Refusal::UnboundCopyInRole } else { Refusal::UnboundCopyBesideProducer };
+        if self.in_role || k.warp_specialized {
+            let why = if self.in_role { Refusal::UnboundCopyInRole } else { Refusal::UnboundCopyBesideProducer };
             return Err(refuse(PASS, k, loc, why));
         }
         if threads_1d(k).is_none() {
@@ -111,13 +117,13 @@ fn complete(
                 g.op(Op::FenceMbarrierInit);
             });
             g.barrier();
-            prefix.append(g.finish());
+            self.prefix.append(g.finish());
         }
         for (s, at) in values {
             out.push(s, at);
         }
         let mut g = Gen::new(k, loc);
-        if in_loop {
+        if self.in_loop {
             g.barrier();
         }
         let tid = g.thread_x();
@@ -136,7 +142,50 @@ fn complete(
         let flipped = g.bin_c(BinaryOp::Xor, parity, 1);
         g.write(phase, flipped);
         out.append(g.finish());
-        i = j;
+        Ok(j)
     }
-    Ok(out)
+}
+
+impl Rewrite for Complete<'_> {
+    type Error = PassError;
+
+    /// A block's runs of copies are completed here; every other statement goes through the rewrite (its nested
+    /// blocks too).
+    fn block(&mut self, block: Block) -> Result<Block, PassError> {
+        let (stmts, locs) = block.into_parts();
+        let mut out = Block::new();
+        let mut i = 0;
+        while i < stmts.len() {
+            if matches!(stmts[i], Stmt::Op { op: Op::TmaLoadUnscheduled { .. }, .. }) {
+                i = self.complete_run(&stmts, &locs, i, &mut out)?;
+            } else {
+                rewrite_stmt(self, stmts[i].clone(), Out::new(&mut out, locs[i]))?;
+                i += 1;
+            }
+        }
+        Ok(out)
+    }
+
+    fn for_(&mut self, f: ForLoop, mut out: Out<'_>) -> Result<(), PassError> {
+        let body = self.nested(f.body, true, false)?;
+        out.push(ForLoop { body, ..f }.into());
+        Ok(())
+    }
+
+    fn while_(&mut self, header: Block, cond: Handle<Expr>, body: Block, mut out: Out<'_>) -> Result<(), PassError> {
+        let header = self.nested(header, true, false)?;
+        let body = self.nested(body, true, false)?;
+        out.push(Stmt::While { header, cond, body });
+        Ok(())
+    }
+
+    fn roles(&mut self, regions: Vec<RoleRegion>, mut out: Out<'_>) -> Result<(), PassError> {
+        let mut rewritten = Vec::with_capacity(regions.len());
+        for r in regions {
+            let body = self.nested(r.body, false, true)?;
+            rewritten.push(RoleRegion { body, ..r });
+        }
+        out.push(Stmt::Roles(rewritten));
+        Ok(())
+    }
 }
