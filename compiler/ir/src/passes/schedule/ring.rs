@@ -31,6 +31,7 @@ use crate::passes::hazards::{Hazard, HazardError, Uneven};
 use crate::passes::{Analyses, Pass, PassError};
 use crate::schedule::{Filler, Release};
 use crate::stmt::{Block, Role, RoleRegion, Stmt};
+use crate::visit::{ForLoop, Out, Rewrite, walk_block};
 use std::collections::{HashMap, HashSet};
 
 pub struct PipelineLoops;
@@ -64,14 +65,9 @@ impl Pass for PipelineLoops {
             super::exits::check(PASS, k, &uniform)?;
             let body = std::mem::take(&mut k.body);
             let mut prefix = Block::new();
-            let result = rewrite_block(
-                k,
-                body,
-                &mut prefix,
-                &Where { depth: 0, in_role: false, split: false, top_loop: false },
-                &uniform,
-            );
-            let body = result?;
+            let at = Where { depth: 0, in_role: false, split: false, top_loop: false };
+            let mut pipeliner = Pipeliner { k, prefix: &mut prefix, at, uniform: &uniform, beside: None };
+            let body = pipeliner.block(body)?;
             // A ring the cluster's CTAs share: no CTA exits while another may still copy into it or release
             // its stages.
             let shared = prefix.stmts().iter().any(|s| matches!(s, Stmt::Op { op: Op::ClusterBarrier, .. }));
@@ -87,8 +83,6 @@ impl Pass for PipelineLoops {
     }
 }
 
-/// Rewrites the pipelined loops of `block` (at nesting `depth`; `in_role` inside a `Warpgroup` region); the
-/// barriers' initialisations go to `prefix`, the kernel's first statements.
 /// Where a block is: its nesting, inside a role region or not, and whether the threads of the CTA may
 /// disagree on reaching it (a condition or loop bounds not proved the same in every thread).
 #[derive(Clone, Copy)]
@@ -100,79 +94,121 @@ struct Where {
     top_loop: bool,
 }
 
-/// Rewrites the pipelined loops of `block`; the barriers' initialisations go to `prefix`, the kernel's first
-/// statements. `uniform` holds the values every thread of the CTA agrees on.
-fn rewrite_block(
-    k: &mut Kernel,
-    block: Block,
-    prefix: &mut Block,
-    at: &Where,
-    uniform: &HashSet<Handle<Expr>>,
-) -> Result<Block, PassError> {
-    // In a warp-specialized kernel, copies beside the pipelined loop go to its producer too.
-    let (block, mut beside) = if !at.in_role && super::tiles::applies(k, &block) {
-        let (block, producer) = super::tiles::rewrite(k, block, prefix, k.loc)?;
-        (block, Some(producer))
-    } else {
-        (block, None)
-    };
-    let (stmts, locs) = block.into_parts();
-    let mut out = Block::new();
-    for (mut s, loc) in stmts.into_iter().zip(locs) {
-        if let Stmt::For { stages: Some(stages), start, end, .. } = s {
-            if at.in_role {
-                return Err(refuse(PASS, k, loc, Refusal::PipelinedInRole));
-            }
-            // A loop that runs no iteration has nothing to pipeline; a ring for it would be barriers nobody waits on.
-            let literal = |h| match k.exprs.get(h) {
-                Some(Expr::Literal(crate::expr::Literal::Int { value, .. })) => Some(*value),
-                _ => None,
-            };
-            if let (Some(a), Some(b)) = (literal(start), literal(end))
-                && a >= b
-            {
-                return Err(refuse(PASS, k, loc, Refusal::NoIteration { start: a, end: b }));
-            }
-            // Thread 0 issues every copy and all threads wait for them: all must run the same iterations.
-            if at.split || !uniform.contains(&start) || !uniform.contains(&end) {
-                let why = if at.split { Refusal::NotReachedByAll } else { Refusal::BoundsDiffer };
-                return Err(refuse(PASS, k, loc, why));
-            }
-            let Stmt::For { var, start, end, step, unroll, body, .. } = s else { unreachable_for() };
-            // The producer's loop only issues copies: a statement of the body that every thread runs would miss
-            // warpgroup 0.
-            if k.warp_specialized
-                && let Some(at) = super::placement::per_thread_in_ring(k, &body)
-            {
-                return Err(refuse(PASS, k, at, Refusal::PerThreadInRing));
-            }
-            let inner = Where { depth: at.depth + 1, top_loop: false, ..*at };
-            let body = rewrite_block(k, body, prefix, &inner, uniform)?;
-            let lp = Loop { var, start, end, step, unroll, stages, body, loc, depth: at.depth, top_loop: at.top_loop };
-            out.append(pipeline(k, lp, prefix, beside.take())?);
-            continue;
-        }
-        let role = matches!(s, Stmt::Roles(_));
-        let split = at.split
-            || match &s {
-                Stmt::If { cond, .. } | Stmt::While { cond, .. } => !uniform.contains(cond),
-                Stmt::For { start, end, .. } => !uniform.contains(start) || !uniform.contains(end),
-                _ => false,
-            };
-        let top_loop = at.depth == 0 && matches!(s, Stmt::For { .. });
-        let inner = Where { depth: at.depth + 1, in_role: at.in_role || role, split, top_loop };
-        for b in s.blocks_mut() {
-            let b_inner = std::mem::take(b);
-            *b = rewrite_block(k, b_inner, prefix, &inner, uniform)?;
-        }
-        out.push(s, loc);
-    }
-    Ok(out)
+/// The rewrite of the pipelined loops: the barriers' initialisations go to `prefix`, the kernel's first
+/// statements; `at` is where the block being rewritten is; `uniform` holds the values every thread of the CTA
+/// agrees on; `beside` the producer's copies of the tiles beside the pipelined loop of the block being rewritten
+/// (in a warp-specialized kernel), which that loop's schedule takes.
+struct Pipeliner<'a> {
+    k: &'a mut Kernel,
+    prefix: &'a mut Block,
+    at: Where,
+    uniform: &'a HashSet<Handle<Expr>>,
+    beside: Option<Block>,
 }
 
-/// Never reached: the caller matched a `for`.
-fn unreachable_for() -> ! {
-    unreachable!("matched a `for` above")
+impl Pipeliner<'_> {
+    /// Rewrites `block` at `inner`, then comes back to where it was.
+    fn nested(&mut self, block: Block, inner: Where) -> Result<Block, PassError> {
+        let (at, beside) = (std::mem::replace(&mut self.at, inner), self.beside.take());
+        let out = self.block(block);
+        (self.at, self.beside) = (at, beside);
+        out
+    }
+
+    /// Where the blocks of a statement at `self.at` are: one deeper, inside a role if it is one, split if its
+    /// condition or bounds (`bounds`) may differ between threads, the body of a top-level loop if it is one.
+    fn inner(&self, bounds: &[Handle<Expr>], role: bool, is_for: bool) -> Where {
+        let split = self.at.split || bounds.iter().any(|h| !self.uniform.contains(h));
+        let top_loop = self.at.depth == 0 && is_for;
+        Where { depth: self.at.depth + 1, in_role: self.at.in_role || role, split, top_loop }
+    }
+}
+
+impl Rewrite for Pipeliner<'_> {
+    type Error = PassError;
+
+    fn block(&mut self, block: Block) -> Result<Block, PassError> {
+        // In a warp-specialized kernel, copies beside the pipelined loop go to its producer too.
+        let block = if !self.at.in_role && super::tiles::applies(self.k, &block) {
+            let (block, producer) = super::tiles::rewrite(self.k, block, self.prefix, self.k.loc)?;
+            self.beside = Some(producer);
+            block
+        } else {
+            block
+        };
+        walk_block(self, block)
+    }
+
+    fn for_(&mut self, f: ForLoop, mut out: Out<'_>) -> Result<(), PassError> {
+        let loc = out.loc();
+        let Some(stages) = f.stages else {
+            let inner = self.inner(&[f.start, f.end], false, true);
+            let body = self.nested(f.body, inner)?;
+            out.push(ForLoop { body, ..f }.into());
+            return Ok(());
+        };
+        let k = &*self.k;
+        if self.at.in_role {
+            return Err(refuse(PASS, k, loc, Refusal::PipelinedInRole));
+        }
+        // A loop that runs no iteration has nothing to pipeline; a ring for it would be barriers nobody waits on.
+        let literal = |h| match k.exprs.get(h) {
+            Some(Expr::Literal(crate::expr::Literal::Int { value, .. })) => Some(*value),
+            _ => None,
+        };
+        if let (Some(a), Some(b)) = (literal(f.start), literal(f.end))
+            && a >= b
+        {
+            return Err(refuse(PASS, k, loc, Refusal::NoIteration { start: a, end: b }));
+        }
+        // Thread 0 issues every copy and all threads wait for them: all must run the same iterations.
+        if self.at.split || !self.uniform.contains(&f.start) || !self.uniform.contains(&f.end) {
+            let why = if self.at.split { Refusal::NotReachedByAll } else { Refusal::BoundsDiffer };
+            return Err(refuse(PASS, k, loc, why));
+        }
+        // The producer's loop only issues copies: a statement of the body that every thread runs would miss
+        // warpgroup 0.
+        if k.warp_specialized
+            && let Some(at) = super::placement::per_thread_in_ring(k, &f.body)
+        {
+            return Err(refuse(PASS, k, at, Refusal::PerThreadInRing));
+        }
+        let ForLoop { var, start, end, step, unroll, body, .. } = f;
+        let inner = Where { depth: self.at.depth + 1, top_loop: false, ..self.at };
+        let body = self.nested(body, inner)?;
+        let (depth, top_loop) = (self.at.depth, self.at.top_loop);
+        let lp = Loop { var, start, end, step, unroll, stages, body, loc, depth, top_loop };
+        let beside = self.beside.take();
+        out.append(pipeline(self.k, lp, self.prefix, beside)?);
+        Ok(())
+    }
+
+    fn if_(&mut self, cond: Handle<Expr>, accept: Block, reject: Block, mut out: Out<'_>) -> Result<(), PassError> {
+        let inner = self.inner(&[cond], false, false);
+        let accept = self.nested(accept, inner)?;
+        let reject = self.nested(reject, inner)?;
+        out.push(Stmt::If { cond, accept, reject });
+        Ok(())
+    }
+
+    fn while_(&mut self, header: Block, cond: Handle<Expr>, body: Block, mut out: Out<'_>) -> Result<(), PassError> {
+        let inner = self.inner(&[cond], false, false);
+        let header = self.nested(header, inner)?;
+        let body = self.nested(body, inner)?;
+        out.push(Stmt::While { header, cond, body });
+        Ok(())
+    }
+
+    fn roles(&mut self, regions: Vec<RoleRegion>, mut out: Out<'_>) -> Result<(), PassError> {
+        let inner = self.inner(&[], true, false);
+        let mut rewritten = Vec::with_capacity(regions.len());
+        for r in regions {
+            let body = self.nested(r.body, inner)?;
+            rewritten.push(RoleRegion { body, ..r });
+        }
+        out.push(Stmt::Roles(rewritten));
+        Ok(())
+    }
 }
 
 /// A loop to pipeline.
