@@ -18,7 +18,8 @@ use crate::expr::Expr;
 use crate::module::{Alloc, Module};
 use crate::op::Op;
 use crate::passes::{Analyses, Pass, PassError};
-use crate::stmt::{Block, Stmt};
+use crate::stmt::{Block, RoleRegion, Stmt};
+use crate::visit::{ForLoop, Out, Rewrite, rewrite_stmt};
 use std::collections::HashSet;
 
 pub struct CompleteWgmma;
@@ -37,9 +38,9 @@ impl Pass for CompleteWgmma {
                 continue;
             }
             let operands = shared_operands(k);
-            let w = Waits { k, arrays, operands };
-            let body = std::mem::take(&mut w.k.body);
-            let (body, _) = w.block(body, false);
+            let body = std::mem::take(&mut k.body);
+            let mut w = Waits { k, arrays, operands, pending: false };
+            let Ok(body) = w.block(body);
             w.k.body = body;
         }
         Ok(())
@@ -90,6 +91,8 @@ struct Waits<'k> {
     arrays: HashSet<Handle<Alloc>>,
     /// The shared-memory tiles wgmma reads: a store into one waits for the groups that may read it.
     operands: HashSet<Handle<Alloc>>,
+    /// Whether groups may be pending where the statement being rewritten starts (or the block, on entry).
+    pending: bool,
 }
 
 impl Waits<'_> {
@@ -153,47 +156,80 @@ impl Waits<'_> {
         self.after(body, true) && body.stmts().iter().any(|s| self.touches_deep(s))
     }
 
-    /// `b` with the waits it needs, entered with `pending`; and whether groups may be pending after it.
-    fn block(&self, b: Block, mut pending: bool) -> (Block, bool) {
+    /// `block` with the waits it needs, entered with `pending`.
+    fn nested(&mut self, block: Block, pending: bool) -> Block {
+        let saved = std::mem::replace(&mut self.pending, pending);
+        let Ok(out) = self.block(block);
+        self.pending = saved;
+        out
+    }
+}
+
+/// The waits a block needs, with `pending` on entry: one before the first statement that touches what a pending
+/// group may use; the statements' blocks rewritten with what may be pending where each starts.
+impl Rewrite for Waits<'_> {
+    type Error = std::convert::Infallible;
+
+    fn block(&mut self, b: Block) -> Result<Block, Self::Error> {
         let (stmts, locs) = b.into_parts();
         let mut out = Block::new();
-        for (mut s, loc) in stmts.into_iter().zip(locs) {
+        let mut pending = self.pending;
+        for (s, loc) in stmts.into_iter().zip(locs) {
             if pending && !matches!(s, Stmt::Op { op: Op::WgmmaWait { .. }, .. }) && self.touches_deep(&s) {
                 out.push(Stmt::Op { result: None, op: Op::WgmmaWait { pending: 0 } }, loc);
                 pending = false;
             }
             let next = self.after_stmt(&s, pending);
-            let looping = s.is_loop();
-            match &mut s {
-                Stmt::If { accept, reject, .. } => {
-                    *accept = self.block(std::mem::take(accept), pending).0;
-                    *reject = self.block(std::mem::take(reject), pending).0;
-                }
-                Stmt::For { body, .. } | Stmt::While { body, .. } if looping && self.wait_at_end(body) => {
-                    let end = body.iter().last().map_or(loc, |(_, l)| l);
-                    let mut b = self.block(std::mem::take(body), pending).0;
-                    b.push(Stmt::Op { result: None, op: Op::WgmmaWait { pending: 0 } }, end);
-                    *body = b;
-                }
-                Stmt::For { body, .. } => {
-                    let entry = if looping { pending || self.after(body, pending) } else { pending };
-                    *body = self.block(std::mem::take(body), entry).0;
-                }
-                Stmt::Roles(regions) => {
-                    for r in regions {
-                        r.body = self.block(std::mem::take(&mut r.body), pending).0;
-                    }
-                }
-                Stmt::While { header, body, .. } => {
-                    let entry = pending || self.after(body, pending);
-                    *header = self.block(std::mem::take(header), entry).0;
-                    *body = self.block(std::mem::take(body), entry).0;
-                }
-                _ => {}
-            }
-            out.push(s, loc);
+            self.pending = pending;
+            rewrite_stmt(self, s, Out::new(&mut out, loc))?;
             pending = next;
         }
-        (out, pending)
+        Ok(out)
+    }
+
+    fn if_(&mut self, cond: Handle<Expr>, accept: Block, reject: Block, mut out: Out<'_>) -> Result<(), Self::Error> {
+        let pending = self.pending;
+        let accept = self.nested(accept, pending);
+        let reject = self.nested(reject, pending);
+        out.push(Stmt::If { cond, accept, reject });
+        Ok(())
+    }
+
+    fn for_(&mut self, f: ForLoop, mut out: Out<'_>) -> Result<(), Self::Error> {
+        let pending = self.pending;
+        let body = if self.wait_at_end(&f.body) {
+            let end = f.body.iter().last().map_or(out.loc(), |(_, l)| l);
+            let mut b = self.nested(f.body, pending);
+            b.push(Stmt::Op { result: None, op: Op::WgmmaWait { pending: 0 } }, end);
+            b
+        } else {
+            let entry = pending || self.after(&f.body, pending);
+            self.nested(f.body, entry)
+        };
+        out.push(ForLoop { body, ..f }.into());
+        Ok(())
+    }
+
+    fn while_(&mut self, header: Block, cond: Handle<Expr>, body: Block, mut out: Out<'_>) -> Result<(), Self::Error> {
+        let pending = self.pending;
+        if self.wait_at_end(&body) {
+            let end = body.iter().last().map_or(out.loc(), |(_, l)| l);
+            let mut b = self.nested(body, pending);
+            b.push(Stmt::Op { result: None, op: Op::WgmmaWait { pending: 0 } }, end);
+            out.push(Stmt::While { header, cond, body: b });
+        } else {
+            let entry = pending || self.after(&body, pending);
+            let header = self.nested(header, entry);
+            let body = self.nested(body, entry);
+            out.push(Stmt::While { header, cond, body });
+        }
+        Ok(())
+    }
+
+    fn roles(&mut self, regions: Vec<RoleRegion>, mut out: Out<'_>) -> Result<(), Self::Error> {
+        let pending = self.pending;
+        let regions = regions.into_iter().map(|r| RoleRegion { body: self.nested(r.body, pending), ..r }).collect();
+        out.push(Stmt::Roles(regions));
+        Ok(())
     }
 }
