@@ -402,8 +402,8 @@ warpgroup plus 128 for the producer, and no `sync_threads` after its first loop 
 `warp_specialized` kernel the consumers' work (what touches the mma's fragments, synchronizes, or is computed \
 from those) runs on the consumer warpgroups, and a statement beside the pipelined loop that writes memory per \
 thread runs on every thread, the producer's included, so it may use only values the producer has too (the \
-kernel's arguments, indices, loads of global memory), and the pipelined loop's body writes no memory per \
-thread; a `tma_load` without \
+kernel's arguments, indices, loads of global memory, variables only such statements write), and the pipelined \
+loop's body writes no memory per thread; a `tma_load` without \
 `bar` cannot stand inside a `role`, which schedules by hand. A `persistent` kernel runs its body once per tile \
 in a loop, so its body has no `return`, makes no mbarriers, allocates no shared memory if it is \
 `warp_specialized`, has no `role`s written by hand, and its cluster spans x and y only. Write the schedule by \

@@ -9,9 +9,10 @@
 //! - **per-thread work** ([`Placement::Everywhere`]): it writes global or shared memory, per thread, and needs
 //!   nothing the consumers compute. The producer runs a copy of it too ([`replicate`]), so that threads 0..127 do
 //!   what the program says; loads of global memory such a statement uses are copied with it;
-//! - neither: per-thread work that uses a value only the consumers compute ([`Placement::Stuck`]), refused, or
-//!   a computation with no effect on memory (a variable's update), which stays with the consumers; a later
-//!   statement that writes memory from it is refused in turn.
+//!   A variable only such statements write (per-thread computations, `s += x[i]` in a loop) the producer computes
+//!   too, with copies of its writers ([`Placer::for_segment`] finds them);
+//! - neither: per-thread work that uses a value only the consumers compute ([`Placement::Stuck`]: a load of
+//!   shared memory, a variable the consumers' work also writes), refused.
 
 use crate::arena::{Handle, Loc};
 use crate::effects::{self, Effects, Footprint, Resource};
@@ -46,6 +47,12 @@ pub(super) struct Placer {
     /// The conditions of the `if`s placed on the consumers only, for the producer-only check: one no consumer
     /// thread meets runs on no thread at all.
     pub conditions: Vec<(Handle<Expr>, Loc)>,
+    /// Variables written only by statements that are not the consumers' work: the producer computes them too (a
+    /// copy of each writer), unless a writer turns out to need the consumers ([`demoted`](Self::demoted)).
+    candidates: HashSet<Handle<Var>>,
+    demoted: HashSet<Handle<Var>>,
+    /// The candidates the producer's copies read, and where: each must stay a candidate to the end.
+    readers: Vec<(Handle<Var>, Loc)>,
 }
 
 /// What only the consumers may do: synchronize, start or wait for asynchronous work, join a collective, jump.
@@ -53,6 +60,40 @@ const CONSUMER_EFFECTS: Effects =
     Effects::ASYNC.union(Effects::WAIT).union(Effects::BARRIER).union(Effects::COLLECTIVE).union(Effects::CONTROL);
 
 impl Placer {
+    /// A placer for the statements `segment` (the part of the body the split places; a loop's body among them is
+    /// given by its statements), which finds the variables the producer may compute too.
+    pub fn for_segment<'s>(k: &Kernel, segment: impl Iterator<Item = &'s Stmt>) -> Placer {
+        let (mut eligible, mut other) = (HashSet::new(), HashSet::new());
+        for s in segment {
+            let effects = effects::deep(k, s);
+            let pure = !effects.intersects(CONSUMER_EFFECTS)
+                && !effects.reads_space(AddrSpace::Local)
+                && !effects.writes_space(AddrSpace::Local)
+                && !has_operation(s);
+            let into = if pure { &mut eligible } else { &mut other };
+            visit(s, &mut |x| into.extend(x.writes_var()));
+        }
+        Placer { candidates: eligible.difference(&other).copied().collect(), ..Placer::default() }
+    }
+
+    /// Whether the producer has the variable `v` (`written`: whether the consumers' part writes it at all).
+    pub fn readable(&self, v: Handle<Var>, written: bool) -> bool {
+        !written || (self.candidates.contains(&v) && !self.demoted.contains(&v))
+    }
+
+    /// Notes that a copy for the producer reads the variable `v` at `at`.
+    pub fn read_by_producer(&mut self, v: Handle<Var>, at: Loc) {
+        if self.candidates.contains(&v) {
+            self.readers.push((v, at));
+        }
+    }
+
+    /// Where a copy for the producer reads a variable one of whose writers was left to the consumers after all
+    /// (placed later in the body than the read, in a loop): the statement cannot be placed.
+    pub fn stale_read(&self) -> Option<Loc> {
+        self.readers.iter().find(|(v, _)| self.demoted.contains(v)).map(|(_, at)| *at)
+    }
+
     /// Notes an emitted expression placed with the consumers: a value computed from their work is their work.
     pub fn emit(&mut self, k: &Kernel, h: Handle<Expr>) {
         let Some(e) = k.exprs.get(h) else { return };
@@ -84,22 +125,33 @@ impl Placer {
             || uses.iter().any(|h| self.work.contains(h))
             || reads.iter().any(|v| self.work_vars.contains(v));
         let writes_memory = effects.writes_space(AddrSpace::Global) || effects.writes_space(AddrSpace::Shared);
-        if !work && (writes_memory || is_global_load(k, s)) {
-            // Its own loops' induction variables are the only variables it may write, and those it reads must
-            // come from before the consumers' part or from itself.
+        let mut written_here = HashSet::new();
+        visit(s, &mut |x| written_here.extend(x.writes_var()));
+        // It writes variables the producer may compute too (all their writers are per-thread work).
+        let computes = !written_here.is_empty() && written_here.is_subset(&self.candidates);
+        if !work && (writes_memory || is_global_load(k, s) || computes) {
+            // Its own loops' induction variables are the only variables it may write (or candidates, for a
+            // computation), and those it reads must come from before the consumers' part, from itself, or be
+            // candidates.
             let own = induction_vars(s);
             let mut writes_other = false;
             visit(s, &mut |x| writes_other |= matches!(x, Stmt::WriteVar { .. }));
             let defined = definitions(s);
             let stuck_value = uses.iter().find(|h| !defined.contains(h) && unavailable(**h));
-            let stuck_var = reads.iter().any(|v| !own.contains(v) && written(*v));
-            if !writes_other && stuck_value.is_none() && !stuck_var {
+            let foreign: Vec<_> = reads.iter().copied().filter(|v| !own.contains(v)).collect();
+            let stuck_var = foreign.iter().any(|v| !self.readable(*v, written(*v)));
+            if (computes || !writes_other) && stuck_value.is_none() && !stuck_var {
+                for v in foreign {
+                    self.read_by_producer(v, at);
+                }
                 return Placement::Everywhere;
             }
             if writes_memory {
                 return Placement::Stuck;
             }
         }
+        // The variables it writes are the consumers' alone from here on.
+        self.demoted.extend(written_here.intersection(&self.candidates).copied().collect::<Vec<_>>());
         if work {
             if let Some(inner) = self.per_thread_inside(k, s) {
                 return Placement::Mixed(inner);
@@ -123,7 +175,7 @@ impl Placer {
     /// thread and is not their work itself: not under a condition or loop bounds computed from their work, and
     /// storing no value of it.
     fn per_thread_inside(&self, k: &Kernel, s: &Stmt) -> Option<Loc> {
-        let mut taint = Placer { work: self.work.clone(), work_vars: self.work_vars.clone(), conditions: Vec::new() };
+        let mut taint = Placer { work: self.work.clone(), work_vars: self.work_vars.clone(), ..Placer::default() };
         let mut own = Vec::new();
         s.for_each_operand(|h| own.push(h));
         if own.iter().any(|h| taint.work.contains(h)) {

@@ -137,7 +137,12 @@ fn distribute(
             }
             Stmt::Emit(h) => {
                 let e = k.exprs.get(h).cloned();
-                let reads_written = matches!(e, Some(Expr::ReadVar(v)) if written.contains(&v));
+                // A variable the consumers write, which the producer does not compute too.
+                let read = match e {
+                    Some(Expr::ReadVar(v)) => Some(v),
+                    _ => None,
+                };
+                let reads_written = read.is_some_and(|v| !placer.readable(v, written.contains(&v)));
                 let mut depends = false;
                 if let Some(e) = &e {
                     e.for_each_operand(|o| depends |= consumer_only.contains(&o) && !memo.contains_key(&o));
@@ -147,6 +152,9 @@ fn distribute(
                     placer.emit(k, h);
                 } else if let Some(mut e) = e {
                     // The producer computes it too, under its own name.
+                    if let Some(v) = read {
+                        placer.read_by_producer(v, at);
+                    }
                     e.map_operands(|o| memo.get(&o).copied().unwrap_or(o));
                     let copy = k.exprs.append(e, at);
                     memo.insert(h, copy);
@@ -234,7 +242,12 @@ fn specialize(k: &mut Kernel) -> Result<Vec<(Handle<Expr>, Loc)>, PassError> {
     let mut consumer = Block::new();
     let mut moved: HashSet<Handle<Expr>> = HashSet::new();
     let mut trailer = Block::new();
-    let mut placer = Placer::default();
+    // The producer's regions count as what writes their variables: none of those is the program's per-thread work.
+    let segment = stmts[split..].iter().flat_map(|s| match s {
+        Stmt::For { body, .. } if producer_loop_body(body) => body.stmts().iter(),
+        s => std::slice::from_ref(s).iter(),
+    });
+    let mut placer = Placer::for_segment(k, segment);
     // Copies of the statements every thread runs, for the next producer region (or the last); `memo` maps the
     // values they define to the copies'. A region takes them all: values defined in an earlier one are out of reach.
     let mut pending = Block::new();
@@ -291,7 +304,12 @@ fn specialize(k: &mut Kernel) -> Result<Vec<(Handle<Expr>, Loc)>, PassError> {
             }
             Stmt::Emit(h) => {
                 let e = k.exprs.get(h);
-                let reads_written = matches!(e, Some(Expr::ReadVar(v)) if written.contains(v));
+                let read = match e {
+                    Some(Expr::ReadVar(v)) => Some(*v),
+                    _ => None,
+                };
+                let reads_written = read.is_some_and(|v| written.contains(&v));
+                let candidate = read.is_some_and(|v| written.contains(&v) && placer.readable(v, true));
                 let (mut depends, mut out_of_reach) = (false, false);
                 if let Some(e) = e {
                     e.for_each_operand(|o| {
@@ -301,8 +319,11 @@ fn specialize(k: &mut Kernel) -> Result<Vec<(Handle<Expr>, Loc)>, PassError> {
                 }
                 let op_result = matches!(e, Some(Expr::OpResult(_)));
                 if reads_written || depends || op_result {
-                    if !reads_written && !out_of_reach && !op_result {
+                    if (!reads_written || candidate) && !out_of_reach && !op_result {
                         // From copies of statements every thread runs: the producer computes it too.
+                        if let Some(v) = read {
+                            placer.read_by_producer(v, at);
+                        }
                         pending.append(replicate(k, &Stmt::Emit(h), at, &mut memo));
                     }
                     moved.insert(h);
@@ -332,6 +353,10 @@ fn specialize(k: &mut Kernel) -> Result<Vec<(Handle<Expr>, Loc)>, PassError> {
                 consumer.push(s, at);
             }
         }
+    }
+    if let Some(at) = placer.stale_read() {
+        k.body = Block::new();
+        return Err(refuse(PASS, k, at, Refusal::PerThreadNeedsConsumers));
     }
     if !pending.is_empty() {
         match producers.last_mut() {
