@@ -185,11 +185,8 @@ pub(super) fn substitute(
     block: crate::stmt::Block,
     memo: &mut HashMap<Handle<Expr>, Handle<Expr>>,
 ) -> crate::stmt::Block {
-    let mut copy = Copy { k, memo, fresh: false };
-    match crate::visit::Rewrite::block(&mut copy, block) {
-        Ok(b) => b,
-        Err(never) => match never {},
-    }
+    let Ok(b) = crate::visit::Rewrite::block(&mut Copy { k, memo, fresh: false }, block);
+    b
 }
 
 /// A copy of `block` in which every value is defined anew (recorded in `memo`), and every operand in `memo`
@@ -199,11 +196,8 @@ pub(super) fn replicate(
     block: crate::stmt::Block,
     memo: &mut HashMap<Handle<Expr>, Handle<Expr>>,
 ) -> crate::stmt::Block {
-    let mut copy = Copy { k, memo, fresh: true };
-    match crate::visit::Rewrite::block(&mut copy, block) {
-        Ok(b) => b,
-        Err(never) => match never {},
-    }
+    let Ok(b) = crate::visit::Rewrite::block(&mut Copy { k, memo, fresh: true }, block);
+    b
 }
 
 /// The rewrite of [`substitute`] and [`replicate`]: `fresh` defines every value anew, otherwise only those that
