@@ -191,6 +191,10 @@ pub(crate) struct RunArgs {
     /// the source's defaults are used, with a note. A -D overrides the file's value.
     #[arg(long, value_name = "FILE")]
     pub tuning: Option<PathBuf>,
+    /// Run the kernel's scheduled IR on the CPU (no GPU needed; a `.cute` file only): every thread of every
+    /// block, bit-exact, with deadlocks and out-of-bounds accesses reported at their statements.
+    #[arg(long)]
+    pub cpu: bool,
 }
 
 #[derive(clap::Args)]

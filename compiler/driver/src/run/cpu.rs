@@ -1,0 +1,204 @@
+//! `cutec run --cpu`: the same arguments, input files, launch check and outputs as the GPU path, with the
+//! kernel's scheduled IR executed by `cutec-interp` on host memory instead of a launch. No CUDA is needed.
+//!
+//! Tensors are made on the host as the GPU path makes them on the device: from `.npy` files, seeded random
+//! data (`cutec_runtime::fill::random_elements`, the host reference of the device fill, so the same seed gives
+//! the same bytes), or `0xff` poison. The tensor maps are the ones the runtime's launch check plans
+//! (`LaunchPlan::tensor_maps`), told apart by the stand-in addresses of `plan.rs`. A persistent kernel's grid
+//! is the one it would get on a GPU of [`CPU_SMS`] SMs.
+
+use super::data::{count_nan, write_npy};
+use super::plan::{Source, parse_scalars, plan_arguments, precheck_launch, stand_in_address};
+use super::{RunError, RunOptions, as_write, report};
+use cutec_interp::{Arg, Launch, TensorMap, TmaSwizzle};
+use cutec_manifest::Manifest;
+use cutec_runtime::{ParamValue, strided};
+use std::io::IsTerminal;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+/// The SMs of the GPU a persistent kernel's grid is computed for (an H100 SXM's).
+pub const CPU_SMS: u32 = 132;
+
+fn swizzle(s: cutec_manifest::TmaSwizzle) -> TmaSwizzle {
+    match s {
+        cutec_manifest::TmaSwizzle::None => TmaSwizzle::None,
+        cutec_manifest::TmaSwizzle::B32 => TmaSwizzle::B32,
+        cutec_manifest::TmaSwizzle::B64 => TmaSwizzle::B64,
+        cutec_manifest::TmaSwizzle::B128 => TmaSwizzle::B128,
+    }
+}
+
+/// Runs kernel `opts.kernel` of `module` (the IR after the pass pipeline, whose manifest is `manifest`) on
+/// the CPU, reporting on `out` as [`super::run`] does.
+pub fn run_cpu(
+    opts: &RunOptions,
+    module: &cutec_ir::Module,
+    manifest: &Manifest,
+    out: &mut dyn Write,
+) -> Result<(), RunError> {
+    let km = manifest.kernel(&opts.kernel).cloned().ok_or_else(|| RunError::UnknownKernel {
+        name: opts.kernel.clone(),
+        available: manifest.kernels.iter().map(|k| k.name.clone()).collect(),
+    })?;
+    let plan = plan_arguments(&km, opts)?;
+    let scalars = parse_scalars(&km, opts)?;
+    let launch = precheck_launch(&km, opts, &plan, &scalars)?;
+
+    // The tensors on the host, in their storage order, by manifest parameter.
+    let mut buffers: Vec<Option<Vec<u8>>> = Vec::with_capacity(km.params.len());
+    for (index, (param, source)) in km.params.iter().zip(&plan.sources).enumerate() {
+        let dtype = param.dtype();
+        let size = dtype.size_bytes() as usize;
+        let layout = plan.strides.get(index).and_then(Option::as_ref);
+        buffers.push(source.as_ref().map(|source| match source {
+            Source::File { shape, bytes } => match layout {
+                Some(st) => strided::row_major_to_strided(bytes, shape, st, size),
+                None => bytes.clone(),
+            },
+            Source::Random { shape } => {
+                let count = shape.iter().product();
+                cutec_runtime::fill::random_elements(dtype, count, opts.seed, index as u64)
+            }
+            Source::Poison { shape } => vec![0xff; shape.iter().product::<usize>() * size],
+        }));
+    }
+    let row_major = |index: usize, bytes: &[u8]| -> Vec<u8> {
+        let (Some(Some(st)), Some(Some(source))) = (plan.strides.get(index), plan.sources.get(index)) else {
+            return bytes.to_vec();
+        };
+        let size = km.params[index].dtype().size_bytes() as usize;
+        strided::strided_to_row_major(bytes, source.shape(), st, size)
+    };
+    let shape_of = |index: usize| plan.sources.get(index).and_then(Option::as_ref).map(|s| s.shape().to_vec());
+    for (name, path) in &opts.save_inputs {
+        let Some(i) = km.params.iter().position(|p| p.name() == name) else { continue };
+        let (Some(Some(bytes)), Some(shape)) = (buffers.get(i), shape_of(i)) else { continue };
+        let dtype = km.params[i].dtype();
+        write_npy(path, dtype, &shape, &row_major(i, bytes)).map_err(as_write)?;
+        writeln!(out, "saved {name} {shape:?} {dtype} -> {}", path.display()).map_err(report)?;
+    }
+
+    // The kernel's parameters in ABI order (the IR's): the planned values, then the tensor maps.
+    let tensor_of = |address: u64| (0..km.params.len()).find(|&i| stand_in_address(i) == address);
+    let mut args: Vec<Arg> = Vec::new();
+    let mut abi_of_tensor = vec![None; km.params.len()];
+    for value in &launch.params {
+        args.push(match *value {
+            ParamValue::Pointer(address) => {
+                let Some(i) = tensor_of(address) else {
+                    return Err(RunError::Internal(format!("no tensor at stand-in address {address:#x}")));
+                };
+                abi_of_tensor[i] = Some(args.len() as u32);
+                Arg::Buffer(buffers[i].take().unwrap_or_default())
+            }
+            ParamValue::Scalar(_) | ParamValue::Dim { .. } => {
+                let bytes = value.to_le_bytes();
+                let size = value.size_bytes().min(8) as usize;
+                let mut low = [0u8; 8];
+                low[..size].copy_from_slice(&bytes[..size]);
+                Arg::Scalar(u64::from_le_bytes(low))
+            }
+        });
+    }
+    for m in &launch.tensor_maps {
+        let tensor = tensor_of(m.address).and_then(|i| abi_of_tensor[i]);
+        let Some(tensor) = tensor else {
+            return Err(RunError::Internal(format!("tensor map `{}` describes no tensor argument", m.name)));
+        };
+        let d = &m.desc;
+        args.push(Arg::TensorMap(TensorMap {
+            tensor,
+            elem_bytes: d.dtype.size_bytes(),
+            dims: d.global_dims.clone(),
+            strides: d.global_strides.clone(),
+            box_dims: d.box_dims.clone(),
+            element_strides: d.element_strides.clone(),
+            swizzle: swizzle(d.swizzle),
+            oob_nan: d.oob_fill == cutec_manifest::TmaOobFill::Nan,
+        }));
+    }
+
+    let grid = km.launch.hardware_grid(launch.grid, launch.cluster, CPU_SMS);
+    let cluster = launch.cluster.unwrap_or([1, 1, 1]);
+    let [gx, gy, gz] = grid;
+    let [bx, by, bz] = launch.block;
+    let tiles = match launch.grid {
+        [x, y, z] if km.launch.persistent => format!(" tiles={x}x{y}x{z}"),
+        _ => String::new(),
+    };
+    let dims: Vec<String> = launch.dims.iter().map(|d| format!("{}={}", d.name, d.value)).collect();
+    let cl = launch.cluster.map_or_else(|| "none".to_owned(), |[x, y, z]| format!("{x}x{y}x{z}"));
+    writeln!(
+        out,
+        "launch kernel={} grid={gx}x{gy}x{gz}{tiles} block={bx}x{by}x{bz} cluster={cl} smem={} dims=[{}] device=cpu",
+        km.name,
+        launch.smem_bytes,
+        dims.join(" ")
+    )
+    .map_err(report)?;
+    let started = Instant::now();
+    let mut progress = ClusterProgress { name: &km.name, start: started, last: None, drew: false };
+    let mut on_progress = |done: u64, total: u64| progress.update(done, total);
+    let options = cutec_interp::Options { progress: Some(&mut on_progress), ..Default::default() };
+    let result = cutec_interp::run(module, &km.name, Launch { grid, block: launch.block, cluster }, &mut args, options);
+    progress.finish();
+    let outcome = result.map_err(RunError::Interp)?;
+    writeln!(
+        out,
+        "ran kernel={} ctas={} statements={} seconds={:.3}",
+        km.name,
+        outcome.ctas,
+        outcome.steps,
+        started.elapsed().as_secs_f64()
+    )
+    .map_err(report)?;
+
+    for (name, path) in &opts.outputs {
+        let Some(i) = km.params.iter().position(|p| p.name() == name) else { continue };
+        let Some(Arg::Buffer(bytes)) = abi_of_tensor[i].and_then(|a| args.get(a as usize)) else { continue };
+        let Some(shape) = shape_of(i) else { continue };
+        let dtype = km.params[i].dtype();
+        let bytes = row_major(i, bytes);
+        let nan = count_nan(dtype, &bytes);
+        write_npy(path, dtype, &shape, &bytes).map_err(as_write)?;
+        writeln!(out, "nan {name} {nan}").map_err(report)?;
+        writeln!(out, "wrote {name} {shape:?} {dtype} -> {}", path.display()).map_err(report)?;
+    }
+    Ok(())
+}
+
+/// The interpreter's progress on a terminal's stderr, as the GPU path reports long transfers: clusters done of
+/// all, drawn after the first second, at most ten times a second.
+struct ClusterProgress<'a> {
+    name: &'a str,
+    start: Instant,
+    last: Option<Instant>,
+    drew: bool,
+}
+
+impl ClusterProgress<'_> {
+    fn update(&mut self, done: u64, total: u64) {
+        let now = Instant::now();
+        let quiet = now - self.start < Duration::from_secs(1);
+        if quiet || self.last.is_some_and(|t| now - t < Duration::from_millis(100)) || !std::io::stderr().is_terminal()
+        {
+            return;
+        }
+        self.last = Some(now);
+        self.drew = true;
+        let percent = done.saturating_mul(100).checked_div(total).unwrap_or(100);
+        // Progress is a courtesy: a failed write to stderr does not stop the run.
+        let _ = write!(
+            std::io::stderr(),
+            "\rrunning `{}` on the CPU: {done} of {total} clusters ({percent}%)\x1b[K",
+            self.name
+        );
+    }
+
+    fn finish(&self) {
+        if self.drew {
+            let _ = writeln!(std::io::stderr());
+        }
+    }
+}

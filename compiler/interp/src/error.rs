@@ -1,0 +1,91 @@
+//! What goes wrong in a run, as data: each variant holds the values and the source locations involved, and
+//! `diag.rs` renders it, in one place, as a coded diagnostic.
+
+use cutec_ir::Loc;
+use std::fmt;
+
+/// A thread of the grid: its block and its index in the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadRef {
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+}
+
+impl fmt::Display for ThreadRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.thread;
+        let [bx, by, bz] = self.block;
+        write!(f, "thread ({x}, {y}, {z}) of block ({bx}, {by}, {bz})")
+    }
+}
+
+/// A load or a store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Access::Read => "read",
+            Access::Write => "write",
+        })
+    }
+}
+
+/// One group of threads that wait and can never go on, for a deadlock's report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Wait {
+    pub loc: Loc,
+    /// What they wait for, with its state (`mbarrier at byte 64 of shared memory, in phase 3 (pending 1, tx 0),
+    /// for parity 1`).
+    pub what: String,
+    /// The threads, as ranges (`threads 0..127 of block (0, 0, 0)`).
+    pub threads: String,
+}
+
+/// Why a run failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum InterpError {
+    #[error("out-of-bounds {access} of {bytes} bytes at byte offset {offset} of {memory} ({size} bytes) by {thread}")]
+    OutOfBounds { loc: Loc, access: Access, memory: String, offset: i64, bytes: u64, size: u64, thread: ThreadRef },
+    #[error("deadlock: every thread that has not exited waits for something that can never happen")]
+    Deadlock { waits: Vec<Wait> },
+    #[error("integer division by zero in {thread}")]
+    DivisionByZero { loc: Loc, thread: ThreadRef },
+    #[error("{message} ({thread})")]
+    Mbarrier { loc: Loc, thread: ThreadRef, message: String },
+    #[error("{message} ({thread})")]
+    Collective { loc: Loc, thread: ThreadRef, message: String },
+    #[error("{message}")]
+    TensorMap { loc: Loc, message: String },
+    #[error("the interpreter does not run {what} yet")]
+    Unsupported { loc: Loc, what: String },
+    #[error("IR the validator should have refused: {message}")]
+    Internal { loc: Loc, message: String },
+    #[error("the run took more than {limit} statements (an endless loop?)")]
+    StepLimit { limit: u64 },
+    #[error("{message}")]
+    Arguments { message: String },
+    #[error("the IR does not validate: {message}")]
+    Invalid { message: String },
+}
+
+impl InterpError {
+    /// The statement the error is about, when it has one.
+    pub fn loc(&self) -> Option<Loc> {
+        match self {
+            InterpError::OutOfBounds { loc, .. }
+            | InterpError::DivisionByZero { loc, .. }
+            | InterpError::Mbarrier { loc, .. }
+            | InterpError::Collective { loc, .. }
+            | InterpError::TensorMap { loc, .. }
+            | InterpError::Unsupported { loc, .. }
+            | InterpError::Internal { loc, .. } => Some(*loc),
+            InterpError::Deadlock { waits } => waits.first().map(|w| w.loc),
+            InterpError::StepLimit { .. } | InterpError::Arguments { .. } | InterpError::Invalid { .. } => None,
+        }
+    }
+}

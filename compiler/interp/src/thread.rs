@@ -1,0 +1,337 @@
+//! One thread: its registers (expression values and variables), its register arrays, and its continuation, a
+//! stack of frames over the structured blocks of the kernel body, so that it can stop at any synchronisation
+//! point and resume there.
+
+use crate::error::InterpError;
+use crate::machine::{World, thread_ref};
+use crate::numeric;
+use crate::value::{Mem, Val};
+use cutec_ir::{Barrier, Block, Expr, Handle, Kernel, Loc, Op, Scalar, Stmt, Var};
+
+/// Where a thread is in the body.
+pub(crate) enum Frame<'k> {
+    /// The statements of a block, `pc` the next one.
+    Block { block: &'k Block, pc: usize },
+    /// A `for` loop whose body is the frame above it (when it runs).
+    For { var: Handle<Var>, end: i64, step: i64, ty: Scalar, body: &'k Block },
+    /// A `while` loop: the header or (`in_body`) the body is the frame above it.
+    While { header: &'k Block, cond: Handle<Expr>, body: &'k Block, in_body: bool },
+}
+
+/// What a blocked thread waits for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Blocked<'k> {
+    /// `bar.sync id[, count]`: `count` threads, or every thread of the CTA that has not exited.
+    Bar { id: u32, count: Option<u32> },
+    /// `barrier.cluster`.
+    Cluster,
+    /// `mbarrier.wait` for the phase of parity `parity` of the mbarrier at `offset` in CTA `cta`'s shared memory.
+    Mbarrier { cta: usize, offset: i64, parity: u32 },
+    /// A warp or warpgroup collective: the operation, executed once its lanes have all reached it.
+    Collective { op: &'k Op, result: Option<Handle<Expr>> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct BlockedAt<'k> {
+    pub what: Blocked<'k>,
+    pub loc: Loc,
+    /// The order of arrival, which decides who a counted barrier releases first.
+    pub arrival: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum State<'k> {
+    Ready,
+    Blocked(BlockedAt<'k>),
+    Done,
+}
+
+pub(crate) struct Thread<'k> {
+    pub cta: usize,
+    pub tid: [u32; 3],
+    /// The index in the CTA, `x + y * bx + z * bx * by`: warp `linear / 32`, lane `linear % 32`.
+    pub linear: u32,
+    pub vals: Vec<Val>,
+    pub vars: Vec<Val>,
+    /// The register arrays, by allocation index (empty for the others), zeroed at the start.
+    pub locals: Vec<Vec<u8>>,
+    pub frames: Vec<Frame<'k>>,
+    pub state: State<'k>,
+}
+
+impl<'k> Thread<'k> {
+    pub fn new(kernel: &'k Kernel, cta: usize, tid: [u32; 3], block: [u32; 3]) -> Thread<'k> {
+        let locals = kernel
+            .allocs
+            .iter()
+            .map(
+                |(_, a)| {
+                    if a.space == cutec_ir::AddrSpace::Local { vec![0; a.size_bytes() as usize] } else { Vec::new() }
+                },
+            )
+            .collect();
+        Thread {
+            cta,
+            tid,
+            linear: tid[0] + tid[1] * block[0] + tid[2] * block[0] * block[1],
+            vals: vec![Val::Undef; kernel.exprs.len()],
+            vars: vec![Val::Undef; kernel.vars.len()],
+            locals,
+            frames: vec![Frame::Block { block: &kernel.body, pc: 0 }],
+            state: State::Ready,
+        }
+    }
+
+    pub fn lane(&self) -> u32 {
+        self.linear % 32
+    }
+
+    fn block_on(&mut self, what: Blocked<'k>, loc: Loc) {
+        self.state = State::Blocked(BlockedAt { what, loc, arrival: 0 });
+    }
+
+    /// Runs until the thread blocks or exits.
+    pub fn run(&mut self, world: &mut World<'k>) -> Result<(), InterpError> {
+        self.state = State::Ready;
+        while self.state == State::Ready {
+            let Some(frame) = self.frames.last_mut() else {
+                self.state = State::Done;
+                break;
+            };
+            let (stmt, loc) = match frame {
+                Frame::Block { block, pc } => match block.iter().nth(*pc) {
+                    Some(s) => {
+                        *pc += 1;
+                        s
+                    }
+                    None => {
+                        self.frames.pop();
+                        self.end_of_block(world)?;
+                        continue;
+                    }
+                },
+                // A loop frame on top: its body or header has just been left by `continue`.
+                Frame::For { .. } | Frame::While { .. } => {
+                    self.next_iteration(world)?;
+                    continue;
+                }
+            };
+            world.steps += 1;
+            if world.steps > world.max_steps {
+                return Err(InterpError::StepLimit { limit: world.max_steps });
+            }
+            self.exec(world, stmt, loc)?;
+        }
+        Ok(())
+    }
+
+    /// A block has ended: a loop's body or header goes on to the loop's next step.
+    fn end_of_block(&mut self, world: &mut World<'k>) -> Result<(), InterpError> {
+        if matches!(self.frames.last(), Some(Frame::For { .. } | Frame::While { .. })) {
+            self.next_iteration(world)?;
+        }
+        Ok(())
+    }
+
+    /// The loop frame on top goes on: a `for` steps its variable and runs its body again or ends; a `while`
+    /// runs its header after its body, and its body or nothing after its header.
+    fn next_iteration(&mut self, world: &mut World<'k>) -> Result<(), InterpError> {
+        match self.frames.pop() {
+            Some(Frame::For { var, end, step, ty, body }) => {
+                let v = numeric::int_value(ty, self.var_bits(var)?).wrapping_add(step);
+                self.vars[var.index()] = Val::Bits(numeric::int_bits(ty, v));
+                if v < end {
+                    self.frames.push(Frame::For { var, end, step, ty, body });
+                    self.frames.push(Frame::Block { block: body, pc: 0 });
+                }
+            }
+            Some(Frame::While { header, cond, body, in_body }) => {
+                if in_body {
+                    self.frames.push(Frame::While { header, cond, body, in_body: false });
+                    self.frames.push(Frame::Block { block: header, pc: 0 });
+                } else if self.bits(world, cond, Loc::NONE)? & 1 == 1 {
+                    self.frames.push(Frame::While { header, cond, body, in_body: true });
+                    self.frames.push(Frame::Block { block: body, pc: 0 });
+                }
+            }
+            Some(other) => self.frames.push(other),
+            None => {}
+        }
+        Ok(())
+    }
+
+    fn var_bits(&self, var: Handle<Var>) -> Result<u64, InterpError> {
+        match self.vars.get(var.index()) {
+            Some(Val::Bits(b)) => Ok(*b),
+            _ => Err(crate::machine::undef_error(Loc::NONE, "a loop variable")),
+        }
+    }
+
+    /// The bits of scalar `h`.
+    pub fn bits(&self, world: &World<'k>, h: Handle<Expr>, loc: Loc) -> Result<u64, InterpError> {
+        match self.value(world, h, loc)? {
+            Val::Bits(b) => Ok(b),
+            other => Err(InterpError::Internal { loc, message: format!("expected a scalar, found {other:?}") }),
+        }
+    }
+
+    /// The integer value of `h` (`i1`, `i32` or `i64`), sign-extended.
+    pub fn int(&self, world: &World<'k>, h: Handle<Expr>, loc: Loc) -> Result<i64, InterpError> {
+        let bits = self.bits(world, h, loc)?;
+        let ty = world.info.expr_types.get(h.index()).and_then(|t| t.scalar()).unwrap_or(Scalar::I64);
+        Ok(numeric::int_value(ty, bits))
+    }
+
+    pub fn thread_ref(&self, world: &World<'k>) -> crate::ThreadRef {
+        thread_ref(world, self.cta, self.tid)
+    }
+
+    fn exec(&mut self, world: &mut World<'k>, stmt: &'k Stmt, loc: Loc) -> Result<(), InterpError> {
+        match stmt {
+            Stmt::Emit(h) => {
+                let v = self.eval(world, *h, loc)?;
+                self.vals[h.index()] = v;
+            }
+            Stmt::Op { result, op } => self.op(world, op, *result, loc)?,
+            Stmt::WriteVar { var, value } => {
+                let v = self.value(world, *value, loc)?;
+                self.vars[var.index()] = v;
+            }
+            Stmt::Store { ptr, value, .. } => {
+                let p = self.ptr(world, *ptr, loc)?;
+                let ty = world.info.ty(*value);
+                let v = self.value(world, *value, loc)?;
+                crate::memory::store(world, self, p, ty, &v, loc)?;
+            }
+            Stmt::If { cond, accept, reject } => {
+                let taken = if self.bits(world, *cond, loc)? & 1 == 1 { accept } else { reject };
+                self.frames.push(Frame::Block { block: taken, pc: 0 });
+            }
+            Stmt::For { var, start, end, step, body, .. } => {
+                let ty = world.kernel.vars.get(*var).and_then(|v| v.ty.scalar()).unwrap_or(Scalar::I32);
+                let (s, e) = (self.int(world, *start, loc)?, self.int(world, *end, loc)?);
+                self.vars[var.index()] = Val::Bits(numeric::int_bits(ty, s));
+                if s < e {
+                    self.frames.push(Frame::For { var: *var, end: e, step: *step, ty, body });
+                    self.frames.push(Frame::Block { block: body, pc: 0 });
+                }
+            }
+            Stmt::While { header, cond, body } => {
+                self.frames.push(Frame::While { header, cond: *cond, body, in_body: false });
+                self.frames.push(Frame::Block { block: header, pc: 0 });
+            }
+            Stmt::Break => {
+                while let Some(f) = self.frames.pop() {
+                    if matches!(f, Frame::For { .. } | Frame::While { .. }) {
+                        break;
+                    }
+                }
+            }
+            Stmt::Continue => {
+                while matches!(self.frames.last(), Some(Frame::Block { .. })) {
+                    self.frames.pop();
+                }
+                // A `while`'s `continue` is in its body: the header runs next.
+            }
+            Stmt::Return => {
+                self.frames.clear();
+                self.state = State::Done;
+            }
+            Stmt::Barrier(Barrier::Cta) => self.block_on(Blocked::Bar { id: 0, count: None }, loc),
+            Stmt::Roles(regions) => {
+                let warpgroup = self.linear / 128;
+                if let Some(r) = regions.iter().find(|r| r.role.warpgroups().contains(&warpgroup)) {
+                    self.frames.push(Frame::Block { block: &r.body, pc: 0 });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn op(
+        &mut self,
+        world: &mut World<'k>,
+        op: &'k Op,
+        result: Option<Handle<Expr>>,
+        loc: Loc,
+    ) -> Result<(), InterpError> {
+        match op {
+            Op::Load { ptr, ty, .. } => {
+                let p = self.ptr(world, *ptr, loc)?;
+                let v = crate::memory::load(world, self, p, *ty, loc)?;
+                if let Some(r) = result {
+                    self.vals[r.index()] = v;
+                }
+            }
+            Op::Shuffle { .. } | Op::ElectOne | Op::Stmatrix { .. } | Op::Wgmma { .. } => {
+                self.block_on(Blocked::Collective { op, result }, loc)
+            }
+            Op::NamedBarrier { id, threads, .. } => {
+                let id = self.int(world, *id, loc)?;
+                let count = self.int(world, *threads, loc)?;
+                if !(0..16).contains(&id) || count <= 0 || count % 32 != 0 {
+                    let message = format!("bar.sync {id}, {count}: ids are 0..15 and counts multiples of 32");
+                    return Err(InterpError::Collective { loc, thread: self.thread_ref(world), message });
+                }
+                self.block_on(Blocked::Bar { id: id as u32, count: Some(count as u32) }, loc)
+            }
+            Op::ClusterBarrier => self.block_on(Blocked::Cluster, loc),
+            Op::MbarrierWait { bar, parity } => {
+                let p = self.ptr(world, *bar, loc)?;
+                let parity = (self.int(world, *parity, loc)? & 1) as u32;
+                let (cta, offset) = crate::ops::mbarrier_at(world, self, p, loc)?;
+                crate::ops::mbarrier_state(world, self, cta, offset, loc)?;
+                self.block_on(Blocked::Mbarrier { cta, offset, parity }, loc);
+            }
+            Op::MbarrierInit { .. }
+            | Op::MbarrierArrive { .. }
+            | Op::MbarrierArriveExpectTx { .. }
+            | Op::MbarrierArriveRemote { .. }
+            | Op::TmaLoad { .. }
+            | Op::TmaStore { .. } => crate::ops::exec(world, self, op, loc)?,
+            Op::TmaLoadUnscheduled { .. } => {
+                let message = "an unscheduled TMA copy after the pass pipeline".to_string();
+                return Err(InterpError::Internal { loc, message });
+            }
+            Op::Setmaxnreg { regs, .. } => {
+                if !(24..=256).contains(regs) || regs % 8 != 0 {
+                    let message = format!("setmaxnreg {regs}: the count is a multiple of 8 in 24..=256");
+                    return Err(InterpError::Collective { loc, thread: self.thread_ref(world), message });
+                }
+            }
+            // Asynchronous operations complete when issued (see the crate documentation), so their fences,
+            // commits and waits have nothing left to order.
+            Op::BulkCommit
+            | Op::BulkWait { .. }
+            | Op::PrefetchTensorMap { .. }
+            | Op::FenceMbarrierInit
+            | Op::FenceProxyAsync
+            | Op::WgmmaFence
+            | Op::WgmmaCommit { .. }
+            | Op::WgmmaWait { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// The pointer `h`.
+    pub fn ptr(&self, world: &World<'k>, h: Handle<Expr>, loc: Loc) -> Result<crate::value::Ptr, InterpError> {
+        match self.value(world, h, loc)? {
+            Val::Ptr(p) => Ok(p),
+            other => Err(InterpError::Internal { loc, message: format!("expected a pointer, found {other:?}") }),
+        }
+    }
+
+    /// The CTA (index in the running cluster) whose shared memory `mem` is.
+    pub fn shared_cta(&self, world: &World<'k>, mem: Mem, loc: Loc) -> Result<usize, InterpError> {
+        match mem {
+            Mem::Shared { cta: None } => Ok(self.cta),
+            Mem::Shared { cta: Some(rank) } if (rank as usize) < world.ctas.len() => Ok(rank as usize),
+            Mem::Shared { cta: Some(rank) } => Err(InterpError::Collective {
+                loc,
+                thread: self.thread_ref(world),
+                message: format!("CTA rank {rank} is outside the cluster of {} CTAs", world.ctas.len()),
+            }),
+            other => Err(InterpError::Internal { loc, message: format!("{other:?} is not shared memory") }),
+        }
+    }
+}
