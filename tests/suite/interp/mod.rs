@@ -7,11 +7,13 @@ use cutec_tests::repo_root;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+mod more;
+
 /// A run's tensors (inputs as the kernel received them, outputs as it wrote them), as `f64`, row-major.
-struct Tensors(HashMap<String, (Vec<usize>, Vec<f64>)>);
+pub(super) struct Tensors(HashMap<String, (Vec<usize>, Vec<f64>)>);
 
 impl Tensors {
-    fn get(&self, name: &str) -> &[f64] {
+    pub(super) fn get(&self, name: &str) -> &[f64] {
         &self.0[name].1
     }
 }
@@ -31,7 +33,7 @@ fn read_f64(path: &PathBuf) -> (Vec<usize>, Vec<f64>) {
 
 /// Runs `kernel` of `file` (relative to the repository root) on the CPU with `dims`, seeded random `inputs`,
 /// and returns the inputs and `outputs`.
-fn run(
+pub(super) fn run(
     file: &str,
     kernel: &str,
     defines: &[(&str, i64)],
@@ -43,7 +45,7 @@ fn run(
 }
 
 /// [`run`] with scalar arguments.
-fn run_with_scalars(
+pub(super) fn run_with_scalars(
     file: &str,
     kernel: &str,
     defines: &[(&str, i64)],
@@ -85,7 +87,7 @@ fn tempfile_dir(kernel: &str) -> PathBuf {
 }
 
 /// Every element of `got` within `tol * (1 + |want|)` of `want`.
-fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
+pub(super) fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
     assert_eq!(got.len(), want.len(), "{what}: element count");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         assert!((g - w).abs() <= tol * (1.0 + w.abs()), "{what}: element {i} is {g}, the reference {w}");
@@ -93,7 +95,7 @@ fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
 }
 
 /// `a (M x K) * b^T (b is N x K)`, row-major `M x N`.
-fn matmul_nt(a: &[f64], b: &[f64], m: usize, n: usize, k: usize) -> Vec<f64> {
+pub(super) fn matmul_nt(a: &[f64], b: &[f64], m: usize, n: usize, k: usize) -> Vec<f64> {
     let mut c = vec![0.0; m * n];
     for i in 0..m {
         for j in 0..n {
