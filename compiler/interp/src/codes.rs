@@ -16,6 +16,8 @@ pub const COLLECTIVE: &str = "E0504";
 pub const TENSOR_MAP: &str = "E0505";
 /// An operation the interpreter does not run yet.
 pub const UNSUPPORTED: &str = "E0506";
+/// Two accesses to shared memory that nothing orders.
+pub const RACE: &str = "E0508";
 /// IR the validator should have refused, or a run stopped as endless, or arguments that do not fit: not the
 /// kernel's fault alone.
 pub const CANNOT_RUN: &str = "E0507";
@@ -75,6 +77,18 @@ reaches past its tensor's buffer.\n",
         "not supported by the CPU interpreter yet",
         "The kernel uses an operation `cutec run --cpu` does not execute yet (a wgmma with an 8-bit A in \
 registers, a load or store of a pointer). Run it on the GPU.\n",
+    ),
+    code(
+        RACE,
+        "data race on shared memory",
+        "`cutec run --cpu` found two accesses to the same byte of shared memory that nothing orders, the second \
+labelled `this access` and the first `races with this one`: a read of data another thread wrote (or a TMA load \
+delivers) before a barrier or an mbarrier wait orders them, two writes, a write over data another thread or an \
+in-flight wgmma group or TMA store still reads (before its `wgmma.wait_group` or `cp.async.bulk.wait_group.read`), \
+or an asynchronous read (TMA store, wgmma) of a generic write with no `fence.proxy.async` after it. On the GPU the \
+result depends on timing. The interpreter orders accesses by happens-before: barriers, mbarrier arrivals and the \
+waits that see their phase complete, cluster barriers; warp collectives order nothing. Global memory is not \
+checked.\n",
     ),
     code(
         CANNOT_RUN,

@@ -155,6 +155,7 @@ fn stmatrix<'k>(
             p.off += (2 * (l % 4) * 2) as i64;
             let out = bytes_mut(world, &mut group[i], p, 4, Access::Write, loc)?;
             out.copy_from_slice(&bytes);
+            crate::memory::check_generic(world, &mut group[i], p, 4, true, loc)?;
         }
     }
     Ok(())

@@ -33,6 +33,10 @@ pub fn to_diagnostic(e: &InterpError) -> Diagnostic {
             }
             d
         }
+        InterpError::Race { first, second, .. } => {
+            let d = at(codes::RACE, message, *second, "this access");
+            if *first == Loc::NONE { d } else { d.with_label(first.file, first.span, "races with this one") }
+        }
         InterpError::DivisionByZero { loc, .. } => at(codes::DIVISION_BY_ZERO, message, *loc, "divides by zero"),
         InterpError::Mbarrier { loc, .. } => at(codes::MBARRIER, message, *loc, "this mbarrier operation"),
         InterpError::Collective { loc, .. } => at(codes::COLLECTIVE, message, *loc, "here"),

@@ -46,11 +46,45 @@ pub struct Wait {
     pub threads: String,
 }
 
+/// Which rule a race breaks (see `race.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RaceKind {
+    /// A read of a byte another thread wrote, with no synchronisation between.
+    WriteRead,
+    /// Two writes by different threads with no synchronisation between.
+    WriteWrite,
+    /// A write (generic, or a TMA load) over a byte another thread read, with no synchronisation between.
+    ReadWrite,
+    /// A read of a byte a TMA load writes, before a wait on its mbarrier.
+    UnfinishedAsyncWrite,
+    /// A write to a byte an in-flight wgmma group or TMA store still reads.
+    InFlightRead,
+    /// An asynchronous read (TMA store, wgmma) of a generic write no `fence.proxy.async` covers.
+    MissingProxyFence,
+}
+
+impl fmt::Display for RaceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RaceKind::WriteRead => "a read of shared memory another thread wrote, with no barrier between",
+            RaceKind::WriteWrite => "two threads write shared memory with no barrier between",
+            RaceKind::ReadWrite => "a write over shared memory another thread read, with no barrier between",
+            RaceKind::UnfinishedAsyncWrite => "a read of shared memory a TMA load writes, before waiting for it",
+            RaceKind::InFlightRead => "a write to shared memory an in-flight wgmma group or TMA store still reads",
+            RaceKind::MissingProxyFence => {
+                "the asynchronous proxy (TMA, wgmma) reads a generic write with no fence.proxy.async between"
+            }
+        })
+    }
+}
+
 /// Why a run failed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum InterpError {
     #[error("out-of-bounds {access} of {bytes} bytes at byte offset {offset} of {memory} ({size} bytes) by {thread}")]
     OutOfBounds { loc: Loc, access: Access, memory: String, offset: i64, bytes: u64, size: u64, thread: ThreadRef },
+    #[error("race: {kind}, at byte {offset} of the shared memory of CTA rank {cta} ({thread})")]
+    Race { kind: RaceKind, first: Loc, second: Loc, cta: u32, offset: i64, thread: ThreadRef },
     #[error("deadlock: every thread that has not exited waits for something that can never happen")]
     Deadlock { waits: Vec<Wait> },
     #[error("integer division by zero in {thread}")]
@@ -85,6 +119,7 @@ impl InterpError {
             | InterpError::Unsupported { loc, .. }
             | InterpError::Internal { loc, .. } => Some(*loc),
             InterpError::Deadlock { waits } => waits.first().map(|w| w.loc),
+            InterpError::Race { second, .. } => Some(*second),
             InterpError::StepLimit { .. } | InterpError::Arguments { .. } | InterpError::Invalid { .. } => None,
         }
     }

@@ -120,7 +120,14 @@ impl<'k> Thread<'k> {
                     let message = format!("mapa to CTA rank {rank}");
                     return Err(InterpError::Collective { loc, thread: self.thread_ref(world), message });
                 };
-                Val::Ptr(Ptr { mem: Mem::Shared { cta: Some(rank) }, off: p.off })
+                match p.mem {
+                    Mem::Shared { alloc, .. } => {
+                        Val::Ptr(Ptr { mem: Mem::Shared { cta: Some(rank), alloc }, off: p.off })
+                    }
+                    other => {
+                        return Err(InterpError::Internal { loc, message: format!("mapa of {other:?}") });
+                    }
+                }
             }
         })
     }
@@ -151,7 +158,9 @@ fn global(world: &World<'_>, e: &Expr, loc: Loc) -> Result<Val, InterpError> {
             None => return Err(InterpError::Internal { loc, message: format!("parameter {i} does not exist") }),
         },
         Expr::AllocPtr(a) => match world.shared_offsets.get(a.index()) {
-            Some(Some(off)) => Val::Ptr(Ptr { mem: Mem::Shared { cta: None }, off: *off as i64 }),
+            Some(Some(off)) => {
+                Val::Ptr(Ptr { mem: Mem::Shared { cta: None, alloc: a.index() as u32 }, off: *off as i64 })
+            }
             Some(None) => Val::Ptr(Ptr { mem: Mem::Local(a.index() as u32), off: 0 }),
             None => return Err(InterpError::Internal { loc, message: format!("allocation {a:?} does not exist") }),
         },

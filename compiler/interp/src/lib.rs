@@ -16,8 +16,12 @@
 //!   over the lanes' values at once. When nothing can go on and some thread has not exited, the run is a
 //!   **deadlock**, reported with each wait, its barrier's state and its threads.
 //! - **Asynchrony.** TMA copies complete when issued (the earliest point the hardware allows), as do wgmma
-//!   groups; `commit`/`wait` and the proxy fences are then satisfied by construction. (Interpreter-chosen
-//!   completion points and race reports are issue 33's next step.)
+//!   groups' results. What the hardware leaves to timing is checked instead (`race.rs`): shared-memory
+//!   accesses are ordered by happens-before (vector clocks over barriers, mbarrier phases, cluster barriers),
+//!   TMA loads' bytes count as written only for threads that waited on their barrier, wgmma operands and TMA
+//!   store sources stay read until the wait that retires their group, and the asynchronous proxy's reads
+//!   need a `fence.proxy.async` after the generic writes they read. A race is an error naming both
+//!   statements.
 //! - **Values** are bit-exact (`numeric.rs`): integers wrap in their width, `f32` is IEEE, conversions round as the
 //!   code generator's `cvt`s do (fp8 `.satfinite`), approximate math is correctly rounded (within the hardware's
 //!   documented error). wgmma computes each k-step's dot products exactly (in `f64`, every product of two 16- or
@@ -38,12 +42,13 @@ mod machine;
 mod memory;
 pub mod numeric;
 mod ops;
+mod race;
 mod thread;
 mod tma;
 pub mod value;
 mod wgmma;
 
-pub use error::{Access, InterpError, ThreadRef, Wait};
+pub use error::{Access, InterpError, RaceKind, ThreadRef, Wait};
 pub use machine::{Outcome, run};
 
 /// The argument of one kernel parameter, in parameter order.
@@ -100,10 +105,12 @@ pub struct Options<'a> {
     pub max_steps: u64,
     /// Called after each cluster of CTAs with (clusters done, clusters in all).
     pub progress: Option<&'a mut dyn FnMut(u64, u64)>,
+    /// Check shared memory for races (`race.rs`); off, a run is about twice as fast.
+    pub races: bool,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { max_steps: 20_000_000_000, progress: None }
+        Options { max_steps: 20_000_000_000, progress: None, races: true }
     }
 }

@@ -47,6 +47,9 @@ pub(crate) struct World<'k> {
     pub max_steps: u64,
     /// The accumulator layout of each wgmma width N, from thread and register to `m + 64 n` (computed once).
     pub acc_layouts: HashMap<u32, Vec<i64>>,
+    /// The race checker of the running cluster, when races are checked.
+    pub races: Option<crate::race::Races>,
+    pub check_races: bool,
 }
 
 impl World<'_> {
@@ -86,6 +89,8 @@ pub fn run(
         steps: 0,
         max_steps: options.max_steps,
         acc_layouts: HashMap::new(),
+        races: None,
+        check_races: options.races,
     };
     let [gx, gy, gz] = launch.grid;
     let [cx, cy, cz] = launch.cluster;
@@ -182,6 +187,8 @@ fn run_cluster(world: &mut World<'_>, origin: [u32; 3]) -> Result<(), InterpErro
         }
     }
     let per_cta = world.threads_per_cta() as usize;
+    world.races =
+        world.check_races.then(|| crate::race::Races::new(world.ctas.len(), shared_bytes, threads.len() as u32));
     let mut arrival = 0u64;
     loop {
         let mut progressed = false;
@@ -211,8 +218,7 @@ fn run_cluster(world: &mut World<'_>, origin: [u32; 3]) -> Result<(), InterpErro
 /// count of a barrier without one is the CTA's threads that have not exited.
 fn release_barriers(world: &World<'_>, threads: &mut [Thread<'_>], per_cta: usize) -> bool {
     let mut progressed = false;
-    for (c, cta_threads) in threads.chunks_mut(per_cta).enumerate() {
-        let _ = c;
+    for cta_threads in threads.chunks_mut(per_cta) {
         let live = cta_threads.iter().filter(|t| t.state != State::Done).count();
         for id in 0..16u32 {
             let mut waiting: Vec<(u64, usize, Option<u32>)> = cta_threads
@@ -230,36 +236,63 @@ fn release_barriers(world: &World<'_>, threads: &mut [Thread<'_>], per_cta: usiz
             let needed = count.map_or(live, |n| n as usize);
             if waiting.len() >= needed && needed > 0 {
                 waiting.sort_unstable();
-                for &(_, i, _) in waiting.iter().take(needed) {
-                    cta_threads[i].state = State::Ready;
-                }
+                let released: Vec<usize> = waiting.iter().take(needed).map(|&(_, i, _)| i).collect();
+                synchronise(world, cta_threads, &released);
                 progressed = true;
             }
         }
     }
-    let _ = world;
     // The cluster barrier: every thread of the cluster that has not exited.
     let live = threads.iter().filter(|t| t.state != State::Done).count();
-    let at_cluster =
-        threads.iter().filter(|t| matches!(&t.state, State::Blocked(b) if matches!(b.what, Blocked::Cluster))).count();
-    if at_cluster > 0 && at_cluster == live {
-        for t in threads.iter_mut() {
-            t.state = State::Ready;
-        }
+    let at_cluster: Vec<usize> = (0..threads.len())
+        .filter(|&i| matches!(&threads[i].state, State::Blocked(b) if matches!(b.what, Blocked::Cluster)))
+        .collect();
+    if !at_cluster.is_empty() && at_cluster.len() == live {
+        synchronise(world, threads, &at_cluster);
         progressed = true;
     }
     progressed
 }
 
+/// Releases `threads[released]` from a barrier: each acquires what all of them released (their clocks
+/// joined), and starts a new epoch.
+fn synchronise(world: &World<'_>, threads: &mut [Thread<'_>], released: &[usize]) {
+    if world.races.is_some() {
+        let mut vc = crate::race::Clock::new();
+        let mut fenced = crate::race::Clock::new();
+        for &i in released {
+            crate::race::join(&mut vc, &threads[i].vc);
+            crate::race::join(&mut fenced, &threads[i].fenced);
+        }
+        for &i in released {
+            let t = &mut threads[i];
+            t.vc.clone_from(&vc);
+            t.fenced.clone_from(&fenced);
+            crate::race::tick(&mut t.vc, t.slot);
+        }
+    }
+    for &i in released {
+        threads[i].state = State::Ready;
+    }
+}
+
 /// Releases the mbarrier waits whose phase has completed: a wait for parity `p` returns once the barrier's
-/// current phase has the other parity (the phase of parity `p` before it has completed).
+/// current phase has the other parity (the phase of parity `p` before it has completed), and acquires the
+/// clocks that phase released.
 fn release_waits(world: &World<'_>, threads: &mut [Thread<'_>]) -> bool {
     let mut progressed = false;
     for t in threads.iter_mut() {
         if let State::Blocked(b) = &t.state
             && let Blocked::Mbarrier { cta, offset, parity } = b.what
-            && world.ctas[cta].mbarriers.get(&offset).is_some_and(|m| m.phase & 1 != u64::from(parity))
+            && let Some(m) = world.ctas[cta].mbarriers.get(&offset)
+            && m.phase & 1 != u64::from(parity)
         {
+            // The last completed phase of the parity waited for; none for a wait on the parity before phase 0
+            // (which returns at once: the "preceding phase" counts as complete).
+            let seen = (1..=2).map(|d| m.phase.checked_sub(d)).find(|p| p.is_none_or(|p| p & 1 == u64::from(parity)));
+            if let (Some(Some(seen)), Some(r)) = (seen, world.races.as_ref()) {
+                r.acquire(cta, offset, seen, &mut t.vc, &mut t.fenced);
+            }
             t.state = State::Ready;
             progressed = true;
         }

@@ -14,8 +14,13 @@ pub(crate) fn memory_name(world: &World<'_>, mem: Mem) -> String {
         |i: u32| world.kernel.params.get(i as usize).map_or_else(|| format!("parameter {i}"), |p| p.name.clone());
     match mem {
         Mem::Global(i) => format!("the global memory of `{}`", param(i)),
-        Mem::Shared { cta: None } => "shared memory".to_string(),
-        Mem::Shared { cta: Some(r) } => format!("the shared memory of CTA rank {r} of the cluster"),
+        Mem::Shared { cta, alloc } => {
+            let name = world.kernel.allocs.iter().nth(alloc as usize).map_or_else(String::new, |(_, a)| a.name.clone());
+            match cta {
+                None => format!("the shared allocation `{name}`"),
+                Some(r) => format!("the shared allocation `{name}` of CTA rank {r} of the cluster"),
+            }
+        }
         Mem::Local(a) => {
             let name = world.kernel.allocs.iter().nth(a as usize).map_or_else(String::new, |(_, a)| a.name.clone());
             format!("the register array `{name}`")
@@ -51,15 +56,27 @@ pub(crate) fn bytes_mut<'a>(
             Some(Arg::Buffer(b)) => b.len(),
             _ => 0,
         },
-        Mem::Shared { .. } => cta.and_then(|c| world.ctas.get(c)).map_or(0, |c| c.shared.len()),
+        // The allocation's end: an access must stay inside it (its start is checked below).
+        Mem::Shared { alloc, .. } => shared_bounds(world, alloc).1 as usize,
         Mem::Local(a) => thread.locals.get(a as usize).map_or(0, Vec::len),
         Mem::Param(_) => 0,
+    };
+    let start = match p.mem {
+        Mem::Shared { alloc, .. } => shared_bounds(world, alloc).0 as usize,
+        _ => 0,
     };
     let range = usize::try_from(p.off)
         .ok()
         .and_then(|s| Some(s..s.checked_add(usize::try_from(len).ok()?)?))
-        .filter(|r| r.end <= size);
-    let Some(range) = range else { return Err(oob(world, size)) };
+        .filter(|r| r.start >= start && r.end <= size);
+    let Some(range) = range else {
+        let mut e = oob(world, size - start.min(size));
+        // Offsets in a shared allocation are reported from its start.
+        if let InterpError::OutOfBounds { offset, .. } = &mut e {
+            *offset -= start as i64;
+        }
+        return Err(e);
+    };
     Ok(match p.mem {
         Mem::Global(i) => match world.args.get_mut(i as usize) {
             Some(Arg::Buffer(b)) => &mut b[range],
@@ -75,6 +92,13 @@ pub(crate) fn bytes_mut<'a>(
         },
         Mem::Param(_) => return Err(InterpError::Internal { loc, message: "an access to a tensor map".into() }),
     })
+}
+
+/// The byte range of shared allocation `alloc` in a CTA's shared memory.
+fn shared_bounds(world: &World<'_>, alloc: u32) -> (u64, u64) {
+    let start = world.shared_offsets.get(alloc as usize).copied().flatten().unwrap_or(0);
+    let size = world.kernel.allocs.iter().nth(alloc as usize).map_or(0, |(_, a)| a.size_bytes());
+    (start, start + size)
 }
 
 /// A value of type `ty` from its little-endian bytes.
@@ -106,6 +130,7 @@ pub(crate) fn load(
     if matches!(ty, Type::Ptr(_)) {
         return Err(InterpError::Unsupported { loc, what: "a load of a pointer".into() });
     }
+    check_generic(world, thread, p, u64::from(ty.size_bytes()), false, loc)?;
     let bytes = bytes_mut(world, thread, p, u64::from(ty.size_bytes()), Access::Read, loc)?;
     Ok(decode(ty, bytes))
 }
@@ -123,5 +148,26 @@ pub(crate) fn store(
     }
     let bytes = bytes_mut(world, thread, p, u64::from(ty.size_bytes()), Access::Write, loc)?;
     encode(ty, v, bytes);
+    check_generic(world, thread, p, u64::from(ty.size_bytes()), true, loc)
+}
+
+/// The race check of a generic access to shared memory (after its bounds check: only bytes in bounds).
+pub(crate) fn check_generic(
+    world: &mut World<'_>,
+    thread: &mut Thread<'_>,
+    p: Ptr,
+    len: u64,
+    write: bool,
+    loc: Loc,
+) -> Result<(), InterpError> {
+    if !matches!(p.mem, Mem::Shared { .. }) || world.races.is_none() {
+        return Ok(());
+    }
+    let cta = thread.shared_cta(world, p.mem, loc)?;
+    let who = thread.thread_ref(world);
+    if let Some(r) = world.races.as_mut() {
+        let who = crate::race::Who { slot: thread.slot, vc: &thread.vc, fenced: &thread.fenced, thread: who };
+        r.generic(cta, p.off, len, write, &who, loc)?;
+    }
     Ok(())
 }

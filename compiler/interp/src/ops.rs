@@ -46,8 +46,8 @@ pub(crate) fn mbarrier_state<'w>(
 }
 
 /// Arrivals (`arrivals`) and transaction bytes (`tx`: + expected, - landed) on an mbarrier; completes its
-/// phase when both are done.
-pub(crate) fn update(m: &mut Mbarrier, arrivals: i64, tx: i64) -> Result<(), String> {
+/// phase when both are done, and then says which phase completed.
+pub(crate) fn update(m: &mut Mbarrier, arrivals: i64, tx: i64) -> Result<Option<u64>, String> {
     m.tx += tx;
     if !(-TX_LIMIT..=TX_LIMIT).contains(&m.tx) {
         return Err(format!("the mbarrier's transaction count {} leaves PTX's range ±(2^20 - 1)", m.tx));
@@ -62,6 +62,33 @@ pub(crate) fn update(m: &mut Mbarrier, arrivals: i64, tx: i64) -> Result<(), Str
     if m.pending == 0 && m.tx == 0 {
         m.phase += 1;
         m.pending = m.expected;
+        return Ok(Some(m.phase - 1));
+    }
+    Ok(None)
+}
+
+/// Updates the mbarrier at (`cta`, `offset`) for `thread` (see [`update`]), keeping the race checker's phase
+/// clocks: an arrival releases the thread's clocks into the phase.
+pub(crate) fn update_at(
+    world: &mut World<'_>,
+    thread: &mut Thread<'_>,
+    cta: usize,
+    offset: i64,
+    arrivals: i64,
+    tx: i64,
+    loc: Loc,
+) -> Result<(), InterpError> {
+    if arrivals > 0
+        && let Some(r) = world.races.as_mut()
+    {
+        r.arrive(cta, offset, &thread.vc, &thread.fenced);
+        crate::race::tick(&mut thread.vc, thread.slot);
+    }
+    let who = thread.thread_ref(world);
+    let m = mbarrier_state(world, thread, cta, offset, loc)?;
+    let completed = update(m, arrivals, tx).map_err(|message| InterpError::Mbarrier { loc, thread: who, message })?;
+    if let (Some(phase), Some(r)) = (completed, world.races.as_mut()) {
+        r.complete(cta, offset, phase);
     }
     Ok(())
 }
@@ -88,15 +115,16 @@ pub(crate) fn exec(world: &mut World<'_>, thread: &mut Thread<'_>, op: &Op, loc:
             if let Op::MbarrierArriveRemote { cta, .. } = *op {
                 let rank = thread.int(world, cta, loc)?;
                 let rank = u32::try_from(rank).map_err(|_| protocol(world, thread, format!("CTA rank {rank}")))?;
-                p.mem = Mem::Shared { cta: Some(rank) };
+                if let Mem::Shared { alloc, .. } = p.mem {
+                    p.mem = Mem::Shared { cta: Some(rank), alloc };
+                }
             }
             let tx = match *op {
                 Op::MbarrierArriveExpectTx { bytes, .. } => thread.int(world, bytes, loc)?,
                 _ => 0,
             };
             let (cta, offset) = mbarrier_at(world, thread, p, loc)?;
-            let m = mbarrier_state(world, thread, cta, offset, loc)?;
-            update(m, 1, tx).map_err(|message| protocol(world, thread, message))?;
+            update_at(world, thread, cta, offset, 1, tx, loc)?;
         }
         Op::TmaLoad { dst, map, ref coords, bar, multicast } => {
             let dst = thread.ptr(world, dst, loc)?;

@@ -57,10 +57,24 @@ pub(crate) struct Thread<'k> {
     pub locals: Vec<Vec<u8>>,
     pub frames: Vec<Frame<'k>>,
     pub state: State<'k>,
+    /// The thread's slot in the cluster's vector clocks (`race.rs`), its clock and what its proxy fences cover.
+    pub slot: u32,
+    pub vc: crate::race::Clock,
+    pub fenced: crate::race::Clock,
+    /// In-flight asynchronous reads (indices into `Races::inflight`) not yet committed, and the committed
+    /// groups, oldest first: of wgmma and of TMA stores.
+    pub wgmma_open: Vec<usize>,
+    pub wgmma_groups: std::collections::VecDeque<Vec<usize>>,
+    pub bulk_open: Vec<usize>,
+    pub bulk_groups: std::collections::VecDeque<Vec<usize>>,
 }
 
 impl<'k> Thread<'k> {
     pub fn new(kernel: &'k Kernel, cta: usize, tid: [u32; 3], block: [u32; 3]) -> Thread<'k> {
+        let linear = tid[0] + tid[1] * block[0] + tid[2] * block[0] * block[1];
+        let slot = cta as u32 * block[0] * block[1] * block[2] + linear;
+        let mut vc = crate::race::Clock::new();
+        crate::race::tick(&mut vc, slot);
         let locals = kernel
             .allocs
             .iter()
@@ -73,12 +87,41 @@ impl<'k> Thread<'k> {
         Thread {
             cta,
             tid,
-            linear: tid[0] + tid[1] * block[0] + tid[2] * block[0] * block[1],
+            linear,
             vals: vec![Val::Undef; kernel.exprs.len()],
             vars: vec![Val::Undef; kernel.vars.len()],
             locals,
             frames: vec![Frame::Block { block: &kernel.body, pc: 0 }],
             state: State::Ready,
+            slot,
+            vc,
+            fenced: crate::race::Clock::new(),
+            wgmma_open: Vec::new(),
+            wgmma_groups: std::collections::VecDeque::new(),
+            bulk_open: Vec::new(),
+            bulk_groups: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Retires the asynchronous reads of the groups beyond the `pending` newest.
+    fn retire_groups(&mut self, world: &mut World<'k>, wgmma: bool, pending: u32) {
+        loop {
+            let groups = if wgmma { &mut self.wgmma_groups } else { &mut self.bulk_groups };
+            if groups.len() <= pending as usize {
+                break;
+            }
+            let Some(group) = groups.pop_front() else { break };
+            let who = crate::race::Who {
+                slot: self.slot,
+                vc: &self.vc,
+                fenced: &self.fenced,
+                thread: thread_ref(world, self.cta, self.tid),
+            };
+            if let Some(r) = world.races.as_mut() {
+                for id in group {
+                    r.retire(id, &who);
+                }
+            }
         }
     }
 
@@ -299,16 +342,24 @@ impl<'k> Thread<'k> {
                     return Err(InterpError::Collective { loc, thread: self.thread_ref(world), message });
                 }
             }
-            // Asynchronous operations complete when issued (see the crate documentation), so their fences,
-            // commits and waits have nothing left to order.
-            Op::BulkCommit
-            | Op::BulkWait { .. }
-            | Op::PrefetchTensorMap { .. }
-            | Op::FenceMbarrierInit
-            | Op::FenceProxyAsync
-            | Op::WgmmaFence
-            | Op::WgmmaCommit { .. }
-            | Op::WgmmaWait { .. } => {}
+            // The asynchronous reads of a group stay in flight until a wait retires it (`race.rs`).
+            Op::BulkCommit => {
+                let open = std::mem::take(&mut self.bulk_open);
+                self.bulk_groups.push_back(open);
+            }
+            Op::WgmmaCommit { .. } => {
+                let open = std::mem::take(&mut self.wgmma_open);
+                self.wgmma_groups.push_back(open);
+            }
+            Op::BulkWait { pending, .. } => self.retire_groups(world, false, *pending),
+            Op::WgmmaWait { pending } => self.retire_groups(world, true, *pending),
+            // Covers every generic access that happens before it; later ones are in the next epoch.
+            Op::FenceProxyAsync => {
+                self.fenced = self.vc.clone();
+                crate::race::tick(&mut self.vc, self.slot);
+            }
+            // Operations complete when issued (see the crate documentation): nothing left to order.
+            Op::PrefetchTensorMap { .. } | Op::FenceMbarrierInit | Op::WgmmaFence => {}
         }
         Ok(())
     }
@@ -324,9 +375,9 @@ impl<'k> Thread<'k> {
     /// The CTA (index in the running cluster) whose shared memory `mem` is.
     pub fn shared_cta(&self, world: &World<'k>, mem: Mem, loc: Loc) -> Result<usize, InterpError> {
         match mem {
-            Mem::Shared { cta: None } => Ok(self.cta),
-            Mem::Shared { cta: Some(rank) } if (rank as usize) < world.ctas.len() => Ok(rank as usize),
-            Mem::Shared { cta: Some(rank) } => Err(InterpError::Collective {
+            Mem::Shared { cta: None, .. } => Ok(self.cta),
+            Mem::Shared { cta: Some(rank), .. } if (rank as usize) < world.ctas.len() => Ok(rank as usize),
+            Mem::Shared { cta: Some(rank), .. } => Err(InterpError::Collective {
                 loc,
                 thread: self.thread_ref(world),
                 message: format!("CTA rank {rank} is outside the cluster of {} CTAs", world.ctas.len()),

@@ -107,21 +107,37 @@ pub(crate) fn load(
         }
     }
     let sw = swizzle(m.swizzle);
+    let ranges: Vec<(i64, i64)> = elements
+        .iter()
+        .map(|(offset, _)| {
+            let a = sw.apply(dst.off + *offset as i64);
+            (a, a + eb as i64)
+        })
+        .collect();
     for rank in 0..world.ctas.len() as u32 {
         if mask & (1 << rank) == 0 {
             continue;
         }
-        let mem = Mem::Shared { cta: Some(rank) };
+        let Mem::Shared { alloc, .. } = dst.mem else {
+            return Err(InterpError::TensorMap { loc, message: "a TMA load into memory other than shared".into() });
+        };
+        let mem = Mem::Shared { cta: Some(rank), alloc };
+        let who = thread.thread_ref(world);
+        if let Some(r) = world.races.as_mut() {
+            let who = crate::race::Who { slot: thread.slot, vc: &thread.vc, fenced: &thread.fenced, thread: who };
+            r.tma_write(rank as usize, bar.off, &ranges, &who, loc)?;
+        }
         for (i, (offset, _)) in elements.iter().enumerate() {
             let addr = sw.apply(dst.off + *offset as i64);
             let bytes = crate::memory::bytes_mut(world, thread, Ptr { mem, off: addr }, eb as u64, Access::Write, loc)?;
             bytes.copy_from_slice(&data[i * eb..(i + 1) * eb]);
         }
-        let (cta, offset) = crate::ops::mbarrier_at(world, thread, Ptr { mem, off: bar.off }, loc)?;
-        let bytes = data.len() as i64;
-        let who = thread.thread_ref(world);
-        let mb = crate::ops::mbarrier_state(world, thread, cta, offset, loc)?;
-        crate::ops::update(mb, 0, -bytes).map_err(|message| InterpError::Mbarrier { loc, thread: who, message })?;
+        let bar_mem = match bar.mem {
+            Mem::Shared { alloc, .. } => Mem::Shared { cta: Some(rank), alloc },
+            other => other,
+        };
+        let (cta, offset) = crate::ops::mbarrier_at(world, thread, Ptr { mem: bar_mem, off: bar.off }, loc)?;
+        crate::ops::update_at(world, thread, cta, offset, 0, -(data.len() as i64), loc)?;
     }
     Ok(())
 }
@@ -139,6 +155,21 @@ pub(crate) fn store(
     let elements = box_elements(&m, coords, loc)?;
     let eb = m.elem_bytes as usize;
     let sw = swizzle(m.swizzle);
+    let cta = thread.shared_cta(world, src.mem, loc)?;
+    let ranges: Vec<(i64, i64)> = elements
+        .iter()
+        .map(|(offset, _)| {
+            let a = sw.apply(src.off + *offset as i64);
+            (a, a + eb as i64)
+        })
+        .collect();
+    let who = thread.thread_ref(world);
+    if let Some(r) = world.races.as_mut() {
+        let who = crate::race::Who { slot: thread.slot, vc: &thread.vc, fenced: &thread.fenced, thread: who };
+        r.async_read(cta, &ranges, &who, loc)?;
+        thread.bulk_open.push(r.inflight.len());
+        r.inflight.push(Some(crate::race::InFlight { cta, ranges, loc }));
+    }
     let mut data = Vec::with_capacity(elements.len() * eb);
     for (offset, _) in &elements {
         let addr = sw.apply(src.off + *offset as i64);

@@ -10,8 +10,10 @@ pub enum Mem {
     /// The buffer of pointer parameter `param` (global memory).
     Global(u32),
     /// Shared memory: of the thread's own CTA (`cta: None`, a `ptr<shared>`), or of the CTA of that rank in the
-    /// cluster (a `mapa` result, `ptr<shared_cluster>`).
-    Shared { cta: Option<u32> },
+    /// cluster (a `mapa` result, `ptr<shared_cluster>`), inside allocation `alloc`. Offsets are from the start
+    /// of the CTA's shared memory (swizzles and wgmma descriptors act on these addresses); an access must stay
+    /// inside its allocation.
+    Shared { cta: Option<u32>, alloc: u32 },
     /// The thread's register array `alloc` (a `local` allocation).
     Local(u32),
     /// The tensor map passed as parameter `param`.

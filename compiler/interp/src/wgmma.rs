@@ -58,9 +58,11 @@ fn smem_element(
     mn: i64,
     k: i64,
     loc: Loc,
+    reads: &mut Vec<(i64, i64)>,
 ) -> Result<f64, InterpError> {
     let eb = i64::from(elem.size_bytes());
     let addr = descriptor_address(desc, major, eb, mn, k);
+    reads.push((addr, addr + eb));
     let bytes = bytes_mut(world, thread, Ptr { mem, off: addr }, eb as u64, Access::Read, loc)?;
     let bits = bytes.iter().rev().fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
     Ok(numeric::to_f64(elem, bits))
@@ -116,10 +118,14 @@ pub(crate) fn execute<'k>(
             }
         }
     }
+    // The shared-memory bytes the group reads, in flight until a wait retires it (`race.rs`).
+    let mut reads: Vec<(i64, i64)> = Vec::new();
+    let mut smem_cta = None;
     for step in steps {
         let scale_d = group[0].bits(world, step.scale_d, loc)? & 1 == 1;
         let b_ptr = uniform_ptr(world, group, step.b, loc)?;
         let bd = descriptor(&b_desc, b_ptr);
+        smem_cta = Some(group[0].shared_cta(world, b_ptr.mem, loc)?);
         let mut b = vec![0f64; n * k];
         for nn in 0..n {
             for kk in 0..k {
@@ -133,6 +139,7 @@ pub(crate) fn execute<'k>(
                     nn as i64,
                     kk as i64,
                     loc,
+                    &mut reads,
                 )?;
             }
         }
@@ -153,6 +160,7 @@ pub(crate) fn execute<'k>(
                             mm as i64,
                             kk as i64,
                             loc,
+                            &mut reads,
                         )?;
                     }
                 }
@@ -183,6 +191,19 @@ pub(crate) fn execute<'k>(
                 let slot = &mut tile[mm + 64 * nn];
                 let base = if scale_d { f64::from(*slot) } else { 0.0 };
                 *slot = (base + dot) as f32;
+            }
+        }
+    }
+    if let Some(cta) = smem_cta {
+        let who = group[0].thread_ref(world);
+        if let Some(r) = world.races.as_mut() {
+            let issuer = &group[0];
+            let who = crate::race::Who { slot: issuer.slot, vc: &issuer.vc, fenced: &issuer.fenced, thread: who };
+            r.async_read(cta, &reads, &who, loc)?;
+            let id = r.inflight.len();
+            r.inflight.push(Some(crate::race::InFlight { cta, ranges: reads, loc }));
+            for t in group.iter_mut() {
+                t.wgmma_open.push(id);
             }
         }
     }

@@ -3,3 +3,4 @@
 
 mod kernels;
 mod numeric;
+mod races;

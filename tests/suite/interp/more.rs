@@ -197,3 +197,61 @@ fn split_k_and_its_reduction_match_the_reference() {
     let want: Vec<f64> = (0..m * n).map(|i| (0..s).map(|j| w[j * m * n + i]).sum()).collect();
     assert_close("splitk_reduce", t.get("c"), &want, 1.0 / 128.0);
 }
+
+/// Builds `src` (an example with an edit) and runs it on the CPU, expecting the interpreter to stop.
+fn interp_error(name: &str, src: &str, kernel: &str, dims: &[(&str, i64)]) -> cutec_interp::InterpError {
+    use cutec::build::{BuildOptions, build_source};
+    use cutec::run::{RunError, RunOptions, run_cpu};
+    let opts = BuildOptions { kernel: Some(kernel.to_string()), ..BuildOptions::default() };
+    let (_, art) = build_source(name, src, &opts).unwrap_or_else(|f| panic!("{name} builds: {:?}", f.diagnostics));
+    let opts = RunOptions {
+        kernel: kernel.to_string(),
+        dims: dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        ..RunOptions::default()
+    };
+    match run_cpu(&opts, &art.scheduled, &art.manifest, &mut Vec::new()) {
+        Err(RunError::Interp(e)) => e,
+        other => panic!("{name}: expected the interpreter to stop, got {other:?}"),
+    }
+}
+
+/// The source text a location covers.
+fn text_at(src: &str, loc: cutec_ir::Loc) -> &str {
+    src.get(loc.span.start as usize..loc.span.end as usize).unwrap_or("")
+}
+
+#[test]
+fn transpose_without_its_barrier_races_at_the_store_and_the_load() {
+    let src = std::fs::read_to_string(cutec_tests::repo_root().join("examples/transpose.cute")).expect("exists");
+    let racy = src.replace("    sync_threads();\n", "");
+    assert_ne!(racy, src, "the example has the barrier this test removes");
+    match interp_error("transpose_racy.cute", &racy, "transpose", &[("M", 40), ("N", 40)]) {
+        // Which comes first depends on the order threads run in: a read then another thread's write over it,
+        // or a write then another thread's read.
+        cutec_interp::InterpError::Race { kind, first, second, .. } => {
+            use cutec_interp::RaceKind::{ReadWrite, WriteRead};
+            assert!(matches!(kind, ReadWrite | WriteRead), "{kind:?}");
+            let mut texts = [text_at(&racy, first), text_at(&racy, second)];
+            texts.sort();
+            assert_eq!(texts, ["s[r, thread_idx.x]", "s[thread_idx.x, r]"]);
+        }
+        other => panic!("expected a race, got {other:?}"),
+    }
+}
+
+#[test]
+fn transpose_reading_past_its_tile_is_out_of_bounds_at_the_load() {
+    let src = std::fs::read_to_string(cutec_tests::repo_root().join("examples/transpose.cute")).expect("exists");
+    let past = src.replacen("= s[thread_idx.x, r]", "= s[thread_idx.x + TILE, r]", 1);
+    assert_ne!(past, src, "the example has the load this test moves");
+    match interp_error("transpose_oob.cute", &past, "transpose", &[("M", 40), ("N", 40)]) {
+        cutec_interp::InterpError::OutOfBounds { offset, size, loc, memory, .. } => {
+            // The 32 x 32 f32 tile, read from row 32 on.
+            assert_eq!(size, 4 * 32 * 32);
+            assert!(offset >= 4 * 32 * 32, "{offset}");
+            assert!(memory.contains("shared allocation"), "{memory}");
+            assert_eq!(text_at(&past, loc), "s[thread_idx.x + TILE, r]");
+        }
+        other => panic!("expected an out-of-bounds access, got {other:?}"),
+    }
+}

@@ -1,0 +1,148 @@
+//! One kernel per race class the interpreter reports (`race.rs`), each beside its fixed version, which runs
+//! clean: the report is about the missing synchronisation, not the access.
+
+use cutec_interp::{Arg, InterpError, Launch, Options, RaceKind, TensorMap, TmaSwizzle, run};
+
+fn run_text(text: &str, threads: u32, args: &mut Vec<Arg>) -> Result<(), InterpError> {
+    let module = cutec_ir::parse(text).unwrap_or_else(|e| panic!("the test's IR parses: {e:?}\n{text}"));
+    let name = module.kernels[0].name.clone();
+    let launch = Launch { grid: [1, 1, 1], block: [threads, 1, 1], cluster: [1, 1, 1] };
+    run(&module, &name, launch, args, Options::default()).map(drop)
+}
+
+/// The race `text` must report. (The text form carries no source locations: the suite's `.cute` tests check
+/// that both statements are named.)
+fn expect_race(text: &str, threads: u32, args: &mut Vec<Arg>, kind: RaceKind) {
+    match run_text(text, threads, args) {
+        Err(InterpError::Race { kind: k, .. }) => assert_eq!(k, kind),
+        other => panic!("expected a race {kind:?}, got {other:?}"),
+    }
+}
+
+const WRITE_THEN_READ: &str = "kernel @k(%y: ptr<global> align(4)) block(64, 1, 1) {
+  shared @s: [64 x f32] align(16)
+  %0: i32 = sreg tid.x
+  %1: i1 = cmp.eq %0, 0
+  if %1 {
+    store 1.0, @s align(4)
+  }
+  SYNC
+  %2: f32 = load f32, @s align(4)
+  %3: ptr<global> = offset %y, %0 x f32
+  store %2, %3 align(4)
+}";
+
+#[test]
+fn a_read_of_another_threads_write_without_a_barrier_races() {
+    let mut args = vec![Arg::Buffer(vec![0; 256])];
+    expect_race(&WRITE_THEN_READ.replace("  SYNC\n", ""), 64, &mut args, RaceKind::WriteRead);
+    run_text(&WRITE_THEN_READ.replace("SYNC", "barrier.cta"), 64, &mut args).expect("the barrier orders them");
+}
+
+#[test]
+fn two_writes_and_a_write_after_a_read_race() {
+    let both_write = "kernel @k(%y: ptr<global> align(4)) block(64, 1, 1) {
+  shared @s: [64 x f32] align(16)
+  %0: i32 = sreg tid.x
+  %1: f32 = convert %0 to f32
+  store %1, @s align(4)
+}";
+    let mut args = vec![Arg::Buffer(vec![0; 4])];
+    expect_race(both_write, 64, &mut args, RaceKind::WriteWrite);
+    // Thread 0 reads first (threads run in order until they block); thread 1's write then races with it.
+    let read_then_write = "kernel @k(%y: ptr<global> align(4)) block(64, 1, 1) {
+  shared @s: [64 x f32] align(16)
+  %0: i32 = sreg tid.x
+  %1: i1 = cmp.eq %0, 0
+  %2: i1 = cmp.eq %0, 1
+  if %1 {
+    %3: f32 = load f32, @s align(4)
+    store %3, %y align(4)
+  }
+  if %2 {
+    store 2.0, @s align(4)
+  }
+}";
+    expect_race(read_then_write, 64, &mut args, RaceKind::ReadWrite);
+}
+
+/// A 1-D f32 tensor map over parameter `tensor`: boxes of 32 elements.
+fn map(tensor: u32, len: u64) -> Arg {
+    Arg::TensorMap(TensorMap {
+        tensor,
+        elem_bytes: 4,
+        dims: vec![len],
+        strides: vec![],
+        box_dims: vec![32],
+        element_strides: vec![1],
+        swizzle: TmaSwizzle::None,
+        oob_nan: false,
+    })
+}
+
+const TMA_LOAD: &str = "kernel @k(%x: ptr<global> align(16), %xm: ptr<param> align(64) box(128), %y: ptr<global> align(4)) block(32, 1, 1) {
+  shared @s: [32 x f32] align(128)
+  shared @bar: [1 x i64] align(8)
+  %0: i32 = sreg tid.x
+  %1: i1 = cmp.eq %0, 0
+  if %1 {
+    mbarrier.init @bar, 1
+    mbarrier.arrive.expect_tx @bar, 128
+    tma.load @s, %xm[0], @bar
+  }
+  barrier.cta
+  WAIT
+  %2: ptr<shared> = offset @s, %0 x f32
+  %3: f32 = load f32, %2 align(4)
+  %4: ptr<global> = offset %y, %0 x f32
+  store %3, %4 align(4)
+}";
+
+#[test]
+fn a_read_of_a_tma_load_before_its_wait_races() {
+    let x: Vec<u8> = (0..32).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let mut args = vec![Arg::Buffer(x.clone()), map(0, 32), Arg::Buffer(vec![0; 128])];
+    expect_race(&TMA_LOAD.replace("  WAIT\n", ""), 32, &mut args, RaceKind::UnfinishedAsyncWrite);
+    run_text(&TMA_LOAD.replace("WAIT", "mbarrier.wait @bar, parity 0"), 32, &mut args).expect("the wait orders them");
+    let Arg::Buffer(y) = &args[2] else { panic!("y is a buffer") };
+    assert_eq!(y, &x, "the copy arrives");
+}
+
+const TMA_STORE: &str = "kernel @k(%y: ptr<global> align(16), %ym: ptr<param> align(64) box(128)) block(32, 1, 1) {
+  shared @s: [32 x f32] align(128)
+  %0: i32 = sreg tid.x
+  %1: ptr<shared> = offset @s, %0 x f32
+  store 3.0, %1 align(4)
+  FENCE
+  barrier.cta
+  %2: i1 = cmp.eq %0, 0
+  if %2 {
+    tma.store %ym[0], @s
+    bulk.commit_group
+    REWRITE
+    bulk.wait_group.read 0
+  }
+}";
+
+#[test]
+fn the_async_proxy_reading_an_unfenced_write_races() {
+    let mut args = vec![Arg::Buffer(vec![0; 128]), map(0, 32)];
+    let unfenced = TMA_STORE.replace("  FENCE\n", "").replace("    REWRITE\n", "");
+    expect_race(&unfenced, 32, &mut args, RaceKind::MissingProxyFence);
+    let fenced = TMA_STORE.replace("FENCE", "fence.proxy.async").replace("    REWRITE\n", "");
+    run_text(&fenced, 32, &mut args).expect("the fence covers every thread's write through the barrier");
+    let Arg::Buffer(y) = &args[0] else { panic!("y is a buffer") };
+    assert!(y.chunks_exact(4).all(|c| c == 3.0f32.to_le_bytes()), "the store arrives");
+}
+
+#[test]
+fn a_write_to_a_tma_stores_source_before_its_wait_races() {
+    let mut args = vec![Arg::Buffer(vec![0; 128]), map(0, 32)];
+    let early = TMA_STORE.replace("FENCE", "fence.proxy.async").replace("REWRITE", "store 4.0, @s align(4)");
+    expect_race(&early, 32, &mut args, RaceKind::InFlightRead);
+    let late = TMA_STORE
+        .replace("FENCE", "fence.proxy.async")
+        .replace("    REWRITE\n", "")
+        .replace("    bulk.wait_group.read 0\n", "    bulk.wait_group.read 0\n    store 4.0, @s align(4)\n");
+    run_text(&late, 32, &mut args).expect("after the wait the source may be reused");
+}
