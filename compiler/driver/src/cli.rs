@@ -195,6 +195,21 @@ pub(crate) struct RunArgs {
     /// block, bit-exact, with deadlocks and out-of-bounds accesses reported at their statements.
     #[arg(long)]
     pub cpu: bool,
+    /// With --cpu: when TMA loads land: `earliest` (when issued, the default), `latest` (only when no thread
+    /// can go on without one), or `seed=N` (at points drawn from N).
+    #[arg(long, value_name = "WHEN", requires = "cpu", value_parser = parse_schedule)]
+    pub schedule: Option<cutec_interp::Schedule>,
+}
+
+fn parse_schedule(s: &str) -> Result<cutec_interp::Schedule, String> {
+    match s {
+        "earliest" => Ok(cutec_interp::Schedule::Earliest),
+        "latest" => Ok(cutec_interp::Schedule::Latest),
+        _ => match s.strip_prefix("seed=").map(str::parse) {
+            Some(Ok(seed)) => Ok(cutec_interp::Schedule::Seeded(seed)),
+            _ => Err(format!("`{s}` is not a schedule: earliest, latest or seed=N")),
+        },
+    }
 }
 
 #[derive(clap::Args)]

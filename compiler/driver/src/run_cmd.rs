@@ -198,7 +198,8 @@ fn run_on_cpu(reporter: &Reporter, args: RunArgs) -> ExitCode {
         seed: args.seed,
         ..cutec::run::RunOptions::default()
     };
-    match cutec::run::run_cpu(&opts, &art.scheduled, &art.manifest, &mut std::io::stdout().lock()) {
+    let schedule = args.schedule.unwrap_or_default();
+    match cutec::run::run_cpu(&opts, schedule, &art.scheduled, &art.manifest, &mut std::io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let mut map = checked.map.clone();

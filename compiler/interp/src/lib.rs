@@ -15,8 +15,8 @@
 //!   completed, a collective when every live lane of its warp (warpgroup) has reached it, which then executes
 //!   over the lanes' values at once. When nothing can go on and some thread has not exited, the run is a
 //!   **deadlock**, reported with each wait, its barrier's state and its threads.
-//! - **Asynchrony.** TMA copies complete when issued (the earliest point the hardware allows), as do wgmma
-//!   groups' results. What the hardware leaves to timing is checked instead (`race.rs`): shared-memory
+//! - **Asynchrony.** TMA loads land when the [`Schedule`] says (when issued, as late as possible, or at
+//!   seeded points); TMA stores and wgmma groups complete when issued. What the hardware leaves to timing is checked instead (`race.rs`): shared-memory
 //!   accesses are ordered by happens-before (vector clocks over barriers, mbarrier phases, cluster barriers),
 //!   TMA loads' bytes count as written only for threads that waited on their barrier, wgmma operands and TMA
 //!   store sources stay read until the wait that retires their group, and the asynchronous proxy's reads
@@ -91,6 +91,20 @@ pub struct TensorMap {
     pub oob_nan: bool,
 }
 
+/// When asynchronous TMA loads land (their mbarrier counts their bytes). A race-free kernel computes the
+/// same values under every schedule; the schedules differ in the deadlocks and protocol errors they reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Schedule {
+    /// When issued: the earliest point the hardware allows.
+    #[default]
+    Earliest,
+    /// Only when no thread can go on without one: the oldest in flight lands then.
+    Latest,
+    /// At points drawn from the seed: after each round of the scheduler, each copy in flight lands with
+    /// probability 1/2 (and the oldest when no thread can go on).
+    Seeded(u64),
+}
+
 /// The launch: grid and block in CTAs and threads, and the cluster shape (`[1, 1, 1]` without clusters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -107,10 +121,11 @@ pub struct Options<'a> {
     pub progress: Option<&'a mut dyn FnMut(u64, u64)>,
     /// Check shared memory for races (`race.rs`); off, a run is about twice as fast.
     pub races: bool,
+    pub schedule: Schedule,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { max_steps: 20_000_000_000, progress: None, races: true }
+        Options { max_steps: 20_000_000_000, progress: None, races: true, schedule: Schedule::Earliest }
     }
 }

@@ -50,6 +50,11 @@ pub(crate) struct World<'k> {
     /// The race checker of the running cluster, when races are checked.
     pub races: Option<crate::race::Races>,
     pub check_races: bool,
+    pub schedule: crate::Schedule,
+    /// TMA loads issued and not landed, oldest first.
+    pub pending: std::collections::VecDeque<crate::tma::PendingLoad>,
+    /// The state of the seeded schedule's generator (xorshift64*).
+    pub rng: u64,
 }
 
 impl World<'_> {
@@ -91,6 +96,12 @@ pub fn run(
         acc_layouts: HashMap::new(),
         races: None,
         check_races: options.races,
+        schedule: options.schedule,
+        pending: std::collections::VecDeque::new(),
+        rng: match options.schedule {
+            crate::Schedule::Seeded(seed) => seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+            _ => 1,
+        },
     };
     let [gx, gy, gz] = launch.grid;
     let [cx, cy, cz] = launch.cluster;
@@ -203,15 +214,46 @@ fn run_cluster(world: &mut World<'_>, origin: [u32; 3]) -> Result<(), InterpErro
             }
         }
         if threads.iter().all(|t| t.state == State::Done) {
+            // Copies still in flight land in a CTA that has exited: nothing reads them.
+            while let Some(copy) = world.pending.pop_front() {
+                crate::tma::land(world, copy)?;
+            }
             return Ok(());
+        }
+        if let crate::Schedule::Seeded(_) = world.schedule {
+            progressed |= land_some(world)?;
         }
         progressed |= crate::collective::release_collectives(world, &mut threads, per_cta)?;
         progressed |= release_barriers(world, &mut threads, per_cta);
         progressed |= release_waits(world, &mut threads);
+        if !progressed && let Some(copy) = world.pending.pop_front() {
+            crate::tma::land(world, copy)?;
+            progressed = true;
+        }
         if !progressed {
             return Err(deadlock(world, &threads));
         }
     }
+}
+
+/// The seeded schedule's step: each copy in flight lands with probability 1/2, in issue order.
+fn land_some(world: &mut World<'_>) -> Result<bool, InterpError> {
+    let mut landed = false;
+    let mut kept = std::collections::VecDeque::new();
+    while let Some(copy) = world.pending.pop_front() {
+        // xorshift64*: the same sequence on every machine for a seed.
+        world.rng ^= world.rng >> 12;
+        world.rng ^= world.rng << 25;
+        world.rng ^= world.rng >> 27;
+        if world.rng.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 63 == 1 {
+            crate::tma::land(world, copy)?;
+            landed = true;
+        } else {
+            kept.push_back(copy);
+        }
+    }
+    world.pending = kept;
+    Ok(landed)
 }
 
 /// Releases the threads of every CTA barrier (`bar.sync 0`, named barriers) whose count has arrived; the

@@ -67,6 +67,26 @@ pub(crate) fn update(m: &mut Mbarrier, arrivals: i64, tx: i64) -> Result<Option<
     Ok(None)
 }
 
+/// Bytes of an asynchronous copy landed on the mbarrier at (`cta`, `offset`) (issued by `who`, at `loc`).
+pub(crate) fn complete_tx(
+    world: &mut World<'_>,
+    cta: usize,
+    offset: i64,
+    bytes: i64,
+    who: crate::ThreadRef,
+    loc: Loc,
+) -> Result<(), InterpError> {
+    let Some(m) = world.ctas.get_mut(cta).and_then(|c| c.mbarriers.get_mut(&offset)) else {
+        let message = format!("a TMA copy completes on the mbarrier at byte {offset}, which is not initialised");
+        return Err(InterpError::Mbarrier { loc, thread: who, message });
+    };
+    let completed = update(m, 0, -bytes).map_err(|message| InterpError::Mbarrier { loc, thread: who, message })?;
+    if let (Some(phase), Some(r)) = (completed, world.races.as_mut()) {
+        r.complete(cta, offset, phase);
+    }
+    Ok(())
+}
+
 /// Updates the mbarrier at (`cta`, `offset`) for `thread` (see [`update`]), keeping the race checker's phase
 /// clocks: an arrival releases the thread's clocks into the phase.
 pub(crate) fn update_at(

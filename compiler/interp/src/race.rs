@@ -254,7 +254,7 @@ impl Races {
 
     /// A TMA load issued by `who` writes `ranges` of CTA `cta` and completes on the mbarrier (cta, bar):
     /// its reads by generic accesses must happen before the issue; the bytes get the completion's epoch, which
-    /// the barrier's phase releases.
+    /// the barrier's phase releases when the copy lands ([`Races::tma_landed`]).
     pub fn tma_write(
         &mut self,
         cta: usize,
@@ -262,7 +262,7 @@ impl Races {
         ranges: &[(i64, i64)],
         who: &Who<'_>,
         loc: Loc,
-    ) -> Result<(), InterpError> {
+    ) -> Result<(u32, u32), InterpError> {
         let slot = self.slot_of_barrier(cta, bar);
         let seq = self.tma_seq.entry(slot).or_insert(0);
         *seq += 1;
@@ -289,10 +289,14 @@ impl Races {
                 }
             }
         }
+        Ok((slot, e.clock))
+    }
+
+    /// The TMA copy of epoch (`slot`, `clock`) has landed: the phase of (cta, bar) it completes on releases it.
+    pub fn tma_landed(&mut self, cta: usize, bar: i64, (slot, clock): (u32, u32)) {
         let mut c = Clock::new();
-        set(&mut c, slot, e.clock);
+        set(&mut c, slot, clock);
         join(self.phase.entry((cta, bar)).or_default(), &c);
-        Ok(())
     }
 
     /// An arrival on mbarrier (cta, bar) releases the arriving thread's clocks into the phase.

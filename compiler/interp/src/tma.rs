@@ -107,37 +107,83 @@ pub(crate) fn load(
         }
     }
     let sw = swizzle(m.swizzle);
-    let ranges: Vec<(i64, i64)> = elements
-        .iter()
-        .map(|(offset, _)| {
-            let a = sw.apply(dst.off + *offset as i64);
-            (a, a + eb as i64)
-        })
-        .collect();
+    let addrs: Vec<i64> = elements.iter().map(|(offset, _)| sw.apply(dst.off + *offset as i64)).collect();
+    let ranges: Vec<(i64, i64)> = addrs.iter().map(|&a| (a, a + eb as i64)).collect();
+    let Mem::Shared { alloc, .. } = dst.mem else {
+        return Err(InterpError::TensorMap { loc, message: "a TMA load into memory other than shared".into() });
+    };
+    let issuer = thread.thread_ref(world);
+    let mut landings = Vec::new();
     for rank in 0..world.ctas.len() as u32 {
         if mask & (1 << rank) == 0 {
             continue;
         }
-        let Mem::Shared { alloc, .. } = dst.mem else {
-            return Err(InterpError::TensorMap { loc, message: "a TMA load into memory other than shared".into() });
-        };
+        // Checked at the issue: the box inside its allocation, the mbarrier initialised.
         let mem = Mem::Shared { cta: Some(rank), alloc };
-        let who = thread.thread_ref(world);
-        if let Some(r) = world.races.as_mut() {
-            let who = crate::race::Who { slot: thread.slot, vc: &thread.vc, fenced: &thread.fenced, thread: who };
-            r.tma_write(rank as usize, bar.off, &ranges, &who, loc)?;
-        }
-        for (i, (offset, _)) in elements.iter().enumerate() {
-            let addr = sw.apply(dst.off + *offset as i64);
-            let bytes = crate::memory::bytes_mut(world, thread, Ptr { mem, off: addr }, eb as u64, Access::Write, loc)?;
-            bytes.copy_from_slice(&data[i * eb..(i + 1) * eb]);
+        for &addr in &addrs {
+            crate::memory::bytes_mut(world, thread, Ptr { mem, off: addr }, eb as u64, Access::Write, loc)?;
         }
         let bar_mem = match bar.mem {
             Mem::Shared { alloc, .. } => Mem::Shared { cta: Some(rank), alloc },
             other => other,
         };
-        let (cta, offset) = crate::ops::mbarrier_at(world, thread, Ptr { mem: bar_mem, off: bar.off }, loc)?;
-        crate::ops::update_at(world, thread, cta, offset, 0, -(data.len() as i64), loc)?;
+        let (cta, bar_offset) = crate::ops::mbarrier_at(world, thread, Ptr { mem: bar_mem, off: bar.off }, loc)?;
+        crate::ops::mbarrier_state(world, thread, cta, bar_offset, loc)?;
+        let epoch = match world.races.as_mut() {
+            Some(r) => {
+                let who =
+                    crate::race::Who { slot: thread.slot, vc: &thread.vc, fenced: &thread.fenced, thread: issuer };
+                Some(r.tma_write(rank as usize, bar.off, &ranges, &who, loc)?)
+            }
+            None => None,
+        };
+        landings.push(Landing { cta, bar: bar_offset, epoch });
+    }
+    let copy = PendingLoad { loc, issuer, addrs, eb, data, landings };
+    match world.schedule {
+        crate::Schedule::Earliest => land(world, copy),
+        crate::Schedule::Latest | crate::Schedule::Seeded(_) => {
+            world.pending.push_back(copy);
+            Ok(())
+        }
+    }
+}
+
+/// Where a TMA load lands: a CTA of its multicast mask, and the mbarrier there that counts its bytes.
+pub(crate) struct Landing {
+    cta: usize,
+    bar: i64,
+    /// The copy's epoch for the race checker.
+    epoch: Option<(u32, u32)>,
+}
+
+/// A TMA load issued and not yet landed: its data read at the issue, its bytes still to write.
+pub(crate) struct PendingLoad {
+    loc: Loc,
+    issuer: crate::ThreadRef,
+    /// The box's shared-memory address of each element (swizzled), and its bytes.
+    addrs: Vec<i64>,
+    eb: usize,
+    data: Vec<u8>,
+    landings: Vec<Landing>,
+}
+
+/// Lands a TMA load: its box written in every CTA of its mask, and each one's mbarrier told the bytes.
+pub(crate) fn land(world: &mut World<'_>, copy: PendingLoad) -> Result<(), InterpError> {
+    let eb = copy.eb;
+    for l in &copy.landings {
+        if let Some(c) = world.ctas.get_mut(l.cta) {
+            for (i, &addr) in copy.addrs.iter().enumerate() {
+                // In bounds: checked when the copy was issued.
+                if let Some(out) = c.shared.get_mut(addr as usize..addr as usize + eb) {
+                    out.copy_from_slice(&copy.data[i * eb..(i + 1) * eb]);
+                }
+            }
+        }
+        if let (Some(r), Some(epoch)) = (world.races.as_mut(), l.epoch) {
+            r.tma_landed(l.cta, l.bar, epoch);
+        }
+        crate::ops::complete_tx(world, l.cta, l.bar, copy.data.len() as i64, copy.issuer, copy.loc)?;
     }
     Ok(())
 }

@@ -146,3 +146,30 @@ fn a_write_to_a_tma_stores_source_before_its_wait_races() {
         .replace("    bulk.wait_group.read 0\n", "    bulk.wait_group.read 0\n    store 4.0, @s align(4)\n");
     run_text(&late, 32, &mut args).expect("after the wait the source may be reused");
 }
+
+/// A wait for the wrong parity: when the copy lands at once the phase it waits for never comes (a deadlock);
+/// when the copy lands late the wait returns at once (the "preceding phase"), before the data (a race).
+#[test]
+fn a_wait_for_the_wrong_parity_is_caught_under_both_schedules() {
+    let text = TMA_LOAD.replace("WAIT", "mbarrier.wait @bar, parity 1");
+    let module = cutec_ir::parse(&text).expect("parses");
+    let launch = Launch { grid: [1, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1] };
+    let args = || vec![Arg::Buffer(vec![0; 128]), map(0, 32), Arg::Buffer(vec![0; 128])];
+    let run_with = |schedule| {
+        let options = Options { schedule, ..Options::default() };
+        run(&module, "k", launch, &mut args(), options).map(drop)
+    };
+    assert!(matches!(run_with(cutec_interp::Schedule::Earliest), Err(InterpError::Deadlock { .. })));
+    match run_with(cutec_interp::Schedule::Latest) {
+        Err(InterpError::Race { kind, .. }) => assert_eq!(kind, RaceKind::UnfinishedAsyncWrite),
+        other => panic!("expected a race, got {other:?}"),
+    }
+    // The right parity runs clean under every schedule.
+    let right = cutec_ir::parse(&TMA_LOAD.replace("WAIT", "mbarrier.wait @bar, parity 0")).expect("parses");
+    for schedule in
+        [cutec_interp::Schedule::Earliest, cutec_interp::Schedule::Latest, cutec_interp::Schedule::Seeded(1)]
+    {
+        let options = Options { schedule, ..Options::default() };
+        run(&right, "k", launch, &mut args(), options).expect("runs");
+    }
+}

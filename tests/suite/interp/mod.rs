@@ -54,6 +54,21 @@ pub(super) fn run_with_scalars(
     outputs: &[&str],
     scalars: &[(&str, &str)],
 ) -> Tensors {
+    run_scheduled(file, kernel, defines, dims, inputs, outputs, scalars, cutec_interp::Schedule::Earliest)
+}
+
+/// [`run_with_scalars`] with TMA loads landing as `schedule` says.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_scheduled(
+    file: &str,
+    kernel: &str,
+    defines: &[(&str, i64)],
+    dims: &[(&str, i64)],
+    inputs: &[&str],
+    outputs: &[&str],
+    scalars: &[(&str, &str)],
+    schedule: cutec_interp::Schedule,
+) -> Tensors {
     let path = repo_root().join(file);
     let src = std::fs::read_to_string(&path).expect("the example exists");
     let opts = BuildOptions {
@@ -74,7 +89,7 @@ pub(super) fn run_with_scalars(
         ..RunOptions::default()
     };
     let mut report = Vec::new();
-    if let Err(e) = run_cpu(&opts, &art.scheduled, &art.manifest, &mut report) {
+    if let Err(e) = run_cpu(&opts, schedule, &art.scheduled, &art.manifest, &mut report) {
         panic!("{file} {kernel} {dims:?}: {e}\n{}", String::from_utf8_lossy(&report));
     }
     Tensors(inputs.iter().chain(outputs).map(|n| (n.to_string(), read_f64(&npy(n)))).collect())
@@ -175,6 +190,13 @@ fn hopper_gemms_match_the_reference() {
             let want = matmul_nt(t.get("a"), t.get("b"), m as usize, n as usize, k as usize);
             // bf16 output: a relative rounding of 2^-8, plus the accumulation's order.
             assert_close(&format!("{kernel} {m}x{n}x{k}"), t.get("c"), &want, 1.0 / 128.0);
+        }
+        // A race-free kernel computes the same bits whenever its TMA loads land.
+        let dims = [("M", 129), ("N", 264), ("K", 72)];
+        let earliest = run(file, kernel, &[], &dims, &["a", "b"], &["c"]);
+        for schedule in [cutec_interp::Schedule::Latest, cutec_interp::Schedule::Seeded(3)] {
+            let t = run_scheduled(file, kernel, &[], &dims, &["a", "b"], &["c"], &[], schedule);
+            assert_eq!(t.get("c"), earliest.get("c"), "{kernel} under {schedule:?}");
         }
     }
 }

@@ -33,6 +33,7 @@ fn swizzle(s: cutec_manifest::TmaSwizzle) -> TmaSwizzle {
 /// the CPU, reporting on `out` as [`super::run`] does.
 pub fn run_cpu(
     opts: &RunOptions,
+    schedule: cutec_interp::Schedule,
     module: &cutec_ir::Module,
     manifest: &Manifest,
     out: &mut dyn Write,
@@ -140,7 +141,7 @@ pub fn run_cpu(
     let started = Instant::now();
     let mut progress = ClusterProgress { name: &km.name, start: started, last: None, drew: false };
     let mut on_progress = |done: u64, total: u64| progress.update(done, total);
-    let options = cutec_interp::Options { progress: Some(&mut on_progress), ..Default::default() };
+    let options = cutec_interp::Options { progress: Some(&mut on_progress), schedule, ..Default::default() };
     let result = cutec_interp::run(module, &km.name, Launch { grid, block: launch.block, cluster }, &mut args, options);
     progress.finish();
     let outcome = result.map_err(RunError::Interp)?;
