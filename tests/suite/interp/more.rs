@@ -255,3 +255,90 @@ fn transpose_reading_past_its_tile_is_out_of_bounds_at_the_load() {
         other => panic!("expected an out-of-bounds access, got {other:?}"),
     }
 }
+
+#[test]
+fn fp8_split_k_direct_and_swapped_gemms_match_the_reference() {
+    let scales = [("scale_a", "0.5"), ("scale_b", "3")];
+    let (m, n, k, s) = (65usize, 136usize, 256usize, 3usize);
+    let dims: Vec<(&str, i64)> =
+        [("M", m), ("N", n), ("K", k), ("S", s), ("SW", m * n)].iter().map(|&(d, v)| (d, v as i64)).collect();
+    let t = run_with_scalars("examples/gemm_splitk.cute", "gemm_splitk_fp8", &[], &dims, &["a", "b"], &["w"], &scales);
+    let want: Vec<f64> = matmul_nt(t.get("a"), t.get("b"), m, n, k).iter().map(|v| 1.5 * v).collect();
+    let w = t.get("w");
+    let summed: Vec<f64> = (0..m * n).map(|i| (0..s).map(|j| w[j * m * n + i]).sum()).collect();
+    assert_close("gemm_splitk_fp8", &summed, &want, 1e-4);
+
+    let dims = [("M", m as i64), ("N", n as i64), ("K", k as i64)];
+    let t = run_with_scalars("examples/gemm_splitk.cute", "gemm_direct_fp8", &[], &dims, &["a", "b"], &["c"], &scales);
+    let want: Vec<f64> = matmul_nt(t.get("a"), t.get("b"), m, n, k).iter().map(|v| 1.5 * v).collect();
+    assert_close("gemm_direct_fp8", t.get("c"), &want, 1.0 / 128.0);
+
+    let (m, n, k) = (16usize, 200usize, 64usize);
+    let dims = [("M", m as i64), ("N", n as i64), ("K", k as i64)];
+    let t =
+        run_with_scalars("examples/gemm_swap_ab.cute", "gemm_swap_ab_fp8", &[], &dims, &["a", "b"], &["ct"], &scales);
+    let c = matmul_nt(t.get("a"), t.get("b"), m, n, k);
+    let want: Vec<f64> = (0..n * m).map(|i| 1.5 * c[(i % m) * n + i / m]).collect();
+    assert_close("gemm_swap_ab_fp8", t.get("ct"), &want, 1.0 / 128.0);
+}
+
+/// Every kernel of `examples/` and `book/listings/` that the tests of this module run on the CPU.
+const RUN_ON_THE_CPU: &[&str] = &[
+    "copy",
+    "grid_copy",
+    "transpose",
+    "row_sum",
+    "tma_copy",
+    "gemm_simt",
+    "gemm",
+    "gemm_pipelined",
+    "gemm_persistent",
+    "gemm_sm90_manual",
+    "gemm_sm90_pingpong",
+    "wgmma_rs",
+    "gemm_direct",
+    "gemm_splitk_cluster",
+    "gemm_splitk_cluster_ws",
+    "gemm_one_stage",
+    "gemm_ring",
+    "gemm_fp8",
+    "softmax",
+    "softmax_warp",
+    "rmsnorm",
+    "cluster_row_sum",
+    "dsmem_exchange",
+    "tma_copy_batched",
+    "gemm_kn",
+    "gemm_sm90_kn",
+    "gemm_batched",
+    "gemm_swap_ab",
+    "gemm_bias_gelu",
+    "gemm_bias_gelu_manual",
+    "gemm_fp8_manual",
+    "gemm_fp8_rowwise",
+    "gemm_fp8_e4m3_out",
+    "gemm_splitk",
+    "splitk_reduce",
+    "gemm_splitk_fp8",
+    "gemm_direct_fp8",
+    "gemm_swap_ab_fp8",
+];
+
+/// A new example or listing gets a CPU run with a reference here: this fails until it is in the list above.
+#[test]
+fn every_kernel_of_the_examples_and_listings_runs_on_the_cpu() {
+    let mut missing = Vec::new();
+    for dir in ["examples", "book/listings"] {
+        for file in cutec_tests::cute_files(dir) {
+            let src = std::fs::read_to_string(&file).expect("readable");
+            for line in src.lines() {
+                let Some(rest) = line.strip_prefix("kernel ") else { continue };
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if !RUN_ON_THE_CPU.contains(&name.as_str()) {
+                    missing.push(format!("{} {name}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "kernels no CPU test runs: {missing:?}");
+}
