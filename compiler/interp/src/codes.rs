@@ -85,7 +85,9 @@ registers, a load or store of a pointer). Run it on the GPU.\n",
 labelled `this access` and the first `races with this one`: a read of data another thread wrote (or a TMA load \
 delivers) before a barrier or an mbarrier wait orders them, two writes, a write over data another thread or an \
 in-flight wgmma group or TMA store still reads (before its `wgmma.wait_group` or `cp.async.bulk.wait_group.read`), \
-or an asynchronous read (TMA store, wgmma) of a generic write with no `fence.proxy.async` after it. On the GPU the \
+or an asynchronous read (TMA store, wgmma) of a generic write with no `fence.proxy.async` after it. The same code \
+reports a thread touching an accumulator or A register of a wgmma group before the `wgmma.wait_group` that retires \
+the group (undefined in PTX: the scheduling pass `complete-wgmma` exists to prevent it). On the GPU the \
 result depends on timing. The interpreter orders accesses by happens-before: barriers, mbarrier arrivals and the \
 waits that see their phase complete, cluster barriers; warp collectives order nothing. Global memory is not \
 checked.\n",

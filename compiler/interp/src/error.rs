@@ -61,6 +61,9 @@ pub enum RaceKind {
     InFlightRead,
     /// An asynchronous read (TMA store, wgmma) of a generic write no `fence.proxy.async` covers.
     MissingProxyFence,
+    /// An access to an accumulator or A register of a wgmma group before the `wgmma.wait_group` that retires it
+    /// (undefined: the tensor cores may still read or write it).
+    InFlightRegister,
 }
 
 impl fmt::Display for RaceKind {
@@ -71,6 +74,9 @@ impl fmt::Display for RaceKind {
             RaceKind::ReadWrite => "a write over shared memory another thread read, with no barrier between",
             RaceKind::UnfinishedAsyncWrite => "a read of shared memory a TMA load writes, before waiting for it",
             RaceKind::InFlightRead => "a write to shared memory an in-flight wgmma group or TMA store still reads",
+            RaceKind::InFlightRegister => {
+                "an access to a register a wgmma group still uses, before the wgmma.wait_group that retires it"
+            }
             RaceKind::MissingProxyFence => {
                 "the asynchronous proxy (TMA, wgmma) reads a generic write with no fence.proxy.async between"
             }

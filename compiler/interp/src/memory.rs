@@ -120,6 +120,23 @@ pub(crate) fn encode(ty: Type, v: &Val, out: &mut [u8]) {
     }
 }
 
+/// An access to a register array that an in-flight wgmma group uses is an error (PTX: undefined).
+fn check_registers(world: &World<'_>, thread: &Thread<'_>, p: Ptr, len: u64, loc: Loc) -> Result<(), InterpError> {
+    if let Mem::Local(alloc) = p.mem
+        && let Some(wgmma) = thread.register_in_flight(alloc, p.off, p.off + len as i64)
+    {
+        return Err(InterpError::Race {
+            kind: crate::RaceKind::InFlightRegister,
+            first: wgmma,
+            second: loc,
+            cta: thread.cta as u32,
+            offset: p.off,
+            thread: thread.thread_ref(world),
+        });
+    }
+    Ok(())
+}
+
 pub(crate) fn load(
     world: &mut World<'_>,
     thread: &mut Thread<'_>,
@@ -130,6 +147,7 @@ pub(crate) fn load(
     if matches!(ty, Type::Ptr(_)) {
         return Err(InterpError::Unsupported { loc, what: "a load of a pointer".into() });
     }
+    check_registers(world, thread, p, u64::from(ty.size_bytes()), loc)?;
     check_generic(world, thread, p, u64::from(ty.size_bytes()), false, loc)?;
     let bytes = bytes_mut(world, thread, p, u64::from(ty.size_bytes()), Access::Read, loc)?;
     Ok(decode(ty, bytes))
@@ -146,6 +164,7 @@ pub(crate) fn store(
     if matches!(v, Val::Ptr(_)) {
         return Err(InterpError::Unsupported { loc, what: "a store of a pointer".into() });
     }
+    check_registers(world, thread, p, u64::from(ty.size_bytes()), loc)?;
     let bytes = bytes_mut(world, thread, p, u64::from(ty.size_bytes()), Access::Write, loc)?;
     encode(ty, v, bytes);
     check_generic(world, thread, p, u64::from(ty.size_bytes()), true, loc)

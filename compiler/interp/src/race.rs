@@ -19,6 +19,8 @@
 //!   `fence.proxy.async` that happens before the issue (in the issuing thread or reaching it through
 //!   synchronisation: a second clock, `fenced`, joined like the first).
 //!
+//! (`memory.rs` adds the registers: an access to an accumulator or A register of a wgmma group in flight.)
+//!
 //! Only shared memory is checked: global memory is read and written by whole CTAs that never synchronise in
 //! these kernels, and per-thread registers cannot race.
 

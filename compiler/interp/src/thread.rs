@@ -67,6 +67,29 @@ pub(crate) struct Thread<'k> {
     pub wgmma_groups: std::collections::VecDeque<Vec<usize>>,
     pub bulk_open: Vec<usize>,
     pub bulk_groups: std::collections::VecDeque<Vec<usize>>,
+    /// The register arrays (accumulators, A fragments) of wgmma groups in flight: not committed, then by group.
+    pub regs_open: Vec<RegisterUse>,
+    pub regs_groups: std::collections::VecDeque<Vec<RegisterUse>>,
+}
+
+/// Bytes `start..end` of register array `alloc`, used by the wgmma at `loc` until its group is retired.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct RegisterUse {
+    pub alloc: u32,
+    pub start: i64,
+    pub end: i64,
+    pub loc: Loc,
+}
+
+impl Thread<'_> {
+    /// The wgmma that still uses byte range `start..end` of register array `alloc`, if one does.
+    pub fn register_in_flight(&self, alloc: u32, start: i64, end: i64) -> Option<Loc> {
+        self.regs_open
+            .iter()
+            .chain(self.regs_groups.iter().flatten())
+            .find(|u| u.alloc == alloc && u.start < end && start < u.end)
+            .map(|u| u.loc)
+    }
 }
 
 impl<'k> Thread<'k> {
@@ -100,6 +123,8 @@ impl<'k> Thread<'k> {
             wgmma_groups: std::collections::VecDeque::new(),
             bulk_open: Vec::new(),
             bulk_groups: std::collections::VecDeque::new(),
+            regs_open: Vec::new(),
+            regs_groups: std::collections::VecDeque::new(),
         }
     }
 
@@ -350,9 +375,16 @@ impl<'k> Thread<'k> {
             Op::WgmmaCommit { .. } => {
                 let open = std::mem::take(&mut self.wgmma_open);
                 self.wgmma_groups.push_back(open);
+                let regs = std::mem::take(&mut self.regs_open);
+                self.regs_groups.push_back(regs);
             }
             Op::BulkWait { pending, .. } => self.retire_groups(world, false, *pending),
-            Op::WgmmaWait { pending } => self.retire_groups(world, true, *pending),
+            Op::WgmmaWait { pending } => {
+                self.retire_groups(world, true, *pending);
+                while self.regs_groups.len() > *pending as usize {
+                    self.regs_groups.pop_front();
+                }
+            }
             // Covers every generic access that happens before it; later ones are in the next epoch.
             Op::FenceProxyAsync => {
                 self.fenced = self.vc.clone();

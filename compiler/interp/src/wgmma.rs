@@ -194,6 +194,23 @@ pub(crate) fn execute<'k>(
             }
         }
     }
+    // The registers the group uses until it is retired: each thread's accumulator and, for RS, its A.
+    for thread in group.iter_mut() {
+        if let Mem::Local(alloc) = acc_ptr.mem {
+            let end = acc_ptr.off + 4 * regs as i64;
+            thread.regs_open.push(crate::thread::RegisterUse { alloc, start: acc_ptr.off, end, loc });
+        }
+        if a_desc.is_none() {
+            for step in steps {
+                if let Ok(p) = thread.ptr(world, step.a, loc)
+                    && let Mem::Local(alloc) = p.mem
+                {
+                    let end = p.off + 8 * i64::from(shape.input.size_bytes());
+                    thread.regs_open.push(crate::thread::RegisterUse { alloc, start: p.off, end, loc });
+                }
+            }
+        }
+    }
     if let Some(cta) = smem_cta {
         let who = group[0].thread_ref(world);
         if let Some(r) = world.races.as_mut() {

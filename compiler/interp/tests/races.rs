@@ -173,3 +173,29 @@ fn a_wait_for_the_wrong_parity_is_caught_under_both_schedules() {
         run(&right, "k", launch, &mut args(), options).expect("runs");
     }
 }
+
+/// One wgmma group, then the accumulator read back and stored: before its `wgmma.wait_group` the read is an
+/// access to a register the tensor cores may still write.
+const WGMMA_THEN_READ: &str = "kernel @k(%y: ptr<global> align(4)) block(128, 1, 1) {
+  shared @a: [4096 x bf16] align(1024)
+  shared @b: [1024 x bf16] align(1024)
+  local @acc: [4 x f32] align(16)
+  %0: i32 = sreg tid.x
+  wgmma.fence
+  wgmma.mma_async m64n8k16.bf16 @acc, @a desc(sw128, lbo 16, sbo 1024, k), @b desc(sw128, lbo 16, sbo 1024, k), scale_d false
+  wgmma.commit_group
+  WAIT
+  %1: f32 = load f32, @acc align(4)
+  %2: ptr<global> = offset %y, %0 x f32
+  store %1, %2 align(4)
+}";
+
+#[test]
+fn reading_an_accumulator_before_its_wgmma_wait_is_reported() {
+    let mut args = vec![Arg::Buffer(vec![0xff; 4 * 128])];
+    expect_race(&WGMMA_THEN_READ.replace("  WAIT\n", ""), 128, &mut args, RaceKind::InFlightRegister);
+    run_text(&WGMMA_THEN_READ.replace("WAIT", "wgmma.wait_group 0"), 128, &mut args).expect("after the wait");
+    // Zero operands (shared memory starts zeroed here) and scale_d false: the accumulator is 0.
+    let Arg::Buffer(y) = &args[0] else { panic!("y is a buffer") };
+    assert!(y.iter().all(|&b| b == 0));
+}
