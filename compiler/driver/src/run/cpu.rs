@@ -29,6 +29,65 @@ fn swizzle(s: cutec_manifest::TmaSwizzle) -> TmaSwizzle {
     }
 }
 
+/// The interpreter's arguments for a launch the runtime's check planned (`launch`, made with the stand-in
+/// addresses of [`stand_in_address`]), in ABI order (the IR's parameters): each tensor's bytes from
+/// `buffers` (by manifest parameter, in storage order), the scalars' and dimensions' bits, then the tensor maps.
+/// Also the ABI index of each manifest parameter's buffer.
+pub fn interp_args(
+    km: &cutec_manifest::Kernel,
+    launch: &cutec_runtime::LaunchPlan,
+    mut buffers: Vec<Option<Vec<u8>>>,
+) -> Result<(Vec<Arg>, Vec<Option<u32>>), RunError> {
+    let tensor_of = |address: u64| (0..km.params.len()).find(|&i| stand_in_address(i) == address);
+    let mut args: Vec<Arg> = Vec::new();
+    let mut abi_of_tensor = vec![None; km.params.len()];
+    for value in &launch.params {
+        args.push(match *value {
+            ParamValue::Pointer(address) => {
+                let Some(i) = tensor_of(address) else {
+                    return Err(RunError::Internal(format!("no tensor at stand-in address {address:#x}")));
+                };
+                abi_of_tensor[i] = Some(args.len() as u32);
+                Arg::Buffer(buffers.get_mut(i).and_then(Option::take).unwrap_or_default())
+            }
+            ParamValue::Scalar(_) | ParamValue::Dim { .. } => {
+                let bytes = value.to_le_bytes();
+                let size = value.size_bytes().min(8) as usize;
+                let mut low = [0u8; 8];
+                low[..size].copy_from_slice(&bytes[..size]);
+                Arg::Scalar(u64::from_le_bytes(low))
+            }
+        });
+    }
+    for m in &launch.tensor_maps {
+        let tensor = tensor_of(m.address).and_then(|i| abi_of_tensor[i]);
+        let Some(tensor) = tensor else {
+            return Err(RunError::Internal(format!("tensor map `{}` describes no tensor argument", m.name)));
+        };
+        let d = &m.desc;
+        args.push(Arg::TensorMap(TensorMap {
+            tensor,
+            elem_bytes: d.dtype.size_bytes(),
+            dims: d.global_dims.clone(),
+            strides: d.global_strides.clone(),
+            box_dims: d.box_dims.clone(),
+            element_strides: d.element_strides.clone(),
+            swizzle: swizzle(d.swizzle),
+            oob_nan: d.oob_fill == cutec_manifest::TmaOobFill::Nan,
+        }));
+    }
+    Ok((args, abi_of_tensor))
+}
+
+/// The interpreter's launch for a planned one: a persistent kernel's grid as on a GPU of [`CPU_SMS`] SMs.
+pub fn interp_launch(km: &cutec_manifest::Kernel, launch: &cutec_runtime::LaunchPlan) -> Launch {
+    Launch {
+        grid: km.launch.hardware_grid(launch.grid, launch.cluster, CPU_SMS),
+        block: launch.block,
+        cluster: launch.cluster.unwrap_or([1, 1, 1]),
+    }
+}
+
 /// Runs kernel `opts.kernel` of `module` (the IR after the pass pipeline, whose manifest is `manifest`) on
 /// the CPU, reporting on `out` as [`super::run`] does.
 pub fn run_cpu(
@@ -80,49 +139,9 @@ pub fn run_cpu(
         writeln!(out, "saved {name} {shape:?} {dtype} -> {}", path.display()).map_err(report)?;
     }
 
-    // The kernel's parameters in ABI order (the IR's): the planned values, then the tensor maps.
-    let tensor_of = |address: u64| (0..km.params.len()).find(|&i| stand_in_address(i) == address);
-    let mut args: Vec<Arg> = Vec::new();
-    let mut abi_of_tensor = vec![None; km.params.len()];
-    for value in &launch.params {
-        args.push(match *value {
-            ParamValue::Pointer(address) => {
-                let Some(i) = tensor_of(address) else {
-                    return Err(RunError::Internal(format!("no tensor at stand-in address {address:#x}")));
-                };
-                abi_of_tensor[i] = Some(args.len() as u32);
-                Arg::Buffer(buffers[i].take().unwrap_or_default())
-            }
-            ParamValue::Scalar(_) | ParamValue::Dim { .. } => {
-                let bytes = value.to_le_bytes();
-                let size = value.size_bytes().min(8) as usize;
-                let mut low = [0u8; 8];
-                low[..size].copy_from_slice(&bytes[..size]);
-                Arg::Scalar(u64::from_le_bytes(low))
-            }
-        });
-    }
-    for m in &launch.tensor_maps {
-        let tensor = tensor_of(m.address).and_then(|i| abi_of_tensor[i]);
-        let Some(tensor) = tensor else {
-            return Err(RunError::Internal(format!("tensor map `{}` describes no tensor argument", m.name)));
-        };
-        let d = &m.desc;
-        args.push(Arg::TensorMap(TensorMap {
-            tensor,
-            elem_bytes: d.dtype.size_bytes(),
-            dims: d.global_dims.clone(),
-            strides: d.global_strides.clone(),
-            box_dims: d.box_dims.clone(),
-            element_strides: d.element_strides.clone(),
-            swizzle: swizzle(d.swizzle),
-            oob_nan: d.oob_fill == cutec_manifest::TmaOobFill::Nan,
-        }));
-    }
-
-    let grid = km.launch.hardware_grid(launch.grid, launch.cluster, CPU_SMS);
-    let cluster = launch.cluster.unwrap_or([1, 1, 1]);
-    let [gx, gy, gz] = grid;
+    let (mut args, abi_of_tensor) = interp_args(&km, &launch, buffers)?;
+    let cpu_launch = interp_launch(&km, &launch);
+    let [gx, gy, gz] = cpu_launch.grid;
     let [bx, by, bz] = launch.block;
     let tiles = match launch.grid {
         [x, y, z] if km.launch.persistent => format!(" tiles={x}x{y}x{z}"),
@@ -142,7 +161,7 @@ pub fn run_cpu(
     let mut progress = ClusterProgress { name: &km.name, start: started, last: None, drew: false };
     let mut on_progress = |done: u64, total: u64| progress.update(done, total);
     let options = cutec_interp::Options { progress: Some(&mut on_progress), schedule, ..Default::default() };
-    let result = cutec_interp::run(module, &km.name, Launch { grid, block: launch.block, cluster }, &mut args, options);
+    let result = cutec_interp::run(module, &km.name, cpu_launch, &mut args, options);
     progress.finish();
     let outcome = result.map_err(RunError::Interp)?;
     writeln!(

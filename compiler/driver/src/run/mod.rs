@@ -55,7 +55,8 @@ mod diag;
 pub(crate) mod plan;
 mod progress;
 
-pub use cpu::{CPU_SMS, run_cpu};
+pub use cpu::{CPU_SMS, interp_args, interp_launch, run_cpu};
+pub use plan::stand_in_address;
 pub use plan::{Options, plan_tensors};
 use plan::{Source, parse_scalars, plan_arguments, precheck_launch};
 

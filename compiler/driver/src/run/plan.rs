@@ -131,8 +131,9 @@ pub fn plan_tensors(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<(String, D
     Ok(tensors.filter_map(|(p, s)| Some((p.name().to_owned(), p.dtype(), s.as_ref()?.shape().to_vec()))).collect())
 }
 
-/// The address `precheck_launch` gives the tensor of parameter `index`.
-pub(crate) fn stand_in_address(index: usize) -> u64 {
+/// The address `precheck_launch` gives the tensor of parameter `index`: the CPU path tells the tensors of a
+/// launch plan by it.
+pub fn stand_in_address(index: usize) -> u64 {
     (index as u64 + 1) << 40
 }
 
