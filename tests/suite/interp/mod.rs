@@ -10,10 +10,10 @@ use std::path::PathBuf;
 mod more;
 
 /// A run's tensors (inputs as the kernel received them, outputs as it wrote them), as `f64`, row-major.
-pub(super) struct Tensors(HashMap<String, (Vec<usize>, Vec<f64>)>);
+pub(crate) struct Tensors(HashMap<String, (Vec<usize>, Vec<f64>)>);
 
 impl Tensors {
-    pub(super) fn get(&self, name: &str) -> &[f64] {
+    pub(crate) fn get(&self, name: &str) -> &[f64] {
         &self.0[name].1
     }
 }
@@ -77,6 +77,21 @@ pub(super) fn run_scheduled(
         ..BuildOptions::default()
     };
     let (_, art) = build_source(file, &src, &opts).unwrap_or_else(|f| panic!("{file} builds: {:?}", f.diagnostics));
+    run_built(&art, kernel, dims, inputs, outputs, scalars, schedule).unwrap_or_else(|e| panic!("{file} {e}"))
+}
+
+/// Runs `kernel` of a build on the CPU with `dims`, `scalars` and seeded random `inputs`, and returns the
+/// inputs and `outputs`; or why it could not (the interpreter's error and the run's report).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_built(
+    art: &cutec::build::Artifacts,
+    kernel: &str,
+    dims: &[(&str, i64)],
+    inputs: &[&str],
+    outputs: &[&str],
+    scalars: &[(&str, &str)],
+    schedule: cutec_interp::Schedule,
+) -> Result<Tensors, String> {
     let dir = tempfile_dir(kernel);
     let npy = |name: &str| dir.join(format!("{name}.npy"));
     let opts = RunOptions {
@@ -90,19 +105,24 @@ pub(super) fn run_scheduled(
     };
     let mut report = Vec::new();
     if let Err(e) = run_cpu(&opts, schedule, &art.scheduled, &art.manifest, &mut report) {
-        panic!("{file} {kernel} {dims:?}: {e}\n{}", String::from_utf8_lossy(&report));
+        return Err(format!("{kernel} {dims:?}: {e}\n{}", String::from_utf8_lossy(&report)));
     }
-    Tensors(inputs.iter().chain(outputs).map(|n| (n.to_string(), read_f64(&npy(n)))).collect())
+    let tensors = Tensors(inputs.iter().chain(outputs).map(|n| (n.to_string(), read_f64(&npy(n)))).collect());
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(tensors)
 }
 
+/// A fresh directory for one run (runs of the same kernel may be concurrent).
 fn tempfile_dir(kernel: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cutec-interp-test-{}-{kernel}", std::process::id()));
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("cutec-interp-test-{}-{kernel}-{run}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     dir
 }
 
 /// Every element of `got` within `tol * (1 + |want|)` of `want`.
-pub(super) fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
+pub(crate) fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
     assert_eq!(got.len(), want.len(), "{what}: element count");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         assert!((g - w).abs() <= tol * (1.0 + w.abs()), "{what}: element {i} is {g}, the reference {w}");
@@ -110,7 +130,7 @@ pub(super) fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
 }
 
 /// `a (M x K) * b^T (b is N x K)`, row-major `M x N`.
-pub(super) fn matmul_nt(a: &[f64], b: &[f64], m: usize, n: usize, k: usize) -> Vec<f64> {
+pub(crate) fn matmul_nt(a: &[f64], b: &[f64], m: usize, n: usize, k: usize) -> Vec<f64> {
     let mut c = vec![0.0; m * n];
     for i in 0..m {
         for j in 0..n {
