@@ -68,7 +68,7 @@ pub(crate) fn run_cpu<'py>(
         .map_err(|e| launch_error(py, &km.name, None, format!("kernel `{}`: its IR does not parse: {e:?}", km.name)))?;
     let run_error = |e: String| launch_error(py, &km.name, None, format!("kernel `{}` on the CPU: {e}", km.name));
     let (mut interp_args, abi) = cutec::run::interp_args(km, &plan, buffers).map_err(|e| run_error(e.to_string()))?;
-    let launch = cutec::run::interp_launch(km, &plan);
+    let launch = cutec::run::interp_launch(km, &plan, cutec::run::CPU_SMS);
     let name = km.name.clone();
     py.detach(|| {
         let options = cutec_interp::Options { schedule, ..Default::default() };

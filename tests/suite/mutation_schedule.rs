@@ -222,8 +222,8 @@ fn scheduled_mutants_are_refused_or_right() {
             let kernel = art.manifest.kernels.first().map(|k| k.name.clone()).unwrap_or_default();
             let (mm, n, k) = (129, 264, 72);
             let dims = [("M", mm as i64), ("N", n as i64), ("K", k as i64)];
-            let run =
-                crate::interp::run_built(art, &kernel, &dims, &["a", "b"], &["c"], &[], cutec_interp::Schedule::Latest);
+            let latest = cutec::run::CpuOptions { schedule: cutec_interp::Schedule::Latest, ..Default::default() };
+            let run = crate::interp::run_built(art, &kernel, &dims, &["a", "b"], &["c"], &[], latest);
             let t = run.unwrap_or_else(|e| panic!("case {case} (seed {seed}) fails on the CPU: {e}\n{}", m.source));
             let want = crate::interp::matmul_nt(t.get("a"), t.get("b"), mm, n, k);
             let what = format!("case {case} (seed {seed}), {} on {}:\n{}", m.operator, s.name, m.source);

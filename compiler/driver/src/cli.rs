@@ -199,6 +199,10 @@ pub(crate) struct RunArgs {
     /// can go on without one), or `seed=N` (at points drawn from N).
     #[arg(long, value_name = "WHEN", requires = "cpu", value_parser = parse_schedule)]
     pub schedule: Option<cutec_interp::Schedule>,
+    /// With --cpu: the SMs of the GPU a persistent kernel's grid is made for (default 132, an H100's); fewer
+    /// give each CTA more tiles.
+    #[arg(long, value_name = "N", requires = "cpu", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub sms: Option<u32>,
 }
 
 fn parse_schedule(s: &str) -> Result<cutec_interp::Schedule, String> {

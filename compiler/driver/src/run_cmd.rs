@@ -198,8 +198,11 @@ fn run_on_cpu(reporter: &Reporter, args: RunArgs) -> ExitCode {
         seed: args.seed,
         ..cutec::run::RunOptions::default()
     };
-    let schedule = args.schedule.unwrap_or_default();
-    match cutec::run::run_cpu(&opts, schedule, &art.scheduled, &art.manifest, &mut std::io::stdout().lock()) {
+    let cpu = cutec::run::CpuOptions {
+        schedule: args.schedule.unwrap_or_default(),
+        sms: args.sms.unwrap_or(cutec::run::CPU_SMS),
+    };
+    match cutec::run::run_cpu(&opts, cpu, &art.scheduled, &art.manifest, &mut std::io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let mut map = checked.map.clone();

@@ -101,7 +101,11 @@ pub(crate) struct Races {
     phase: HashMap<(usize, i64), Clock>,
     phase_fenced: HashMap<(usize, i64), Clock>,
     completed: HashMap<(usize, i64, u64), (Clock, Clock)>,
-    pub inflight: Vec<Option<InFlight>>,
+    /// The asynchronous reads in flight, by id, and how many of them read each byte of each CTA's shared
+    /// memory (so that a write asks one counter, not every read in flight).
+    inflight: HashMap<usize, InFlight>,
+    next_inflight: usize,
+    inflight_count: Vec<Vec<u16>>,
 }
 
 /// Who accesses: a thread's slot and clocks.
@@ -124,7 +128,9 @@ impl Races {
             phase: HashMap::new(),
             phase_fenced: HashMap::new(),
             completed: HashMap::new(),
-            inflight: Vec::new(),
+            inflight: HashMap::new(),
+            next_inflight: 0,
+            inflight_count: vec![vec![0; shared_bytes]; ctas],
         }
     }
 
@@ -144,12 +150,37 @@ impl Races {
         InterpError::Race { kind, first: self.loc(earlier), second: now, cta: cta as u32, offset, thread: who.thread }
     }
 
+    /// Registers an asynchronous read in flight until [`Races::retire`]; its id.
+    pub fn start_inflight(&mut self, mut f: InFlight) -> usize {
+        // Adjacent elements as one range: operand tiles are read in long runs.
+        f.ranges.sort_unstable();
+        let mut merged: Vec<(i64, i64)> = Vec::with_capacity(f.ranges.len());
+        for (s, e) in f.ranges.drain(..) {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        f.ranges = merged;
+        if let Some(counts) = self.inflight_count.get_mut(f.cta) {
+            for &(s, e) in &f.ranges {
+                let end = (e.max(0) as usize).min(counts.len());
+                for c in counts.get_mut(s.max(0) as usize..end).into_iter().flatten() {
+                    *c = c.saturating_add(1);
+                }
+            }
+        }
+        let id = self.next_inflight;
+        self.next_inflight += 1;
+        self.inflight.insert(id, f);
+        id
+    }
+
     fn inflight_over(&self, cta: usize, b: i64) -> Option<Loc> {
-        self.inflight
-            .iter()
-            .flatten()
-            .find(|f| f.cta == cta && f.ranges.iter().any(|&(s, e)| s <= b && b < e))
-            .map(|f| f.loc)
+        if self.inflight_count.get(cta).and_then(|c| c.get(b as usize)).is_none_or(|&n| n == 0) {
+            return None;
+        }
+        self.inflight.values().find(|f| f.cta == cta && f.ranges.iter().any(|&(s, e)| s <= b && b < e)).map(|f| f.loc)
     }
 
     /// A generic read (`write == false`) or write of `len` bytes at `offset` of CTA `cta`'s shared memory.
@@ -234,7 +265,15 @@ impl Races {
 
     /// The bytes an asynchronous read retired by `waiter` has read: recorded as the waiter's reads.
     pub fn retire(&mut self, id: usize, who: &Who<'_>) {
-        let Some(Some(f)) = self.inflight.get_mut(id).map(Option::take) else { return };
+        let Some(f) = self.inflight.remove(&id) else { return };
+        if let Some(counts) = self.inflight_count.get_mut(f.cta) {
+            for &(s, e) in &f.ranges {
+                let end = (e.max(0) as usize).min(counts.len());
+                for c in counts.get_mut(s.max(0) as usize..end).into_iter().flatten() {
+                    *c = c.saturating_sub(1);
+                }
+            }
+        }
         let e = Epoch { slot: who.slot, clock: get(who.vc, who.slot), loc: self.intern(f.loc) };
         for (start, end) in f.ranges {
             for b in start..end {

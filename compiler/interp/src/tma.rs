@@ -213,8 +213,8 @@ pub(crate) fn store(
     if let Some(r) = world.races.as_mut() {
         let who = crate::race::Who { slot: thread.slot, vc: &thread.vc, fenced: &thread.fenced, thread: who };
         r.async_read(cta, &ranges, &who, loc)?;
-        thread.bulk_open.push(r.inflight.len());
-        r.inflight.push(Some(crate::race::InFlight { cta, ranges, loc }));
+        let id = r.start_inflight(crate::race::InFlight { cta, ranges, loc });
+        thread.bulk_open.push(id);
     }
     let mut data = Vec::with_capacity(elements.len() * eb);
     for (offset, _) in &elements {

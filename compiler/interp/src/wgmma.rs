@@ -217,8 +217,7 @@ pub(crate) fn execute<'k>(
             let issuer = &group[0];
             let who = crate::race::Who { slot: issuer.slot, vc: &issuer.vc, fenced: &issuer.fenced, thread: who };
             r.async_read(cta, &reads, &who, loc)?;
-            let id = r.inflight.len();
-            r.inflight.push(Some(crate::race::InFlight { cta, ranges: reads, loc }));
+            let id = r.start_inflight(crate::race::InFlight { cta, ranges: reads, loc });
             for t in group.iter_mut() {
                 t.wgmma_open.push(id);
             }

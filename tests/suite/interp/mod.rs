@@ -2,7 +2,7 @@
 //! ragged shapes on seeded random inputs, and its outputs compared with a reference computed here in `f64`.
 
 use cutec::build::{BuildOptions, build_source};
-use cutec::run::{RunOptions, run_cpu};
+use cutec::run::{CpuOptions, RunOptions, run_cpu};
 use cutec_tests::repo_root;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -54,10 +54,10 @@ pub(super) fn run_with_scalars(
     outputs: &[&str],
     scalars: &[(&str, &str)],
 ) -> Tensors {
-    run_scheduled(file, kernel, defines, dims, inputs, outputs, scalars, cutec_interp::Schedule::Earliest)
+    run_scheduled(file, kernel, defines, dims, inputs, outputs, scalars, CpuOptions::default())
 }
 
-/// [`run_with_scalars`] with TMA loads landing as `schedule` says.
+/// [`run_with_scalars`] with TMA loads landing as `cpu` says, on its number of SMs.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_scheduled(
     file: &str,
@@ -67,7 +67,7 @@ pub(super) fn run_scheduled(
     inputs: &[&str],
     outputs: &[&str],
     scalars: &[(&str, &str)],
-    schedule: cutec_interp::Schedule,
+    cpu: CpuOptions,
 ) -> Tensors {
     let path = repo_root().join(file);
     let src = std::fs::read_to_string(&path).expect("the example exists");
@@ -77,7 +77,7 @@ pub(super) fn run_scheduled(
         ..BuildOptions::default()
     };
     let (_, art) = build_source(file, &src, &opts).unwrap_or_else(|f| panic!("{file} builds: {:?}", f.diagnostics));
-    run_built(&art, kernel, dims, inputs, outputs, scalars, schedule).unwrap_or_else(|e| panic!("{file} {e}"))
+    run_built(&art, kernel, dims, inputs, outputs, scalars, cpu).unwrap_or_else(|e| panic!("{file} {e}"))
 }
 
 /// Runs `kernel` of a build on the CPU with `dims`, `scalars` and seeded random `inputs`, and returns the
@@ -90,7 +90,7 @@ pub(crate) fn run_built(
     inputs: &[&str],
     outputs: &[&str],
     scalars: &[(&str, &str)],
-    schedule: cutec_interp::Schedule,
+    cpu: CpuOptions,
 ) -> Result<Tensors, String> {
     let dir = tempfile_dir(kernel);
     let npy = |name: &str| dir.join(format!("{name}.npy"));
@@ -104,7 +104,7 @@ pub(crate) fn run_built(
         ..RunOptions::default()
     };
     let mut report = Vec::new();
-    if let Err(e) = run_cpu(&opts, schedule, &art.scheduled, &art.manifest, &mut report) {
+    if let Err(e) = run_cpu(&opts, cpu, &art.scheduled, &art.manifest, &mut report) {
         return Err(format!("{kernel} {dims:?}: {e}\n{}", String::from_utf8_lossy(&report)));
     }
     let tensors = Tensors(inputs.iter().chain(outputs).map(|n| (n.to_string(), read_f64(&npy(n)))).collect());
@@ -215,7 +215,8 @@ fn hopper_gemms_match_the_reference() {
         let dims = [("M", 129), ("N", 264), ("K", 72)];
         let earliest = run(file, kernel, &[], &dims, &["a", "b"], &["c"]);
         for schedule in [cutec_interp::Schedule::Latest, cutec_interp::Schedule::Seeded(3)] {
-            let t = run_scheduled(file, kernel, &[], &dims, &["a", "b"], &["c"], &[], schedule);
+            let cpu = CpuOptions { schedule, ..CpuOptions::default() };
+            let t = run_scheduled(file, kernel, &[], &dims, &["a", "b"], &["c"], &[], cpu);
             assert_eq!(t.get("c"), earliest.get("c"), "{kernel} under {schedule:?}");
         }
     }
@@ -231,5 +232,21 @@ fn fp8_gemm_matches_the_reference() {
         let mut want = matmul_nt(t.get("a"), t.get("b"), m as usize, n as usize, k as usize);
         want.iter_mut().for_each(|w| *w *= 1.5);
         assert_close(&format!("gemm_fp8 {m}x{n}x{k}"), t.get("c"), &want, 1.0 / 128.0);
+    }
+}
+
+/// Persistent GEMMs on a GPU of two SMs: each CTA loops over several output tiles, and the TMA ring wraps across
+/// them (its stages and phases carried from one tile to the next), under each schedule.
+#[test]
+fn persistent_gemms_with_several_tiles_per_cta_match_the_reference() {
+    let (m, n, k) = (520usize, 600usize, 200usize);
+    let dims = [("M", m as i64), ("N", n as i64), ("K", k as i64)];
+    for (file, kernel) in [("examples/gemm_sm90.cute", "gemm"), ("examples/gemm_pipelined.cute", "gemm_pipelined")] {
+        for schedule in [cutec_interp::Schedule::Earliest, cutec_interp::Schedule::Seeded(11)] {
+            let cpu = CpuOptions { schedule, sms: 2 };
+            let t = run_scheduled(file, kernel, &[], &dims, &["a", "b"], &["c"], &[], cpu);
+            let want = matmul_nt(t.get("a"), t.get("b"), m, n, k);
+            assert_close(&format!("{kernel} on 2 SMs under {schedule:?}"), t.get("c"), &want, 1.0 / 128.0);
+        }
     }
 }

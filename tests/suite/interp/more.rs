@@ -209,7 +209,7 @@ fn interp_error(name: &str, src: &str, kernel: &str, dims: &[(&str, i64)]) -> cu
         dims: dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
         ..RunOptions::default()
     };
-    match run_cpu(&opts, cutec_interp::Schedule::Earliest, &art.scheduled, &art.manifest, &mut Vec::new()) {
+    match run_cpu(&opts, cutec::run::CpuOptions::default(), &art.scheduled, &art.manifest, &mut Vec::new()) {
         Err(RunError::Interp(e)) => e,
         other => panic!("{name}: expected the interpreter to stop, got {other:?}"),
     }

@@ -5,7 +5,7 @@
 //! data (`cutec_runtime::fill::random_elements`, the host reference of the device fill, so the same seed gives
 //! the same bytes), or `0xff` poison. The tensor maps are the ones the runtime's launch check plans
 //! (`LaunchPlan::tensor_maps`), told apart by the stand-in addresses of `plan.rs`. A persistent kernel's grid
-//! is the one it would get on a GPU of [`CPU_SMS`] SMs.
+//! is the one it would get on a GPU of [`CpuOptions::sms`] SMs.
 
 use super::data::{count_nan, write_npy};
 use super::plan::{Source, parse_scalars, plan_arguments, precheck_launch, stand_in_address};
@@ -17,8 +17,22 @@ use std::io::IsTerminal;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-/// The SMs of the GPU a persistent kernel's grid is computed for (an H100 SXM's).
+/// The SMs of the GPU a persistent kernel's grid is computed for by default (an H100 SXM's).
 pub const CPU_SMS: u32 = 132;
+
+/// How `--cpu` runs: when TMA loads land, and the SMs of the GPU a persistent kernel's grid is made for (fewer
+/// SMs give each CTA more tiles: `--sms 2` runs a persistent GEMM's loop over tiles, and its ring across them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuOptions {
+    pub schedule: cutec_interp::Schedule,
+    pub sms: u32,
+}
+
+impl Default for CpuOptions {
+    fn default() -> Self {
+        CpuOptions { schedule: cutec_interp::Schedule::Earliest, sms: CPU_SMS }
+    }
+}
 
 fn swizzle(s: cutec_manifest::TmaSwizzle) -> TmaSwizzle {
     match s {
@@ -79,10 +93,10 @@ pub fn interp_args(
     Ok((args, abi_of_tensor))
 }
 
-/// The interpreter's launch for a planned one: a persistent kernel's grid as on a GPU of [`CPU_SMS`] SMs.
-pub fn interp_launch(km: &cutec_manifest::Kernel, launch: &cutec_runtime::LaunchPlan) -> Launch {
+/// The interpreter's launch for a planned one: a persistent kernel's grid as on a GPU of `sms` SMs.
+pub fn interp_launch(km: &cutec_manifest::Kernel, launch: &cutec_runtime::LaunchPlan, sms: u32) -> Launch {
     Launch {
-        grid: km.launch.hardware_grid(launch.grid, launch.cluster, CPU_SMS),
+        grid: km.launch.hardware_grid(launch.grid, launch.cluster, sms.max(1)),
         block: launch.block,
         cluster: launch.cluster.unwrap_or([1, 1, 1]),
     }
@@ -92,7 +106,7 @@ pub fn interp_launch(km: &cutec_manifest::Kernel, launch: &cutec_runtime::Launch
 /// the CPU, reporting on `out` as [`super::run`] does.
 pub fn run_cpu(
     opts: &RunOptions,
-    schedule: cutec_interp::Schedule,
+    cpu: CpuOptions,
     module: &cutec_ir::Module,
     manifest: &Manifest,
     out: &mut dyn Write,
@@ -140,7 +154,7 @@ pub fn run_cpu(
     }
 
     let (mut args, abi_of_tensor) = interp_args(&km, &launch, buffers)?;
-    let cpu_launch = interp_launch(&km, &launch);
+    let cpu_launch = interp_launch(&km, &launch, cpu.sms);
     let [gx, gy, gz] = cpu_launch.grid;
     let [bx, by, bz] = launch.block;
     let tiles = match launch.grid {
@@ -160,7 +174,8 @@ pub fn run_cpu(
     let started = Instant::now();
     let mut progress = ClusterProgress { name: &km.name, start: started, last: None, drew: false };
     let mut on_progress = |done: u64, total: u64| progress.update(done, total);
-    let options = cutec_interp::Options { progress: Some(&mut on_progress), schedule, ..Default::default() };
+    let options =
+        cutec_interp::Options { progress: Some(&mut on_progress), schedule: cpu.schedule, ..Default::default() };
     let result = cutec_interp::run(module, &km.name, cpu_launch, &mut args, options);
     progress.finish();
     let outcome = result.map_err(RunError::Interp)?;
