@@ -41,6 +41,8 @@ pub(crate) struct World<'k> {
     pub args: Vec<Arg>,
     pub maps: Vec<Option<TensorMap>>,
     pub shared_offsets: Vec<Option<u64>>,
+    /// Each allocation's byte range in a CTA's shared memory (empty for register arrays).
+    pub alloc_bounds: Vec<(u64, u64)>,
     pub launch: Launch,
     pub ctas: Vec<Cta>,
     pub steps: u64,
@@ -83,12 +85,19 @@ pub fn run(
     check_launch(kernel, &launch, args)?;
     let maps = args.iter().map(|a| if let Arg::TensorMap(m) = a { Some(m.clone()) } else { None }).collect();
     let (shared_offsets, _) = kernel.shared_offsets();
+    let alloc_bounds = kernel
+        .allocs
+        .iter()
+        .zip(&shared_offsets)
+        .map(|((_, a), off)| off.map_or((0, 0), |o| (o, o + a.size_bytes())))
+        .collect();
     let mut world = World {
         kernel,
         info: kinfo,
         args: std::mem::take(args),
         maps,
         shared_offsets,
+        alloc_bounds,
         launch,
         ctas: Vec::new(),
         steps: 0,

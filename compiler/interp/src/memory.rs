@@ -96,9 +96,7 @@ pub(crate) fn bytes_mut<'a>(
 
 /// The byte range of shared allocation `alloc` in a CTA's shared memory.
 fn shared_bounds(world: &World<'_>, alloc: u32) -> (u64, u64) {
-    let start = world.shared_offsets.get(alloc as usize).copied().flatten().unwrap_or(0);
-    let size = world.kernel.allocs.iter().nth(alloc as usize).map_or(0, |(_, a)| a.size_bytes());
-    (start, start + size)
+    world.alloc_bounds.get(alloc as usize).copied().unwrap_or((0, 0))
 }
 
 /// A value of type `ty` from its little-endian bytes.

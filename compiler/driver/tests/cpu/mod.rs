@@ -66,3 +66,20 @@ fn run_cpu_needs_the_cute_file_and_no_gpu_options() {
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("--bench"), "{}", stderr(&o));
 }
+
+#[test]
+fn run_cpu_takes_a_schedule_and_a_number_of_sms() {
+    let dims = ["--dim", "M=300", "--dim", "N=520", "--dim", "K=136"];
+    let args = [&["run", "examples/gemm_sm90.cute", "--cpu", "--kernel", "gemm"][..], &dims[..]].concat();
+    let o = cutec(&[&args[..], &["--schedule", "seed=5", "--sms", "2"]].concat());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Two SMs: one cluster of two CTAs for the nine tiles.
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("grid=2x1x1 tiles=") && out.contains("ran kernel=gemm ctas=2"), "{out}");
+    let o = cutec(&[&args[..], &["--schedule", "soon", "--color=never"]].concat());
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("earliest, latest or seed=N"), "{}", stderr(&o));
+    // Both belong to --cpu.
+    let o = cutec(&["run", "examples/copy.cute", "--kernel", "copy", "--sms", "2", "--color=never"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+}
