@@ -6,8 +6,9 @@
 //! - **Memory.** Global memory is one buffer per pointer parameter ([`Arg::Buffer`]); shared memory one buffer
 //!   per CTA, laid out as [`cutec_ir::Kernel::shared_offsets`] lays it out (so swizzles, which act on shared
 //!   addresses, see the addresses the hardware's would, on the same alignment); registers and register arrays
-//!   per thread. A pointer is a (memory, byte offset) pair ([`value::Ptr`]), so every access is bounds-checked
-//!   against the buffer it is in, and an access outside it is an error with the statement's location.
+//!   per thread. A pointer is a (memory, byte offset) pair ([`value::Ptr`]; a shared one knows its
+//!   allocation), so every access is bounds-checked against the tensor argument or the allocation it is in,
+//!   and an access outside it is an error with the statement's location.
 //! - **Threads** are explicit continuations (`thread.rs`: a stack of frames over the structured blocks), not OS
 //!   threads. A thread runs until it blocks — `bar.sync`, a named barrier, an mbarrier wait, a cluster barrier,
 //!   or a warp (warpgroup) collective: shuffles, `elect.sync`, `stmatrix`, `wgmma.mma_async` — and the scheduler
@@ -15,13 +16,15 @@
 //!   completed, a collective when every live lane of its warp (warpgroup) has reached it, which then executes
 //!   over the lanes' values at once. When nothing can go on and some thread has not exited, the run is a
 //!   **deadlock**, reported with each wait, its barrier's state and its threads.
-//! - **Asynchrony.** TMA loads land when the [`Schedule`] says (when issued, as late as possible, or at
-//!   seeded points); TMA stores and wgmma groups complete when issued. What the hardware leaves to timing is checked instead (`race.rs`): shared-memory
-//!   accesses are ordered by happens-before (vector clocks over barriers, mbarrier phases, cluster barriers),
-//!   TMA loads' bytes count as written only for threads that waited on their barrier, wgmma operands and TMA
-//!   store sources stay read until the wait that retires their group, and the asynchronous proxy's reads
-//!   need a `fence.proxy.async` after the generic writes they read. A race is an error naming both
-//!   statements.
+//! - **Asynchrony.** TMA loads land when the [`Schedule`] says (when issued, only when no thread can go on
+//!   without one, or at seeded points); TMA stores and wgmma groups complete when issued. What the hardware
+//!   leaves to timing is checked instead (`race.rs`): shared-memory accesses are ordered by happens-before
+//!   (vector clocks over barriers, mbarrier phases, cluster barriers), a TMA load's bytes count as written only
+//!   for threads that waited on its barrier, wgmma operands and TMA store sources stay read until the wait
+//!   that retires their group, the asynchronous proxy's reads need a `fence.proxy.async` after the generic
+//!   writes they read, and a wgmma group's accumulator and A registers are not touched before its
+//!   `wgmma.wait_group`. A race is an error naming both statements. A race-free kernel computes the same values
+//!   under every schedule (the suite checks it bit for bit on the GEMMs).
 //! - **Values** are bit-exact (`numeric.rs`): integers wrap in their width, `f32` is IEEE, conversions round as the
 //!   code generator's `cvt`s do (fp8 `.satfinite`), approximate math is correctly rounded (within the hardware's
 //!   documented error). wgmma computes each k-step's dot products exactly (in `f64`, every product of two 16- or

@@ -404,7 +404,7 @@ fn ranges(ids: &[u32]) -> String {
     out.join(", ")
 }
 
-/// The thread of linear index `linear` in CTA `cta`, for errors.
+/// Thread `tid` of CTA `cta` (its index in the running cluster), as errors name it.
 pub(crate) fn thread_ref(world: &World<'_>, cta: usize, tid: [u32; 3]) -> ThreadRef {
     ThreadRef { block: world.ctas.get(cta).map_or([0; 3], |c| c.block), thread: tid }
 }
