@@ -70,6 +70,8 @@ pub(crate) struct Thread<'k> {
     /// The register arrays (accumulators, A fragments) of wgmma groups in flight: not committed, then by group.
     pub regs_open: Vec<RegisterUse>,
     pub regs_groups: std::collections::VecDeque<Vec<RegisterUse>>,
+    /// The registers per thread the last `setmaxnreg` set (`None`: the kernel's at entry).
+    pub registers: Option<u32>,
 }
 
 /// Bytes `start..end` of register array `alloc`, used by the wgmma at `loc` until its group is retired.
@@ -125,6 +127,7 @@ impl<'k> Thread<'k> {
             bulk_groups: std::collections::VecDeque::new(),
             regs_open: Vec::new(),
             regs_groups: std::collections::VecDeque::new(),
+            registers: None,
         }
     }
 
@@ -361,11 +364,24 @@ impl<'k> Thread<'k> {
                 let message = "an unscheduled TMA copy after the pass pipeline".to_string();
                 return Err(InterpError::Internal { loc, message });
             }
-            Op::Setmaxnreg { regs, .. } => {
-                if !(24..=256).contains(regs) || regs % 8 != 0 {
-                    let message = format!("setmaxnreg {regs}: the count is a multiple of 8 in 24..=256");
+            // A no-op for the values; its rules checked (PTX `setmaxnreg`): a count that is a multiple of 8 in
+            // 24..=256, `.inc` never below the registers the thread has, `.dec` never above.
+            Op::Setmaxnreg { regs, inc } => {
+                let current = self.registers.or(world.kernel.entry_registers());
+                let wrong = if !(24..=256).contains(regs) || regs % 8 != 0 {
+                    Some("the count is a multiple of 8 in 24..=256".to_string())
+                } else {
+                    match current {
+                        Some(c) if *inc && *regs < c => Some(format!(".inc to fewer registers than its {c}")),
+                        Some(c) if !*inc && *regs > c => Some(format!(".dec to more registers than its {c}")),
+                        _ => None,
+                    }
+                };
+                if let Some(why) = wrong {
+                    let message = format!("{} {regs}: {why}", op.name());
                     return Err(InterpError::Collective { loc, thread: self.thread_ref(world), message });
                 }
+                self.registers = Some(*regs);
             }
             // The asynchronous reads of a group stay in flight until a wait retires it (`race.rs`).
             Op::BulkCommit => {

@@ -52,7 +52,12 @@ impl Val {
             Val::Undef | Val::Ptr(_) => &[],
         }
     }
+    /// One lane is a scalar; none (the lanes of a pointer or of nothing) is no value.
     pub fn from_lanes(lanes: Vec<u64>) -> Val {
-        if lanes.len() == 1 { Val::Bits(lanes[0]) } else { Val::Vector(lanes.into()) }
+        match lanes.as_slice() {
+            [] => Val::Undef,
+            [one] => Val::Bits(*one),
+            _ => Val::Vector(lanes.into()),
+        }
     }
 }

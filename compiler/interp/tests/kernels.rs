@@ -127,3 +127,17 @@ fn a_named_barrier_counting_more_threads_than_reach_it_is_a_deadlock() {
     }
     run_text(&text.replace("128\n", "64\n"), 128, &mut args).expect("64 threads of 64");
 }
+
+#[test]
+fn setmaxnreg_is_checked_against_the_registers_the_thread_has() {
+    // 128 threads start with 248 registers each (the register file shared evenly, at most 248).
+    let text = |op: &str| format!("kernel @k(%y: ptr<global> align(4)) block(128, 1, 1) {{\n  {op}\n}}");
+    let mut args = vec![Arg::Buffer(vec![0; 4])];
+    run_text(&text("setmaxnreg.dec 40"), 128, &mut args).expect("fewer registers");
+    for wrong in ["setmaxnreg.inc 40", "setmaxnreg.dec 256", "setmaxnreg.dec 42"] {
+        match run_text(&text(wrong), 128, &mut args) {
+            Err(InterpError::Collective { message, .. }) => assert!(message.starts_with(wrong), "{message}"),
+            other => panic!("{wrong}: expected an error, got {other:?}"),
+        }
+    }
+}
