@@ -89,8 +89,9 @@ or an asynchronous read (TMA store, wgmma) of a generic write with no `fence.pro
 reports a thread touching an accumulator or A register of a wgmma group before the `wgmma.wait_group` that retires \
 the group (undefined in PTX: the scheduling pass `complete-wgmma` exists to prevent it). On the GPU the \
 result depends on timing. The interpreter orders accesses by happens-before: barriers, mbarrier arrivals and the \
-waits that see their phase complete, cluster barriers; warp collectives order nothing. Global memory is not \
-checked.\n",
+waits that see their phase complete, cluster barriers; warp collectives order nothing. In global memory it reports \
+blocks of different clusters accessing the same byte, one of them writing: nothing can order them (blocks of one \
+cluster, which the cluster barrier may order, are not compared).\n",
     ),
     code(
         CANNOT_RUN,

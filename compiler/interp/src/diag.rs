@@ -33,7 +33,7 @@ pub fn to_diagnostic(e: &InterpError) -> Diagnostic {
             }
             d
         }
-        InterpError::Race { first, second, .. } => {
+        InterpError::Race { first, second, .. } | InterpError::GlobalRace { first, second, .. } => {
             let d = at(codes::RACE, message, *second, "this access");
             if *first == Loc::NONE { d } else { d.with_label(first.file, first.span, "races with this one") }
         }

@@ -91,6 +91,11 @@ pub enum InterpError {
     OutOfBounds { loc: Loc, access: Access, memory: String, offset: i64, bytes: u64, size: u64, thread: ThreadRef },
     #[error("race: {kind}, at byte {offset} of the shared memory of CTA rank {cta} ({thread})")]
     Race { kind: RaceKind, first: Loc, second: Loc, cta: u32, offset: i64, thread: ThreadRef },
+    #[error(
+        "race: blocks of different clusters access byte {offset} of {memory}, one writing, and nothing orders \
+         them ({thread})"
+    )]
+    GlobalRace { first: Loc, second: Loc, memory: String, offset: i64, thread: ThreadRef },
     #[error("deadlock: every thread that has not exited waits for something that can never happen")]
     Deadlock { waits: Vec<Wait> },
     #[error("integer division by zero in {thread}")]
@@ -125,7 +130,7 @@ impl InterpError {
             | InterpError::Unsupported { loc, .. }
             | InterpError::Internal { loc, .. } => Some(*loc),
             InterpError::Deadlock { waits } => waits.first().map(|w| w.loc),
-            InterpError::Race { second, .. } => Some(*second),
+            InterpError::Race { second, .. } | InterpError::GlobalRace { second, .. } => Some(*second),
             InterpError::StepLimit { .. } | InterpError::Arguments { .. } | InterpError::Invalid { .. } => None,
         }
     }

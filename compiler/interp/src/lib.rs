@@ -41,6 +41,7 @@ mod collective;
 pub mod diag;
 mod error;
 mod eval;
+mod global_race;
 mod machine;
 mod memory;
 pub mod numeric;

@@ -57,6 +57,9 @@ pub(crate) struct World<'k> {
     pub pending: std::collections::VecDeque<crate::tma::PendingLoad>,
     /// The state of the seeded schedule's generator (xorshift64*).
     pub rng: u64,
+    /// Races on global memory between clusters (when races are checked), and the running cluster's index.
+    pub global_races: Option<crate::global_race::GlobalRaces>,
+    pub cluster_index: u32,
 }
 
 impl World<'_> {
@@ -107,6 +110,8 @@ pub fn run(
         check_races: options.races,
         schedule: options.schedule,
         pending: std::collections::VecDeque::new(),
+        global_races: options.races.then(Default::default),
+        cluster_index: 0,
         rng: match options.schedule {
             crate::Schedule::Seeded(seed) => seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
             _ => 1,
@@ -123,6 +128,7 @@ pub fn run(
                 for kx in 0..clusters[0] {
                     run_cluster(&mut world, [kx * cx, ky * cy, kz * cz])?;
                     done += 1;
+                    world.cluster_index = done as u32;
                     if let Some(p) = options.progress.as_mut() {
                         p(done, total);
                     }

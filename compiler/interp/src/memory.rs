@@ -168,6 +168,34 @@ pub(crate) fn store(
     check_generic(world, thread, p, u64::from(ty.size_bytes()), true, loc)
 }
 
+/// The race check of an access to global memory (after its bounds check), between clusters.
+pub(crate) fn check_global(
+    world: &mut World<'_>,
+    thread: &Thread<'_>,
+    param: u32,
+    offset: i64,
+    len: u64,
+    write: bool,
+    loc: Loc,
+) -> Result<(), InterpError> {
+    let size = match world.args.get(param as usize) {
+        Some(Arg::Buffer(b)) => b.len(),
+        _ => return Ok(()),
+    };
+    let cluster = world.cluster_index;
+    let conflict = world.global_races.as_mut().and_then(|g| g.access(param, size, offset, len, write, cluster, loc));
+    match conflict {
+        None => Ok(()),
+        Some((first, offset)) => Err(InterpError::GlobalRace {
+            first,
+            second: loc,
+            memory: memory_name(world, Mem::Global(param)),
+            offset,
+            thread: thread.thread_ref(world),
+        }),
+    }
+}
+
 /// The race check of a generic access to shared memory (after its bounds check: only bytes in bounds).
 pub(crate) fn check_generic(
     world: &mut World<'_>,
@@ -177,6 +205,9 @@ pub(crate) fn check_generic(
     write: bool,
     loc: Loc,
 ) -> Result<(), InterpError> {
+    if let Mem::Global(param) = p.mem {
+        return check_global(world, thread, param, p.off, len, write, loc);
+    }
     if !matches!(p.mem, Mem::Shared { .. }) || world.races.is_none() {
         return Ok(());
     }

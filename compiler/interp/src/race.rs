@@ -21,8 +21,9 @@
 //!
 //! (`memory.rs` adds the registers: an access to an accumulator or A register of a wgmma group in flight.)
 //!
-//! Only shared memory is checked: global memory is read and written by whole CTAs that never synchronise in
-//! these kernels, and per-thread registers cannot race.
+//! Global memory is checked between clusters only (`global_race.rs`): blocks of one cluster may order their
+//! global accesses through the cluster barrier, and threads of one block through its barriers, which this
+//! module does not follow for global memory.
 
 use crate::error::{InterpError, RaceKind};
 use cutec_ir::Loc;

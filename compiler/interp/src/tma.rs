@@ -106,6 +106,10 @@ pub(crate) fn load(
             }
         }
     }
+    // The box's reads of the tensor, for the race check between clusters.
+    for g in elements.iter().filter_map(|(_, g)| *g) {
+        crate::memory::check_global(world, thread, m.tensor, g as i64, eb as u64, false, loc)?;
+    }
     let sw = swizzle(m.swizzle);
     let addrs: Vec<i64> = elements.iter().map(|(offset, _)| sw.apply(dst.off + *offset as i64)).collect();
     let ranges: Vec<(i64, i64)> = addrs.iter().map(|&a| (a, a + eb as i64)).collect();
@@ -222,6 +226,9 @@ pub(crate) fn store(
         let bytes =
             crate::memory::bytes_mut(world, thread, Ptr { mem: src.mem, off: addr }, eb as u64, Access::Read, loc)?;
         data.extend_from_slice(bytes);
+    }
+    for g in elements.iter().filter_map(|(_, g)| *g) {
+        crate::memory::check_global(world, thread, m.tensor, g as i64, eb as u64, true, loc)?;
     }
     let Some(Arg::Buffer(dst)) = world.args.get_mut(m.tensor as usize) else {
         return Err(InterpError::TensorMap { loc, message: "the tensor map's tensor has no buffer".into() });

@@ -199,3 +199,30 @@ fn reading_an_accumulator_before_its_wgmma_wait_is_reported() {
     let Arg::Buffer(y) = &args[0] else { panic!("y is a buffer") };
     assert!(y.iter().all(|&b| b == 0));
 }
+
+/// Two blocks (clusters of one) writing the same element of global memory: nothing can order them.
+#[test]
+fn blocks_writing_the_same_global_element_race() {
+    let text = "kernel @k(%y: ptr<global> align(4)) block(32, 1, 1) {
+  %0: i32 = sreg tid.x
+  %1: i32 = sreg ctaid.x
+  %2: i32 = INDEX
+  %3: ptr<global> = offset %y, %2 x f32
+  store 1.0, %3 align(4)
+}";
+    let module = |index: &str| cutec_ir::parse(&text.replace("INDEX", index)).expect("parses");
+    let launch = Launch { grid: [2, 1, 1], block: [32, 1, 1], cluster: [1, 1, 1] };
+    // Element tid.x of each block: both blocks write elements 0..31.
+    let mut args = vec![Arg::Buffer(vec![0; 4 * 64])];
+    match run(&module("add %0, 0"), "k", launch, &mut args, Options::default()) {
+        Err(InterpError::GlobalRace { memory, offset, thread, .. }) => {
+            assert!(memory.contains("`y`"), "{memory}");
+            assert_eq!((offset, thread.block), (0, [1, 0, 0]));
+        }
+        other => panic!("expected a race between blocks, got {other:?}"),
+    }
+    // Element 32 * ctaid.x + tid.x: disjoint.
+    let text_disjoint = text.replace("  %2: i32 = INDEX\n", "  %4: i32 = mul %1, 32\n  %2: i32 = add %4, %0\n");
+    let m = cutec_ir::parse(&text_disjoint).expect("parses");
+    run(&m, "k", launch, &mut args, Options::default()).expect("each block its own elements");
+}
