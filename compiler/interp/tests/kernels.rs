@@ -143,3 +143,37 @@ fn setmaxnreg_is_checked_against_the_registers_the_thread_has() {
         }
     }
 }
+
+#[test]
+fn an_arrival_on_another_ctas_mbarrier_completes_its_phase() {
+    // Each CTA's thread 0 arrives on the other CTA's barrier, then every thread waits on its own: the phase
+    // completes only through the other CTA's arrival.
+    let text = "kernel @k(%y: ptr<global> align(4)) block(32, 1, 1) cluster(2, 1, 1) {
+  shared @bar: [1 x i64] align(8)
+  %0: i32 = sreg tid.x
+  %1: i1 = cmp.eq %0, 0
+  %2: i32 = sreg cluster_ctarank
+  %3: i32 = xor %2, 1
+  if %1 {
+    mbarrier.init @bar, 1
+  }
+  barrier.cluster
+  if %1 {
+    mbarrier.arrive.cluster @bar, cta TARGET
+  }
+  mbarrier.wait @bar, parity 0
+  barrier.cluster
+}";
+    let module = |target: &str| cutec_ir::parse(&text.replace("TARGET", target)).unwrap_or_else(|e| panic!("{e:?}"));
+    let launch = Launch { grid: [2, 1, 1], block: [32, 1, 1], cluster: [2, 1, 1] };
+    let mut args = vec![Arg::Buffer(vec![0; 4])];
+    run(&module("%3"), "k", launch, &mut args, Options::default()).expect("each barrier gets the other CTA's arrival");
+    // Both arrive on CTA 0's barrier: CTA 0's has two arrivals for a count of one, CTA 1's none.
+    match run(&module("0"), "k", launch, &mut args, Options::default()) {
+        Err(InterpError::Mbarrier { message, .. }) => {
+            assert!(message.contains("more arrivals than its count"), "{message}")
+        }
+        Err(InterpError::Deadlock { waits }) => assert!(waits.iter().any(|w| w.what.contains("pending arrivals 1"))),
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
