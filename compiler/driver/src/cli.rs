@@ -241,6 +241,10 @@ pub(crate) struct TuneArgs {
     /// Compile (and assemble) the space and report which configurations build; no GPU, nothing written.
     #[arg(long)]
     pub compile_only: bool,
+    /// With --compile-only: run every configuration that builds on the CPU at each shape and compare its outputs
+    /// with the default's, as tune does on the GPU (exit status 1 if one disagrees, races or fails).
+    #[arg(long, requires = "compile_only")]
+    pub cpu: bool,
     /// Untimed launches before each configuration's timed ones, in every round.
     #[arg(long, default_value_t = 3)]
     pub warmup: usize,

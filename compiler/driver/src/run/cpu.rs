@@ -8,7 +8,7 @@
 //! is the one it would get on a GPU of [`CpuOptions::sms`] SMs.
 
 use super::data::{count_nan, write_npy};
-use super::plan::{Source, parse_scalars, plan_arguments, precheck_launch, stand_in_address};
+use super::plan::{Plan, Source, parse_scalars, plan_arguments, precheck_launch, stand_in_address};
 use super::{RunError, RunOptions, as_write, report};
 use cutec_interp::{Arg, Launch, TensorMap, TmaSwizzle};
 use cutec_manifest::Manifest;
@@ -119,31 +119,8 @@ pub fn run_cpu(
     let scalars = parse_scalars(&km, opts)?;
     let launch = precheck_launch(&km, opts, &plan, &scalars)?;
 
-    // The tensors on the host, in their storage order, by manifest parameter.
-    let mut buffers: Vec<Option<Vec<u8>>> = Vec::with_capacity(km.params.len());
-    for (index, (param, source)) in km.params.iter().zip(&plan.sources).enumerate() {
-        let dtype = param.dtype();
-        let size = dtype.size_bytes() as usize;
-        let layout = plan.strides.get(index).and_then(Option::as_ref);
-        buffers.push(source.as_ref().map(|source| match source {
-            Source::File { shape, bytes } => match layout {
-                Some(st) => strided::row_major_to_strided(bytes, shape, st, size),
-                None => bytes.clone(),
-            },
-            Source::Random { shape } => {
-                let count = shape.iter().product();
-                cutec_runtime::fill::random_elements(dtype, count, opts.seed, index as u64)
-            }
-            Source::Poison { shape } => vec![0xff; shape.iter().product::<usize>() * size],
-        }));
-    }
-    let row_major = |index: usize, bytes: &[u8]| -> Vec<u8> {
-        let (Some(Some(st)), Some(Some(source))) = (plan.strides.get(index), plan.sources.get(index)) else {
-            return bytes.to_vec();
-        };
-        let size = km.params[index].dtype().size_bytes() as usize;
-        strided::strided_to_row_major(bytes, source.shape(), st, size)
-    };
+    let buffers = host_buffers(&km, &plan, opts.seed);
+    let row_major = |index: usize, bytes: &[u8]| row_major_of(&km, &plan, index, bytes);
     let shape_of = |index: usize| plan.sources.get(index).and_then(Option::as_ref).map(|s| s.shape().to_vec());
     for (name, path) in &opts.save_inputs {
         let Some(i) = km.params.iter().position(|p| p.name() == name) else { continue };
@@ -201,6 +178,72 @@ pub fn run_cpu(
         writeln!(out, "wrote {name} {shape:?} {dtype} -> {}", path.display()).map_err(report)?;
     }
     Ok(())
+}
+
+/// The tensors of a planned launch on the host, by manifest parameter, in their storage order: from their files,
+/// seeded random data (the device fill's host reference: the same bytes as a GPU run's), or `0xff` poison.
+fn host_buffers(km: &cutec_manifest::Kernel, plan: &Plan, seed: u64) -> Vec<Option<Vec<u8>>> {
+    let mut buffers = Vec::with_capacity(km.params.len());
+    for (index, (param, source)) in km.params.iter().zip(&plan.sources).enumerate() {
+        let dtype = param.dtype();
+        let size = dtype.size_bytes() as usize;
+        let layout = plan.strides.get(index).and_then(Option::as_ref);
+        buffers.push(source.as_ref().map(|source| match source {
+            Source::File { shape, bytes } => match layout {
+                Some(st) => strided::row_major_to_strided(bytes, shape, st, size),
+                None => bytes.clone(),
+            },
+            Source::Random { shape } => {
+                let count = shape.iter().product();
+                cutec_runtime::fill::random_elements(dtype, count, seed, index as u64)
+            }
+            Source::Poison { shape } => vec![0xff; shape.iter().product::<usize>() * size],
+        }));
+    }
+    buffers
+}
+
+/// A tensor's bytes as a row-major array (what `.npy` files hold), whatever order it is stored in.
+fn row_major_of(km: &cutec_manifest::Kernel, plan: &Plan, index: usize, bytes: &[u8]) -> Vec<u8> {
+    let (Some(Some(st)), Some(Some(source))) = (plan.strides.get(index), plan.sources.get(index)) else {
+        return bytes.to_vec();
+    };
+    let size = km.params.get(index).map_or(1, |p| p.dtype().size_bytes() as usize);
+    strided::strided_to_row_major(bytes, source.shape(), st, size)
+}
+
+/// Runs kernel `opts.kernel` of `module` on the CPU as [`run_cpu`] does, quietly, and returns each tensor it
+/// writes (access other than `read`): its name, element type and bytes as a row-major array. For comparisons
+/// of builds (`cutec tune --compile-only --cpu`).
+pub fn run_cpu_outputs(
+    opts: &RunOptions,
+    cpu: CpuOptions,
+    module: &cutec_ir::Module,
+    manifest: &Manifest,
+) -> Result<Vec<(String, cutec_manifest::DType, Vec<u8>)>, RunError> {
+    let km = manifest.kernel(&opts.kernel).cloned().ok_or_else(|| RunError::UnknownKernel {
+        name: opts.kernel.clone(),
+        available: manifest.kernels.iter().map(|k| k.name.clone()).collect(),
+    })?;
+    let plan = plan_arguments(&km, opts)?;
+    let scalars = parse_scalars(&km, opts)?;
+    let launch = precheck_launch(&km, opts, &plan, &scalars)?;
+    let buffers = host_buffers(&km, &plan, opts.seed);
+    let (mut args, abi_of_tensor) = interp_args(&km, &launch, buffers)?;
+    let options = cutec_interp::Options { schedule: cpu.schedule, ..Default::default() };
+    cutec_interp::run(module, &km.name, interp_launch(&km, &launch, cpu.sms), &mut args, options)
+        .map_err(RunError::Interp)?;
+    let mut outputs = Vec::new();
+    for (i, p) in km.params.iter().enumerate() {
+        let cutec_manifest::Param::Tensor(t) = p else { continue };
+        if t.access == cutec_manifest::Access::Read {
+            continue;
+        }
+        if let Some(Arg::Buffer(bytes)) = abi_of_tensor[i].and_then(|a| args.get(a as usize)) {
+            outputs.push((t.name.clone(), t.dtype, row_major_of(&km, &plan, i, bytes)));
+        }
+    }
+    Ok(outputs)
 }
 
 /// The interpreter's progress on a terminal's stderr, as the GPU path reports long transfers: clusters done of

@@ -55,7 +55,7 @@ mod diag;
 pub(crate) mod plan;
 mod progress;
 
-pub use cpu::{CPU_SMS, CpuOptions, interp_args, interp_launch, run_cpu};
+pub use cpu::{CPU_SMS, CpuOptions, interp_args, interp_launch, run_cpu, run_cpu_outputs};
 pub use plan::stand_in_address;
 pub use plan::{Options, plan_tensors};
 use plan::{Source, parse_scalars, plan_arguments, precheck_launch};

@@ -83,3 +83,25 @@ fn run_cpu_takes_a_schedule_and_a_number_of_sms() {
     let o = cutec(&["run", "examples/copy.cute", "--kernel", "copy", "--sms", "2", "--color=never"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
 }
+
+#[test]
+fn tune_compile_only_checks_every_configuration_on_the_cpu() {
+    let o = cutec(&[
+        "tune",
+        "examples/gemm_sm90.cute",
+        "--compile-only",
+        "--cpu",
+        "--shape",
+        "M=200,N=264,K=136",
+        "--space",
+        "STAGES=2,3",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for stages in [2, 3] {
+        assert!(out.contains(&format!("cpu M=200,N=264,K=136 STAGES={stages}: agrees with the default")), "{out}");
+    }
+    // --cpu belongs to --compile-only (with a GPU, tune checks there).
+    let o = cutec(&["tune", "examples/gemm_sm90.cute", "--cpu", "--shape", "M=64,N=64,K=64", "--color=never"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+}
