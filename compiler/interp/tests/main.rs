@@ -4,3 +4,4 @@
 mod kernels;
 mod numeric;
 mod races;
+mod robust;
