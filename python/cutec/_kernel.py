@@ -79,11 +79,27 @@ class Kernel:
     :class:`cutec.LaunchError` naming the parameter, and nothing runs. The kernel then runs on torch's current
     stream of the tensors' device, on the tensors' own memory, without copies, asynchronously like any CUDA
     launch.
+
+    ``kernel(*args, device="cpu")`` runs the call on the CPU instead, on numpy arrays or CPU torch tensors
+    (written in place), through the same checks: the interpreter of the scheduled IR (``cutec run --cpu``),
+    which also reports races and deadlocks as :class:`cutec.LaunchError`. ``schedule="latest"`` or
+    ``"seed=N"`` changes when its TMA loads land.
     """
 
-    def __init__(self, ptx: str, manifest: Dict[str, Any], name: str, warnings_: List[Diagnostic], key: str, cache_hit: bool):
+    def __init__(
+        self,
+        ptx: str,
+        manifest: Dict[str, Any],
+        name: str,
+        warnings_: List[Diagnostic],
+        key: str,
+        cache_hit: bool,
+        ir: Optional[str] = None,
+    ):
         self.ptx: str = ptx
         """The module's PTX text."""
+        self.ir: Optional[str] = ir
+        """The scheduled IR's text form, which ``device="cpu"`` runs."""
         self.module_manifest: Dict[str, Any] = manifest
         self.manifest: Dict[str, Any] = next(k for k in manifest["kernels"] if k["name"] == name)
         """This kernel's entry of the manifest (parameters, dynamic dimensions, launch, const params)."""
@@ -140,8 +156,41 @@ class Kernel:
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         if not kwargs and len(args) == self._nparams:
             self._launch(args)
-        else:
-            self._launch(self._bind(args, kwargs))
+            return
+        if "device" in kwargs and "device" not in self._index:
+            device = kwargs.pop("device")
+            schedule = kwargs.pop("schedule", None) if "schedule" not in self._index else None
+            if device == "cpu":
+                self._run_cpu(self._bind(args, kwargs), schedule)
+                return
+            if device not in (None, "cuda"):
+                raise LaunchError(f"kernel `{self.name}`: device must be \"cpu\" or \"cuda\", got {device!r}", kernel=self.name)
+        self._launch(self._bind(args, kwargs))
+
+    def _run_cpu(self, bound: Tuple[Any, ...], schedule: Optional[str]) -> None:
+        """``device="cpu"``: the call run by the interpreter of the scheduled IR on host memory (CPU torch tensors
+        or numpy arrays, written in place), through the same checks as a GPU call. ``schedule`` says when TMA loads
+        land: ``"earliest"`` (default), ``"latest"`` or ``"seed=N"``."""
+        if self.ir is None:
+            raise LaunchError(f"kernel `{self.name}` was built without its IR: compile it again (cache=False)", kernel=self.name)
+        packed: List[Any] = []
+        views: List[Any] = []
+        for p, a in zip(self.params, bound):
+            if p.kind != "tensor":
+                packed.append(a)
+                views.append(None)
+                continue
+            view, dtype = _host_view(a, p.name, self.name)
+            packed.append((dtype, _storage_bytes(view, p.name, self.name), list(view.shape), [s // view.itemsize for s in view.strides]))
+            views.append(view)
+        outs = self._native.run_cpu(self.ir, tuple(packed), schedule)
+        import numpy as np
+
+        for p, view, out in zip(self.params, views, outs):
+            if view is None or out is None or p.access == "read":
+                continue
+            result = np.lib.stride_tricks.as_strided(np.frombuffer(out, dtype=view.dtype), shape=view.shape, strides=view.strides)
+            view[...] = result
 
     def plan(self, *args: Any, device: Optional[int] = None, **kwargs: Any) -> Dict[str, Any]:
         """Checks the arguments as a call would, without a GPU and without launching; returns the launch
@@ -250,6 +299,66 @@ class Kernel:
         return self._torch_op
 
 
+# The manifest element type of each numpy dtype (numpy has no bf16 or fp8: pass torch tensors for those).
+_NUMPY_DTYPES = {
+    "float32": "f32",
+    "float16": "f16",
+    "float64": "f64",
+    "int8": "i8",
+    "uint8": "u8",
+    "int32": "i32",
+    "int64": "i64",
+    "uint32": "u32",
+    "bool": "bool",
+}
+
+
+def _host_view(a: Any, param: str, kernel: str) -> Tuple[Any, str]:
+    """A numpy array sharing ``a``'s memory (a numpy array, or a CPU torch tensor: bf16 and fp8 viewed as
+    integers of their size) and the manifest name of its element type."""
+    import numpy as np
+
+    if isinstance(a, np.ndarray):
+        dtype = _NUMPY_DTYPES.get(a.dtype.name)
+        if dtype is None:
+            raise LaunchError(f"kernel `{kernel}`: `{param}` has numpy dtype {a.dtype}, which no kernel takes", kernel=kernel, param=param)
+        return a, dtype
+    torch = _torch()
+    if torch is not None and isinstance(a, torch.Tensor):
+        if a.device.type != "cpu":
+            raise LaunchError(f"kernel `{kernel}`: device=\"cpu\" takes CPU tensors, `{param}` is on {a.device}", kernel=kernel, param=param)
+        name = str(a.dtype).replace("torch.", "")
+        dtype = next((k for k, v in TORCH_DTYPES.items() if v == name), None)
+        if dtype is None:
+            raise LaunchError(f"kernel `{kernel}`: `{param}` has dtype {a.dtype}, which no kernel takes", kernel=kernel, param=param)
+        if dtype == "bf16":
+            return a.view(torch.int16).numpy(), dtype
+        if dtype in ("e4m3", "e5m2"):
+            return a.view(torch.uint8).numpy(), dtype
+        return a.numpy(), dtype
+    raise LaunchError(f"kernel `{kernel}`: device=\"cpu\" takes numpy arrays or CPU torch tensors, `{param}` is {type(a).__name__}", kernel=kernel, param=param)
+
+
+def _torch() -> Any:
+    try:
+        import torch
+
+        return torch
+    except ImportError:
+        return None
+
+
+def _storage_bytes(view: Any, param: str, kernel: str) -> bytes:
+    """The bytes of ``view``'s memory from its element 0, in memory order: what the kernel addresses through
+    its layout. Only arrays that cover their memory without gaps and with non-negative strides have them."""
+    if any(s < 0 for s in view.strides):
+        raise LaunchError(f"kernel `{kernel}`: `{param}` has a negative stride", kernel=kernel, param=param)
+    span = 1 + sum((n - 1) * (s // view.itemsize) for n, s in zip(view.shape, view.strides)) if view.size else 0
+    if span != view.size:
+        raise LaunchError(f"kernel `{kernel}`: `{param}` has gaps in its memory; pass a compact array", kernel=kernel, param=param)
+    return view.ravel(order="K").tobytes()
+
+
 def _shape_strides(t: Any) -> Tuple[Tuple[Any, ...], Tuple[Any, ...]]:
     """Shape and strides (in elements) of a torch tensor, an object with ``__cuda_array_interface__`` or an
     array with ``shape``, ``strides`` (in bytes) and ``itemsize`` (numpy's)."""
@@ -330,7 +439,7 @@ def compile(
         out = _cutec.compile_source(shown, text, defs, kernel, opt_level)
         if not out["ok"]:
             raise CompileError(out["rendered"], Diagnostic.from_json_lines(out["diagnostics_json"]))
-        entry = {k: out[k] for k in ("ptx", "manifest", "warnings", "warnings_json")}
+        entry = {k: out[k] for k in ("ptx", "manifest", "ir", "warnings", "warnings_json")}
         if use_cache:
             _cache.store(key, entry)
     if hit:
@@ -347,6 +456,6 @@ def compile(
         return memo
     if entry["warnings"]:
         warnings.warn(CompileWarning(entry["warnings"]), stacklevel=2)
-    k = Kernel(entry["ptx"], manifest, chosen, Diagnostic.from_json_lines(entry["warnings_json"]), key, hit)
+    k = Kernel(entry["ptx"], manifest, chosen, Diagnostic.from_json_lines(entry["warnings_json"]), key, hit, entry.get("ir"))
     _MEMO[(key, chosen)] = k
     return k

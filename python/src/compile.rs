@@ -29,7 +29,7 @@ fn render(map: &SourceMap, diags: &[Diagnostic]) -> Rendered {
 }
 
 enum Outcome {
-    Built { ptx: String, manifest: String, warnings: Rendered },
+    Built { ptx: String, manifest: String, ir: String, warnings: Rendered },
     Failed(Rendered),
 }
 
@@ -49,6 +49,7 @@ fn define_value(name: &str, value: &Bound<'_, PyAny>) -> PyResult<DefineValue> {
 
 /// Compiles `source` (named `name` in diagnostics) with the const generic `defines`, only `kernel` if given, at
 /// LLVM optimisation level `opt_level`. Returns a dict: `ok` (bool); on success `ptx`, `manifest` (JSON text),
+/// `ir` (the scheduled IR's text form, which `NativeKernel.run_cpu` interprets),
 /// `warnings` and `warnings_json`; on failure `rendered` and `diagnostics_json` (one JSON object a line, as
 /// `cutec check --error-format=json` prints them).
 #[pyfunction]
@@ -78,6 +79,7 @@ pub fn compile_source<'py>(
             Ok((checked, art)) => Outcome::Built {
                 ptx: art.ptx,
                 manifest: art.manifest.to_json_pretty(),
+                ir: cutec_ir::print(&art.scheduled),
                 warnings: render(&checked.map, &art.warnings),
             },
             Err(f) => Outcome::Failed(render(&f.map, &f.diagnostics)),
@@ -98,9 +100,10 @@ pub fn compile_source<'py>(
     })?;
     let out = PyDict::new(py);
     match outcome {
-        Outcome::Built { ptx, manifest, warnings } => {
+        Outcome::Built { ptx, manifest, ir, warnings } => {
             out.set_item("ok", true)?;
             out.set_item("ptx", ptx)?;
+            out.set_item("ir", ir)?;
             out.set_item("manifest", manifest)?;
             out.set_item("warnings", warnings.text)?;
             out.set_item("warnings_json", warnings.json)?;

@@ -371,7 +371,7 @@ fn describe_dlpack(
     desc(p, dtype, shape, strides, address, device)
 }
 
-fn describe_scalar(p: &ScalarParam, obj: &Bound<'_, PyAny>) -> Result<ScalarValue, Refusal> {
+pub(crate) fn describe_scalar(p: &ScalarParam, obj: &Bound<'_, PyAny>) -> Result<ScalarValue, Refusal> {
     let name = &p.name;
     let got = || type_name(obj);
     let err = |m: String| Refusal::new(name, m);

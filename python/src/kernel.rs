@@ -22,7 +22,7 @@ struct Loaded {
 pub struct NativeKernel {
     ptx: String,
     manifest: Manifest,
-    kernel: cutec_manifest::Kernel,
+    pub(crate) kernel: cutec_manifest::Kernel,
     /// By device ordinal, loaded on the first launch there.
     loaded: Mutex<Vec<Option<Arc<Loaded>>>>,
 }
@@ -30,7 +30,7 @@ pub struct NativeKernel {
 static LAUNCH_ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `cutec.LaunchError(message, kernel=..., param=...)`.
-fn launch_error(py: Python<'_>, kernel: &str, param: Option<&str>, message: String) -> PyErr {
+pub(crate) fn launch_error(py: Python<'_>, kernel: &str, param: Option<&str>, message: String) -> PyErr {
     let class = LAUNCH_ERROR.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
         Ok(py.import("cutec._errors")?.getattr("LaunchError")?.unbind())
     });
@@ -65,11 +65,11 @@ fn blamed(e: &ArgError) -> Option<String> {
 }
 
 impl NativeKernel {
-    fn refused(&self, py: Python<'_>, r: Refusal) -> PyErr {
+    pub(crate) fn refused(&self, py: Python<'_>, r: Refusal) -> PyErr {
         launch_error(py, &self.kernel.name, Some(&r.param), format!("kernel `{}`: {}", self.kernel.name, r.message))
     }
 
-    fn arg_error(&self, py: Python<'_>, e: ArgError) -> PyErr {
+    pub(crate) fn arg_error(&self, py: Python<'_>, e: ArgError) -> PyErr {
         launch_error(py, &self.kernel.name, blamed(&e).as_deref(), format!("kernel `{}`: {e}", self.kernel.name))
     }
 
@@ -80,7 +80,7 @@ impl NativeKernel {
         }
     }
 
-    fn arity(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<()> {
+    pub(crate) fn arity(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<()> {
         if args.len() == self.kernel.params.len() {
             return Ok(());
         }
@@ -158,6 +158,19 @@ fn plan_dict<'py>(py: Python<'py>, plan: &LaunchPlan, persistent: bool) -> PyRes
 
 #[pymethods]
 impl NativeKernel {
+    /// Runs the kernel on the CPU (see `cpu.rs`): `ir` is the scheduled IR's text, `args` the tensors packed as
+    /// `(dtype, bytes, shape, strides)` and the scalars; returns each parameter's bytes after the run.
+    #[pyo3(signature = (ir, args, schedule=None))]
+    fn run_cpu<'py>(
+        &self,
+        py: Python<'py>,
+        ir: &str,
+        args: &Bound<'py, PyTuple>,
+        schedule: Option<&str>,
+    ) -> PyResult<Vec<Option<Bound<'py, pyo3::types::PyBytes>>>> {
+        crate::cpu::run_cpu(self, py, ir, args, schedule)
+    }
+
     /// The kernel `name` of a module: its PTX and its manifest (JSON text, validated here).
     #[new]
     fn new(ptx: String, manifest: &str, name: &str) -> PyResult<NativeKernel> {

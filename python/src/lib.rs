@@ -7,6 +7,7 @@
 //! before `NativeKernel.launch` or `NativeKernel.load`.
 
 mod compile;
+mod cpu;
 mod describe;
 mod kernel;
 

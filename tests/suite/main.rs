@@ -4,6 +4,7 @@ mod book;
 mod codegen;
 mod examples;
 mod fill_ptx;
+mod interp;
 mod mutation;
 mod mutation_collectives;
 mod mutation_run;

@@ -20,12 +20,16 @@
 //!   producer loop only issues copies; built in the other.
 //!
 //! A mutant the oracle says is right may still be refused (the proofs are conservative); the test counts them,
-//! and requires some of each operator that may build to build. With `CUTEC_MUTANTS_DIR`, the built mutants that
+//! and requires some of each operator that may build to build. The first built mutants that compute what the
+//! example computes (up to [`CPU_RUNS`]) run on the CPU at a ragged shape, under the latest TMA schedule, and
+//! must match the reference with no race, deadlock or error. With `CUTEC_MUTANTS_DIR`, the built mutants that
 //! compute what the example computes are written there, and `scripts/gpu/mutants_check.py` runs them on the GPU.
 
 use cutec_tests::{Rng, repo_relative, seed};
 
 const CASES: usize = 200;
+/// Built mutants run by the interpreter (each about a second in a debug build).
+const CPU_RUNS: usize = 12;
 
 /// Whether an exit's condition holds at k-tile `k`, for thread `t` of block `b`.
 type ExitOracle = Box<dyn Fn(i64, i64, i64) -> bool>;
@@ -206,6 +210,7 @@ fn scheduled_mutants_are_refused_or_right() {
     let opts = cutec::build::BuildOptions::default();
     // Per operator: (mutants, refused, built).
     let mut counts: std::collections::BTreeMap<&str, (usize, usize, usize)> = Default::default();
+    let mut cpu_runs = 0;
     for case in 0..CASES {
         let s = &subjects[rng.below(subjects.len())];
         let m = mutate(&mut rng, s);
@@ -221,6 +226,22 @@ fn scheduled_mutants_are_refused_or_right() {
         {
             let stem = s.name.trim_start_matches("examples/").trim_end_matches(".cute");
             std::fs::write(format!("{dir}/{stem}__{case}.cute"), &m.source).expect("the mutants' folder is writable");
+        }
+        // The same computation as the example: it must give the same numbers, race-free, on the CPU.
+        if let Ok((_, art)) = &result
+            && matches!(m.operator, "gemm in both branches" | "barrier_sync after the loop")
+            && cpu_runs < CPU_RUNS
+        {
+            cpu_runs += 1;
+            let kernel = art.manifest.kernels.first().map(|k| k.name.clone()).unwrap_or_default();
+            let (mm, n, k) = (129, 264, 72);
+            let dims = [("M", mm as i64), ("N", n as i64), ("K", k as i64)];
+            let latest = cutec::run::CpuOptions { schedule: cutec_interp::Schedule::Latest, ..Default::default() };
+            let run = crate::interp::run_built(art, &kernel, &dims, &["a", "b"], &["c"], &[], latest);
+            let t = run.unwrap_or_else(|e| panic!("case {case} (seed {seed}) fails on the CPU: {e}\n{}", m.source));
+            let want = crate::interp::matmul_nt(t.get("a"), t.get("b"), mm, n, k);
+            let what = format!("case {case} (seed {seed}), {} on {}:\n{}", m.operator, s.name, m.source);
+            crate::interp::assert_close(&what, t.get("c"), &want, 1.0 / 128.0);
         }
         let entry = counts.entry(m.operator).or_default();
         entry.0 += 1;
@@ -245,6 +266,7 @@ fn scheduled_mutants_are_refused_or_right() {
         }
     }
     eprintln!("schedule mutation test ({CASES} programs, seed {seed}): {counts:?} (mutants, refused, built)");
+    assert!(cpu_runs > 0, "no built mutant ran on the CPU: {counts:?}");
     for op in [
         "gemm in both branches",
         "barrier_sync after the loop",

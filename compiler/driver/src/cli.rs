@@ -191,6 +191,29 @@ pub(crate) struct RunArgs {
     /// the source's defaults are used, with a note. A -D overrides the file's value.
     #[arg(long, value_name = "FILE")]
     pub tuning: Option<PathBuf>,
+    /// Run the kernel's scheduled IR on the CPU (no GPU needed; a `.cute` file only): every thread of every
+    /// block, bit-exact, with deadlocks and out-of-bounds accesses reported at their statements.
+    #[arg(long)]
+    pub cpu: bool,
+    /// With --cpu: when TMA loads land: `earliest` (when issued, the default), `latest` (only when no thread
+    /// can go on without one), or `seed=N` (at points drawn from N).
+    #[arg(long, value_name = "WHEN", requires = "cpu", value_parser = parse_schedule)]
+    pub schedule: Option<cutec_interp::Schedule>,
+    /// With --cpu: the SMs of the GPU a persistent kernel's grid is made for (default 132, an H100's); fewer
+    /// give each CTA more tiles.
+    #[arg(long, value_name = "N", requires = "cpu", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub sms: Option<u32>,
+}
+
+fn parse_schedule(s: &str) -> Result<cutec_interp::Schedule, String> {
+    match s {
+        "earliest" => Ok(cutec_interp::Schedule::Earliest),
+        "latest" => Ok(cutec_interp::Schedule::Latest),
+        _ => match s.strip_prefix("seed=").map(str::parse) {
+            Some(Ok(seed)) => Ok(cutec_interp::Schedule::Seeded(seed)),
+            _ => Err(format!("`{s}` is not a schedule: earliest, latest or seed=N")),
+        },
+    }
 }
 
 #[derive(clap::Args)]
@@ -218,6 +241,10 @@ pub(crate) struct TuneArgs {
     /// Compile (and assemble) the space and report which configurations build; no GPU, nothing written.
     #[arg(long)]
     pub compile_only: bool,
+    /// With --compile-only: run every configuration that builds on the CPU at each shape and compare its outputs
+    /// with the default's, as tune does on the GPU (exit status 1 if one disagrees, races or fails).
+    #[arg(long, requires = "compile_only")]
+    pub cpu: bool,
     /// Untimed launches before each configuration's timed ones, in every round.
     #[arg(long, default_value_t = 3)]
     pub warmup: usize,

@@ -23,7 +23,14 @@ use std::num::IntErrorKind;
 
 /// Every error-code table of the compiler, in code order: what `cutec explain` searches.
 pub fn code_tables() -> Vec<&'static [CodeInfo]> {
-    vec![cutec_grammar::CODES, cutec_sema::CODES, cutec_ir::CODES, cutec_lower::codes::CODES, DRIVER_CODES]
+    vec![
+        cutec_grammar::CODES,
+        cutec_sema::CODES,
+        cutec_ir::CODES,
+        cutec_lower::codes::CODES,
+        DRIVER_CODES,
+        cutec_interp::codes::CODES,
+    ]
 }
 
 /// The result of checking one file: its sources (the file and the standard library modules it uses) and

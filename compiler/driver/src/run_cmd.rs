@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub(crate) fn run(reporter: &Reporter, args: RunArgs) -> ExitCode {
+    if args.cpu {
+        return run_on_cpu(reporter, args);
+    }
     // A .cute file is compiled first; its PTX and manifest go to a private temporary directory.
     let compiled = if args.module.extension().is_some_and(|e| e == "cute") {
         let defines = match &args.tuning {
@@ -148,4 +151,63 @@ fn compile_for_run(
         .and_then(|_| std::fs::write(&json, art.manifest.to_json_pretty()))
         .map_err(|e| write_failed(dir.path(), e))?;
     Ok((dir, ptx, json))
+}
+
+/// `cutec run FILE.cute --cpu`: compiles the kernel and runs its scheduled IR in the interpreter; its errors are
+/// located in the source, through the build's source map.
+fn run_on_cpu(reporter: &Reporter, args: RunArgs) -> ExitCode {
+    let refuse = |message: &str, option: String, label: &str| {
+        let mut map = SourceMap::new();
+        let d =
+            cutec::command_line::command_line_error(&mut map, codes::CONFLICTING_OPTIONS, message, &[(&option, label)]);
+        reporter.fail(&map, &[d])
+    };
+    if args.module.extension().is_none_or(|e| e != "cute") {
+        let message =
+            "--cpu runs the compiler's IR, so it needs the `.cute` file: a PTX or cubin module does not hold it";
+        return refuse(message, args.module.display().to_string(), "not a `.cute` file");
+    }
+    for (given, option) in
+        [(args.bench, "--bench"), (args.launch_overhead, "--launch-overhead"), (args.tuning.is_some(), "--tuning")]
+    {
+        if given {
+            return refuse(
+                &format!("{option} measures or tunes on a GPU; --cpu runs on none"),
+                option.to_string(),
+                "not with --cpu",
+            );
+        }
+    }
+    let Some(src) = read(reporter, &args.module) else { return ExitCode::from(1) };
+    let opts =
+        BuildOptions { defines: args.defines.clone(), kernel: Some(args.kernel.clone()), ..BuildOptions::default() };
+    let (checked, art) = match build_source(&args.module.display().to_string(), &src, &opts) {
+        Ok(built) => built,
+        Err(f) => return reporter.fail(&f.map, &f.diagnostics),
+    };
+    reporter.report(&checked.map, &art.warnings);
+    let opts = cutec::run::RunOptions {
+        manifest_path: PathBuf::new(),
+        ptx_path: args.module.clone(),
+        kernel: args.kernel,
+        dims: args.dims,
+        inputs: args.inputs,
+        outputs: args.outputs,
+        save_inputs: args.save_inputs,
+        scalars: args.scalars,
+        seed: args.seed,
+        ..cutec::run::RunOptions::default()
+    };
+    let cpu = cutec::run::CpuOptions {
+        schedule: args.schedule.unwrap_or_default(),
+        sms: args.sms.unwrap_or(cutec::run::CPU_SMS),
+    };
+    match cutec::run::run_cpu(&opts, cpu, &art.scheduled, &art.manifest, &mut std::io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let mut map = checked.map.clone();
+            let d = e.to_diagnostic(&mut map);
+            reporter.fail(&map, &[d])
+        }
+    }
 }

@@ -131,6 +131,20 @@ pub(crate) fn tune(reporter: &Reporter, args: TuneArgs) -> ExitCode {
         .with_help(format!("`cutec build {name} --kernel {kernel_name}` with its values shows the whole diagnostic"));
         return reporter.fail(&map, &[d]);
     }
+    if args.compile_only && args.cpu {
+        let check = cutec::tune::cpu::CpuCheck {
+            kernel: &kernel_name,
+            scalars: &args.scalars,
+            seed: args.seed,
+            rtol: args.rtol,
+            atol: args.atol,
+        };
+        let mut out = std::io::stdout().lock();
+        return match cutec::tune::cpu::check_on_cpu(&check, &configs, &outcomes, baseline, &space.shapes, &mut out) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) | Err(_) => ExitCode::from(1),
+        };
+    }
     if args.compile_only {
         return ExitCode::SUCCESS;
     }

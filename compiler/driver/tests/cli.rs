@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod cpu;
 mod hopper;
 mod pipeline;
 mod resources;

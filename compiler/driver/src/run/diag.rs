@@ -23,6 +23,7 @@ impl RunError {
             RunError::Rejected { .. } => codes::ARGUMENT_REJECTED,
             RunError::Internal(_) => codes::INTERNAL,
             RunError::Runtime(e) => runtime_code(e),
+            RunError::Interp(e) => cutec_interp::diag::to_diagnostic(e).code,
         }
     }
 
@@ -51,6 +52,7 @@ impl RunError {
             }
             // About no text: standard output, or cutec itself.
             RunError::Report(_) | RunError::Internal(_) => Diagnostic::unlocated(code, message),
+            RunError::Interp(e) => cutec_interp::diag::to_diagnostic(e),
             RunError::Runtime(e) => {
                 let d = Diagnostic::unlocated(code, message);
                 match e {

@@ -49,11 +49,14 @@ use cutec_manifest::{Manifest, ManifestError};
 use cutec_runtime::{
     Context, DeviceTensor, KernelArg, Module, RuntimeError, measure_launch_overhead, median, time_launches,
 };
+mod cpu;
 pub(crate) mod data;
 mod diag;
 pub(crate) mod plan;
 mod progress;
 
+pub use cpu::{CPU_SMS, CpuOptions, interp_args, interp_launch, run_cpu, run_cpu_outputs};
+pub use plan::stand_in_address;
 pub use plan::{Options, plan_tensors};
 use plan::{Source, parse_scalars, plan_arguments, precheck_launch};
 
@@ -160,6 +163,8 @@ pub enum RunError {
     Runtime(RuntimeError),
     /// Writing the report failed.
     Report(std::io::Error),
+    /// `--cpu`: the interpreter stopped (its diagnostics are located in the build's source map).
+    Interp(cutec_interp::InterpError),
 }
 
 impl fmt::Display for RunError {
@@ -178,6 +183,7 @@ impl fmt::Display for RunError {
             RunError::Internal(message) => write!(f, "internal error: {message}"),
             RunError::Runtime(e) => write!(f, "{e}"),
             RunError::Report(e) => write!(f, "writing the report: {e}"),
+            RunError::Interp(e) => write!(f, "{e}"),
         }
     }
 }
@@ -194,7 +200,8 @@ impl std::error::Error for RunError {
             | RunError::Rejected { .. }
             | RunError::Internal(_)
             | RunError::UnknownKernel { .. }
-            | RunError::Module { .. } => None,
+            | RunError::Module { .. }
+            | RunError::Interp(_) => None,
         }
     }
 }

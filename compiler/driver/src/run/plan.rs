@@ -131,6 +131,12 @@ pub fn plan_tensors(kernel: &Kernel, opts: &RunOptions) -> Result<Vec<(String, D
     Ok(tensors.filter_map(|(p, s)| Some((p.name().to_owned(), p.dtype(), s.as_ref()?.shape().to_vec()))).collect())
 }
 
+/// The address `precheck_launch` gives the tensor of parameter `index`: the CPU path tells the tensors of a
+/// launch plan by it.
+pub fn stand_in_address(index: usize) -> u64 {
+    (index as u64 + 1) << 40
+}
+
 /// The runtime's launch check (shapes against the manifest, requirements, 32-bit index range, launch
 /// configuration) on the planned arguments, before anything is allocated: a launch that would be refused costs
 /// no memory and no time. The addresses are stand-ins, aligned as any allocation is.
@@ -139,7 +145,7 @@ pub(crate) fn precheck_launch(
     opts: &RunOptions,
     plan: &Plan,
     scalars: &[ScalarValue],
-) -> Result<(), RunError> {
+) -> Result<cutec_runtime::LaunchPlan, RunError> {
     let mut scalars = scalars.iter();
     let mut args = Vec::with_capacity(plan.sources.len());
     for (i, (p, s)) in kernel.params.iter().zip(&plan.sources).enumerate() {
@@ -155,8 +161,9 @@ pub(crate) fn precheck_launch(
                     let options = blame_param(kernel, opts, &plan.dims, p.name());
                     return Err(blamed(format!("the shape of `{}` overflows", p.name()), false, options, opts));
                 };
-                // 1 TiB apart and 4 KiB aligned: the stand-ins neither overlap nor fail an alignment check.
-                let ptr = (i as u64 + 1) << 40;
+                // 1 TiB apart and 4 KiB aligned: the stand-ins neither overlap nor fail an alignment check
+                // (and `cpu.rs` tells each argument by its stand-in).
+                let ptr = stand_in_address(i);
                 cutec_runtime::ArgDesc::Tensor(cutec_runtime::TensorDesc {
                     dtype: p.dtype(),
                     shape,
@@ -171,7 +178,7 @@ pub(crate) fn precheck_launch(
             ),
         });
     }
-    cutec_runtime::check_launch(kernel, 0, &args).map(drop).map_err(|mut e| {
+    cutec_runtime::check_launch(kernel, 0, &args).map_err(|mut e| {
         // The check bound the dimensions from the stand-ins' shapes; a value given with `--dim` is said to be.
         if let ArgError::DimRange { dim, origin, .. }
         | ArgError::NotMultiple { dim, origin, .. }

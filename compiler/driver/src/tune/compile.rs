@@ -25,6 +25,8 @@ pub struct Built {
     pub cubin: Option<Vec<u8>>,
     /// Codes of the warnings the build reported (ptxas's E0440 advisories among them).
     pub warnings: Vec<&'static str>,
+    /// The IR after the pass pipeline, which `--cpu` interprets.
+    pub scheduled: cutec_ir::Module,
 }
 
 /// Why a configuration was skipped: the code and message of its first error.
@@ -95,6 +97,7 @@ pub fn compile_all(
             Ok((_, art)) => Ok(Built {
                 ptx: art.ptx,
                 manifest: art.manifest,
+                scheduled: art.scheduled,
                 cubin: None,
                 warnings: art.warnings.iter().map(|w| w.code).collect(),
             }),

@@ -154,7 +154,7 @@ pub fn measure_shape(
             {
                 return Err(RunError::Internal("its tensors' shapes differ from the default's".into()));
             }
-            precheck_launch(m, &run_opts, &p, &scalars)
+            precheck_launch(m, &run_opts, &p, &scalars).map(drop)
         });
         *slot = match (same, checked) {
             (false, _) => Some(Measured::Refused("its parameters differ from the default's".into())),

@@ -9,11 +9,13 @@
 //!   those that do not compile are skipped with their diagnostic's code;
 //! - `measure` (GPU) and `check`: per shape, each configuration's outputs compared with the default's within a
 //!   tolerance of the output type, then interleaved timing rounds;
+//! - `cpu` (`--compile-only --cpu`): the same check without a GPU, each configuration run by the interpreter;
 //! - `report`: the table per shape;
 //! - `file`: the tuning file, its merge and the selection by (source hash, kernel, device, shape).
 
 pub mod check;
 pub mod compile;
+pub mod cpu;
 pub mod file;
 pub mod measure;
 pub mod report;
