@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 mod more;
+mod placement;
 
 /// A run's tensors (inputs as the kernel received them, outputs as it wrote them), as `f64`, row-major.
 pub(crate) struct Tensors(HashMap<String, (Vec<usize>, Vec<f64>)>);
