@@ -118,6 +118,7 @@ pub fn run_cpu(
     let plan = plan_arguments(&km, opts)?;
     let scalars = parse_scalars(&km, opts)?;
     let launch = precheck_launch(&km, opts, &plan, &scalars)?;
+    check_host_memory(&km, &plan, opts)?;
 
     let buffers = host_buffers(&km, &plan, opts.seed);
     let row_major = |index: usize, bytes: &[u8]| row_major_of(&km, &plan, index, bytes);
@@ -180,6 +181,35 @@ pub fn run_cpu(
     Ok(())
 }
 
+/// The most host memory a CPU run's tensors may take: past it the allocation could fail and abort the process,
+/// so the run is refused first. Runs on the CPU are for small shapes (seconds per million elements of work).
+const MAX_HOST_BYTES: u128 = 8 << 30;
+
+/// Refuses a launch whose tensors would take more than [`MAX_HOST_BYTES`] of host memory, naming the `--dim`s.
+fn check_host_memory(km: &cutec_manifest::Kernel, plan: &Plan, opts: &RunOptions) -> Result<(), RunError> {
+    let bytes: u128 = km
+        .params
+        .iter()
+        .zip(&plan.sources)
+        .filter_map(|(param, source)| {
+            let count = source.as_ref()?.shape().iter().try_fold(1u128, |n, d| n.checked_mul(*d as u128))?;
+            Some(count.saturating_mul(u128::from(param.dtype().size_bytes())))
+        })
+        .fold(0u128, u128::saturating_add);
+    if bytes <= MAX_HOST_BYTES {
+        return Ok(());
+    }
+    let options = opts.dims.iter().map(|(n, v)| (format!("--dim {n}={v}"), String::new())).collect();
+    Err(RunError::Rejected {
+        message: format!(
+            "the tensors of this launch take {bytes} bytes of host memory; a run on the CPU takes at most {} \
+             (use smaller dims: the CPU runs small shapes)",
+            MAX_HOST_BYTES
+        ),
+        options,
+    })
+}
+
 /// The tensors of a planned launch on the host, by manifest parameter, in their storage order: from their files,
 /// seeded random data (the device fill's host reference: the same bytes as a GPU run's), or `0xff` poison.
 fn host_buffers(km: &cutec_manifest::Kernel, plan: &Plan, seed: u64) -> Vec<Option<Vec<u8>>> {
@@ -228,6 +258,7 @@ pub fn run_cpu_outputs(
     let plan = plan_arguments(&km, opts)?;
     let scalars = parse_scalars(&km, opts)?;
     let launch = precheck_launch(&km, opts, &plan, &scalars)?;
+    check_host_memory(&km, &plan, opts)?;
     let buffers = host_buffers(&km, &plan, opts.seed);
     let (mut args, abi_of_tensor) = interp_args(&km, &launch, buffers)?;
     let options = cutec_interp::Options { schedule: cpu.schedule, ..Default::default() };

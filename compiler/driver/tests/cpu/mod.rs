@@ -105,3 +105,15 @@ fn tune_compile_only_checks_every_configuration_on_the_cpu() {
     let o = cutec(&["tune", "examples/gemm_sm90.cute", "--cpu", "--shape", "M=64,N=64,K=64", "--color=never"]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
 }
+
+/// A launch whose tensors would not fit the host's memory is refused before anything is allocated (an
+/// allocation failure would abort the process), at the `--dim` that makes it large.
+#[test]
+fn run_cpu_refuses_tensors_past_the_host_memory_it_allows() {
+    let o =
+        cutec(&["run", "examples/copy.cute", "--cpu", "--kernel", "copy", "--dim", "N=2000000000", "--color=never"]);
+    assert_eq!(code(&o), 1);
+    let err = stderr(&o);
+    assert!(err.contains("error[E0424]") && err.contains("16000000000 bytes of host memory"), "{err}");
+    assert!(err.contains("--dim N=2000000000"), "{err}");
+}
