@@ -368,10 +368,12 @@ def _read(path: Union[str, "os.PathLike[str]"]) -> str:
 def _manifest(entry: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
     """The module's manifest of a build, if it is one (a cache entry's is checked again: a miss otherwise)."""
     try:
-        manifest = json.loads(entry["manifest"])
+        manifest: Any = json.loads(entry["manifest"])
     except (ValueError, RecursionError):
         return None
-    kernels = manifest.get("kernels") if isinstance(manifest, dict) else None
+    if not isinstance(manifest, dict):
+        return None
+    kernels = manifest.get("kernels")
     if not isinstance(kernels, list) or not kernels or not all(isinstance(k, dict) and isinstance(k.get("name"), str) for k in kernels):
         return None
     return manifest
