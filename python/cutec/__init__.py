@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from . import _cache, _cutec
-from ._errors import CompileError, CompileWarning, Diagnostic, Label, LaunchError
+from ._errors import CacheWarning, CompileError, CompileWarning, Diagnostic, Label, LaunchError
 from ._kernel import Kernel, Param, compile
 
 __version__: str = _cutec.__version__
@@ -51,6 +51,7 @@ __all__ = [
     "Diagnostic",
     "Label",
     "LaunchError",
+    "CacheWarning",
     "explain",
     "cache_dir",
     "cache_stats",

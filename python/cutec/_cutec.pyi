@@ -16,6 +16,9 @@ def compile_source(
     ``{"ok": False, "rendered", "diagnostics_json"}``."""
 
 def explain(code: str) -> Optional[Tuple[str, str]]: ...
+def read_source(path: str) -> Dict[str, Any]:
+    """Reads a source file as ``cutec build`` does. ``{"ok": True, "text"}`` or ``{"ok": False, "rendered",
+    "diagnostics_json"}`` (E0400, E0008)."""
 
 class NativeKernel:
     def __init__(self, ptx: str, manifest: str, name: str) -> None: ...

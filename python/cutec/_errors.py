@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,11 @@ class CompileError(Exception):
     def __str__(self) -> str:
         return self.rendered
 
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # An exception pickles as its class and `args` (here only the text): give back the diagnostics too, so that
+        # a process pool's worker hands the whole error to its parent.
+        return (type(self), (self.rendered, self.diagnostics))
+
 
 class CompileWarning(UserWarning):
     """The compiler's warnings of a successful build, rendered as ``cutec build`` prints them."""
@@ -105,5 +110,12 @@ class LaunchError(Exception):
         self.kernel = kernel
         self.param = param
 
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (type(self), (str(self), self.kernel, self.param))
 
-__all__ = ["Label", "Diagnostic", "CompileError", "CompileWarning", "LaunchError"]
+
+class CacheWarning(UserWarning):
+    """The compile cache cannot be written (issued once a process): builds go on, uncached."""
+
+
+__all__ = ["Label", "Diagnostic", "CompileError", "CompileWarning", "LaunchError", "CacheWarning"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import operator
 import os
 import warnings
 from pathlib import Path
@@ -114,7 +116,15 @@ class Kernel:
         self._native = _cutec.NativeKernel(ptx, json.dumps(manifest), name)
         self._launch = self._native.launch
         self._nparams = len(self.params)
-        self._torch_op: Any = None
+        # The torch operators of this kernel, by qualified name (shared by the copies `_for_call` makes).
+        self._torch_ops: Dict[str, Any] = {}
+
+    def _for_call(self, cache_hit: bool) -> "Kernel":
+        """This kernel (the same loaded module) as another `compile` call returns it: with that call's
+        ``cache_hit``."""
+        k = copy.copy(self)
+        k.cache_hit = cache_hit
+        return k
 
     @property
     def signature(self) -> str:
@@ -207,8 +217,10 @@ class Kernel:
     def bind_dims(self, *args: Any, dims: Optional[Mapping[str, int]] = None, **kwargs: Any) -> Dict[str, Any]:
         """The dynamic dimensions' values from the given tensors (inputs by position, any parameter by name)
         and ``dims``, as the manifest binds them (``dims[].from``)."""
-        given = self._bind_inputs(args, kwargs)
-        values: Dict[str, Any] = dict(dims or {})
+        return self._bound_dims(self._bind_inputs(args, kwargs), dims or {})
+
+    def _bound_dims(self, given: Mapping[str, Any], dims: Mapping[str, Any]) -> Dict[str, Any]:
+        values: Dict[str, Any] = dict(dims)
         for d in self.manifest.get("dims", []):
             if d["name"] in values:
                 continue
@@ -218,7 +230,8 @@ class Kernel:
                 continue
             shape, strides = _shape_strides(t)
             seq = shape if src.get("of", "shape") == "shape" else strides
-            values[d["name"]] = seq[src["mode"]]
+            if src["mode"] < len(seq):
+                values[d["name"]] = seq[src["mode"]]
         return values
 
     def _bind_inputs(self, args: Tuple[Any, ...], kwargs: Mapping[str, Any]) -> Dict[str, Any]:
@@ -235,7 +248,10 @@ class Kernel:
     def output_shapes(self, *args: Any, dims: Optional[Mapping[str, int]] = None, **kwargs: Any) -> Dict[str, Tuple[Tuple[Any, ...], Tuple[Any, ...]]]:
         """``{name: (shape, strides)}`` of each output (a tensor the kernel only writes), from the manifest's
         layouts and the dimensions bound from the given inputs (see ``bind_dims``)."""
-        values = self.bind_dims(*args, dims=dims, **kwargs)
+        return self._output_shapes(self._bind_inputs(args, kwargs), dims or {})
+
+    def _output_shapes(self, given: Mapping[str, Any], dims: Mapping[str, Any]) -> Dict[str, Tuple[Tuple[Any, ...], Tuple[Any, ...]]]:
+        values = self._bound_dims(given, dims)
 
         def value(leaf: Any, p: Param) -> Any:
             if isinstance(leaf, str):
@@ -254,7 +270,9 @@ class Kernel:
             if not p.is_output:
                 continue
             shape, strides = [], []
-            for s_mode, d_mode in zip(p.shape, p.stride):
+            # A layout of one mode may be written without its tuple (`N:1`): its shape is then a leaf.
+            modes = zip(p.shape, p.stride) if isinstance(p.shape, list) else [(p.shape, p.stride)]
+            for s_mode, d_mode in modes:
                 extent = 1
                 for leaf in _leaves(s_mode):
                     extent = extent * value(leaf, p)
@@ -271,32 +289,39 @@ class Kernel:
         element type, shape and strides, on the device of the first tensor given (else ``device``, else torch's
         current device). Inputs are given by position, any parameter by name; ``dims`` sets dimensions no given
         tensor binds. Returns ``{name: tensor}``, to pass on: ``kernel(x, **kernel.empty_outputs(x))``."""
+        return self._allocate_outputs(self._bind_inputs(args, kwargs), dims or {}, device)
+
+    def _allocate_outputs(self, given: Mapping[str, Any], dims: Mapping[str, Any], device: Any) -> Dict[str, Any]:
         import torch
 
         if device is None:
-            given = self._bind_inputs(args, kwargs)
             device = next((t.device for t in given.values() if isinstance(t, torch.Tensor)), None)
         if device is None:
             device = torch.device("cuda", torch.cuda.current_device())
         by_name = {p.name: p for p in self.params}
         return {
             name: torch.empty_strided(shape, strides, dtype=getattr(torch, TORCH_DTYPES[by_name[name].dtype]), device=device)
-            for name, (shape, strides) in self.output_shapes(*args, dims=dims, **kwargs).items()
+            for name, (shape, strides) in self._output_shapes(given, dims).items()
         }
 
     # -- torch.library ----------------------------------------------------------------------------------------
 
     def torch_op(self, name: Optional[str] = None) -> Any:
-        """This kernel as a torch custom operator (``torch.library.custom_op``): it takes the kernel's inputs
-        (tensors it reads, tensors it reads and writes, which the op declares mutated, and scalars) and returns
-        its outputs (tensors it only writes), allocated from the manifest's shapes. Its fake implementation
-        derives the outputs' shapes from the manifest too, so it traces under ``torch.compile(fullgraph=True)``.
-        ``name`` is ``"namespace::op"`` (default ``cutec::<kernel>_<key>``)."""
-        if self._torch_op is None:
-            from ._torch_op import make_op
+        """This kernel as a torch custom operator: it takes the kernel's inputs (tensors it reads, tensors it
+        reads and writes, which the op declares mutated, and scalars), then, by keyword, the dynamic dimensions
+        that no input binds, and returns its outputs (tensors it only writes), allocated from the manifest's
+        shapes. Its fake implementation runs the checks of a call (``plan``) and gives outputs of the manifest's
+        element types, shapes and strides, so it traces under ``torch.compile(fullgraph=True)``.
+        ``name`` is ``"namespace::op"`` (default ``cutec::<kernel>_<key>``); each name is one operator, and a
+        name taken by another kernel raises ``ValueError``."""
+        from ._torch_op import make_op
 
-            self._torch_op = make_op(self, name or f"cutec::{self.name}_{self.key[:12]}")
-        return self._torch_op
+        qualname = name or f"cutec::{self.name}_{self.key[:12]}"
+        op = self._torch_ops.get(qualname)
+        if op is None:
+            op = make_op(self, qualname)
+            self._torch_ops[qualname] = op
+        return op
 
 
 # The manifest element type of each numpy dtype (numpy has no bf16 or fp8: pass torch tensors for those).
@@ -391,19 +416,76 @@ _MISSING = _Missing()
 _MEMO: Dict[Tuple[str, str], Kernel] = {}
 
 
-def _is_path(src: Union[str, os.PathLike]) -> bool:
+def _is_path(src: Any) -> bool:
+    """The rule of ``compile``'s ``source``: a path-like object is a path; a ``str`` is program text if it holds a
+    newline or a ``{`` (every kernel has a body), else a path."""
     if isinstance(src, os.PathLike):
         return True
-    return "\n" not in src and (src.endswith(".cute") or os.path.isfile(src))
+    if isinstance(src, str):
+        return "\n" not in src and "{" not in src
+    raise TypeError(
+        f"compile: `source` is a str (program text, or a path) or an os.PathLike, got {type(src).__name__}"
+        + ("; decode the text first (source.decode())" if isinstance(src, (bytes, bytearray)) else "")
+    )
 
 
-def _defines(defines: Optional[Mapping[str, Union[int, bool]]]) -> List[Tuple[str, Union[int, bool]]]:
+_I64 = (-(2**63), 2**63 - 1)
+
+
+def _define_value(k: str, v: Any) -> Union[int, bool]:
+    """A define's value: a bool (numpy's too) or an integer (anything with ``__index__``: numpy's integers)."""
+    if isinstance(v, bool) or type(v).__name__ in ("bool_", "bool") and type(v).__module__ == "numpy":
+        return bool(v)
+    if isinstance(v, float) or not hasattr(type(v), "__index__"):
+        raise TypeError(f"define `{k}`: expected an int or a bool, got {type(v).__name__}")
+    i = operator.index(v)
+    if not _I64[0] <= i <= _I64[1]:
+        raise ValueError(f"define `{k}` = {i}: values are 64-bit signed integers")
+    return i
+
+
+def _defines(defines: Optional[Mapping[str, Any]]) -> List[Tuple[str, Union[int, bool]]]:
+    if defines is None:
+        return []
+    if not isinstance(defines, Mapping):
+        raise TypeError(f"compile: `defines` is a mapping of names to ints or bools, got {type(defines).__name__}")
     out = []
-    for k, v in sorted((defines or {}).items()):
-        if not isinstance(v, (bool, int)):
-            raise TypeError(f"define `{k}`: expected an int or a bool, got {type(v).__name__}")
-        out.append((k, v))
-    return out
+    for k, v in defines.items():
+        if not isinstance(k, str):
+            raise TypeError(f"compile: a define's name is a str, got {type(k).__name__} ({k!r})")
+        out.append((k, _define_value(k, v)))
+    return sorted(out)
+
+
+def _opt_level(level: Any) -> int:
+    if isinstance(level, bool) or not hasattr(type(level), "__index__"):
+        raise TypeError(f"compile: `opt_level` is an int from 0 to 3, got {type(level).__name__}")
+    i = operator.index(level)
+    if not 0 <= i <= 3:
+        raise ValueError(f"compile: `opt_level` is 0 to 3, got {i}")
+    return i
+
+
+def _read(path: Union[str, "os.PathLike[str]"]) -> str:
+    out = _cutec.read_source(os.fspath(path))
+    if not out["ok"]:
+        raise CompileError(out["rendered"], Diagnostic.from_json_lines(out["diagnostics_json"]))
+    text: str = out["text"]
+    return text
+
+
+def _manifest(entry: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """The module's manifest of a build, if it is one (a cache entry's is checked again: a miss otherwise)."""
+    try:
+        manifest: Any = json.loads(entry["manifest"])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(manifest, dict):
+        return None
+    kernels = manifest.get("kernels")
+    if not isinstance(kernels, list) or not kernels or not all(isinstance(k, dict) and isinstance(k.get("name"), str) for k in kernels):
+        return None
+    return manifest
 
 
 def compile(
@@ -417,43 +499,50 @@ def compile(
 ) -> Kernel:
     """Compiles a ``.cute`` program and returns its kernel.
 
-    ``source`` is a path (a ``pathlib.Path``, or a string ending in ``.cute`` or naming a file) or the program's
-    text. ``defines`` sets const generic parameters (``-D N=4096``: ``{"N": 4096}``). ``kernel`` picks one kernel
-    of a file with several. ``name`` is the file name diagnostics show for a text (default ``<source>``).
+    ``source`` is a path or the program's text, by one rule: an ``os.PathLike`` (``pathlib.Path``) is a path; a
+    ``str`` holding a newline or a ``{`` is the program's text (every kernel has a body), any other ``str`` is a
+    path. A path is read as ``cutec build`` reads it: a file that cannot be read (missing, a folder, not UTF-8)
+    raises :class:`cutec.CompileError` E0400, one over the size limit E0008. ``defines`` sets const generic
+    parameters (``-D N=4096``: ``{"N": 4096}``; ints, numpy's integers and bools). ``kernel`` picks one kernel of a
+    file with several. ``name`` is the file name diagnostics show for a text (default ``<source>``).
     Compile errors raise :class:`cutec.CompileError`; warnings are issued as :class:`cutec.CompileWarning`.
     Builds are cached on disk (see ``cutec.cache_dir()``); ``cache=False`` compiles anyway.
     """
     if _is_path(source):
-        path = Path(source)
-        text = path.read_text(encoding="utf-8")
-        shown = name or str(source)
+        shown = name or os.fspath(source)
+        text = _read(source)
     else:
         text = str(source)
         shown = name or "<source>"
+    if kernel is not None and not isinstance(kernel, str):
+        raise TypeError(f"compile: `kernel` is a kernel's name (a str), got {type(kernel).__name__}")
     defs = _defines(defines)
-    key = _cache.key(shown, text, defs, kernel, opt_level)
+    level = _opt_level(opt_level)
+    key = _cache.key(shown, text, defs, kernel, level)
     use_cache = cache and _cache.enabled()
     entry = _cache.load(key) if use_cache else None
-    hit = entry is not None
-    if entry is None:
-        out = _cutec.compile_source(shown, text, defs, kernel, opt_level)
+    manifest = _manifest(entry) if entry is not None else None
+    hit = manifest is not None
+    if entry is None or manifest is None:
+        out = _cutec.compile_source(shown, text, defs, kernel, level)
         if not out["ok"]:
             raise CompileError(out["rendered"], Diagnostic.from_json_lines(out["diagnostics_json"]))
-        entry = {k: out[k] for k in ("ptx", "manifest", "ir", "warnings", "warnings_json")}
+        entry = {k: out[k] for k in _cache.FIELDS}
+        manifest = json.loads(entry["manifest"])
         if use_cache:
             _cache.store(key, entry)
     if hit:
         _cache.Stats.hits += 1
     else:
         _cache.Stats.misses += 1
-    manifest = json.loads(entry["manifest"])
     names = [k["name"] for k in manifest["kernels"]]
     chosen = kernel if kernel is not None else names[0]
     if kernel is None and len(names) > 1:
         raise ValueError(f"{shown} has {len(names)} kernels ({', '.join(names)}): choose one with kernel=")
     memo = _MEMO.get((key, chosen))
     if memo is not None:
-        return memo
+        # The same loaded kernel, with this call's own `cache_hit`.
+        return memo._for_call(hit)
     if entry["warnings"]:
         warnings.warn(CompileWarning(entry["warnings"]), stacklevel=2)
     k = Kernel(entry["ptx"], manifest, chosen, Diagnostic.from_json_lines(entry["warnings_json"]), key, hit, entry.get("ir"))

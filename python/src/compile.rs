@@ -3,6 +3,7 @@
 
 use cutec::DefineValue;
 use cutec::build::{BuildOptions, build_source};
+use cutec::files;
 use cutec_codegen::OptLevel;
 use cutec_diagnostics::{Diagnostic, SourceMap, render_json, render_plain};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -109,6 +110,30 @@ pub fn compile_source<'py>(
             out.set_item("warnings_json", warnings.json)?;
         }
         Outcome::Failed(r) => {
+            out.set_item("ok", false)?;
+            out.set_item("rendered", r.text)?;
+            out.set_item("diagnostics_json", r.json)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Reads the source file `path` as `cutec build` does: at most the lexer's limit of bytes of UTF-8. Returns a dict:
+/// `ok`; on success `text`; on failure `rendered` and `diagnostics_json` of the CLI's diagnostic (E0008 for a file
+/// over the limit, endless ones such as `/dev/zero` included; E0400 for one that cannot be read: missing, a folder,
+/// not UTF-8).
+#[pyfunction]
+pub fn read_source<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bound<'py, PyDict>> {
+    let read = py.detach(|| files::read_source(&path));
+    let out = PyDict::new(py);
+    match read {
+        Ok(text) => {
+            out.set_item("ok", true)?;
+            out.set_item("text", text)?;
+        }
+        Err(e) => {
+            let (map, d) = *e;
+            let r = render(&map, &[d]);
             out.set_item("ok", false)?;
             out.set_item("rendered", r.text)?;
             out.set_item("diagnostics_json", r.json)?;

@@ -5,7 +5,7 @@
 //! writes the caller's memory. An argument that cannot be described (host memory, an unknown element type, a
 //! masked array) is a [`Refusal`] naming the parameter.
 
-use cutec_manifest::{Access, DType, Param, ScalarParam, TensorParam};
+use cutec_manifest::{Access, DType, Entry, Param, ScalarParam, TensorParam};
 use cutec_runtime::floats::{f32_to_bf16, f32_to_e4m3, f32_to_e5m2, f32_to_f16};
 use cutec_runtime::{ArgDesc, ScalarValue, TensorDesc};
 use pyo3::intern;
@@ -25,6 +25,17 @@ impl Refusal {
         Refusal { param: param.to_owned(), message: format!("argument `{param}`: {}", message.into()) }
     }
 }
+
+/// Whether the tensors of a call must have memory: a launch's must; a plan's may be meta tensors or the fake tensors
+/// of tracing (`torch.compile`, `torch.export`), whose addresses are notional.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    Required,
+    Notional,
+}
+
+/// The address a tensor without memory is planned at: aligned for any rule of the manifest or the driver.
+const NOTIONAL_BASE: u64 = 1 << 40;
 
 /// What the description of a call needs besides the arguments: the device a CUDA array interface refers to (it
 /// names none: the current device) and the stream DLPack producers are asked to order their work before.
@@ -149,7 +160,34 @@ fn desc(
             format!("strides {strides:?} are negative or overflow; the kernel takes non-negative strides"),
         )
     })?;
+    if len > 0 && ptr == 0 {
+        return Err(Refusal::new(&p.name, "its data pointer is null; the kernel takes memory it can address"));
+    }
+    if p.access != Access::Read
+        && let Some(i) = broadcast_mode(p, &shape, &strides)
+    {
+        return Err(Refusal::new(
+            &p.name,
+            format!(
+                "the kernel writes it, but its mode {i} has stride 0 over {} elements (a broadcast view, such as \
+                 `expand`'s, where every index of the mode is the same memory): pass a tensor with memory of its \
+                 own (`.contiguous()`)",
+                shape[i]
+            ),
+        ));
+    }
     Ok(ArgDesc::Tensor(TensorDesc { dtype, shape, strides, ptr, len, device }))
+}
+
+/// The first mode of more than one element with stride 0 whose stride the manifest does not fix to 0: written
+/// through, every index of it would write the same memory.
+fn broadcast_mode(p: &TensorParam, shape: &[i64], strides: &[i64]) -> Option<usize> {
+    let fixed_zero =
+        |i: usize| p.layout.stride.mode(i).is_some_and(|m| m.leaves().iter().all(|l| matches!(l, Entry::Int(0))));
+    if shape.len() != p.layout.rank() {
+        return None; // the runtime's rank check says what is wrong
+    }
+    shape.iter().zip(strides).enumerate().find(|&(i, (&e, &s))| e > 1 && s == 0 && !fixed_zero(i)).map(|(i, _)| i)
 }
 
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
@@ -163,9 +201,10 @@ pub fn describe(
     obj: &Bound<'_, PyAny>,
     torch: Option<&Torch>,
     cx: &dyn Fn() -> Context,
+    memory: Memory,
 ) -> Result<ArgDesc, Refusal> {
     match param {
-        Param::Tensor(p) => describe_tensor(py, p, obj, torch, cx),
+        Param::Tensor(p) => describe_tensor(py, p, obj, torch, cx, memory),
         Param::Scalar(p) => describe_scalar(p, obj).map(ArgDesc::Scalar),
     }
 }
@@ -176,6 +215,7 @@ fn describe_tensor(
     obj: &Bound<'_, PyAny>,
     torch: Option<&Torch>,
     cx: &dyn Fn() -> Context,
+    memory: Memory,
 ) -> Result<ArgDesc, Refusal> {
     let name = &p.name;
     let err = |m: String| Refusal::new(name, m);
@@ -185,19 +225,49 @@ fn describe_tensor(
         let dtype = torch.dtype(&dtype_obj).ok_or_else(|| {
             err(format!("torch dtype {dtype_obj} has no cutec element type; the kernel takes {}", p.dtype))
         })?;
+        let is_meta = obj.getattr(intern!(py, "is_meta")).and_then(|m| m.extract::<bool>()).unwrap_or(false);
+        if is_meta && memory == Memory::Required {
+            return Err(err(
+                "is a meta tensor, which has no memory: `plan` checks it, a launch needs a CUDA tensor".into()
+            ));
+        }
         let device: i64 =
             obj.call_method0(intern!(py, "get_device")).and_then(|d| d.extract()).map_err(|e| py_err("device", e))?;
-        if device < 0 {
-            let on = obj.getattr(intern!(py, "device")).map(|d| d.to_string()).unwrap_or_else(|_| "cpu".into());
-            return Err(err(format!("is a tensor on `{on}`; the kernel takes CUDA tensors (move it with .cuda())")));
-        }
+        let device = match usize::try_from(device) {
+            Ok(d) => d,
+            // A meta tensor is on no device: the plan is for the current one.
+            Err(_) if is_meta => cx().device,
+            Err(_) => {
+                let on = obj.getattr(intern!(py, "device")).map(|d| d.to_string()).unwrap_or_else(|_| "cpu".into());
+                return Err(err(format!(
+                    "is a tensor on `{on}`; the kernel takes CUDA tensors (move it with .cuda())"
+                )));
+            }
+        };
         let shape: Vec<i64> =
             obj.getattr(intern!(py, "shape")).and_then(|s| s.extract()).map_err(|e| py_err("shape", e))?;
         let strides: Vec<i64> =
             obj.call_method0(intern!(py, "stride")).and_then(|s| s.extract()).map_err(|e| py_err("strides", e))?;
-        let ptr: u64 =
-            obj.call_method0(intern!(py, "data_ptr")).and_then(|s| s.extract()).map_err(|e| py_err("data_ptr", e))?;
-        return desc(p, dtype, shape, strides, ptr, device as usize);
+        let ptr = obj.call_method0(intern!(py, "data_ptr")).and_then(|s| s.extract::<u64>());
+        // A subclass of torch's tensor without an address (tracing's fake tensors: their data_ptr is 0 or fails).
+        let fake = matches!(ptr, Ok(0) | Err(_)) && !obj.get_type().is(torch.tensor.bind(py));
+        let notional = memory == Memory::Notional && (is_meta || fake);
+        let ptr = if notional {
+            // A meta tensor's or a fake tensor's memory is notional: its address is that of an aligned allocation
+            // plus its storage offset, which the alignment checks see.
+            let offset: u64 = obj
+                .call_method0(intern!(py, "storage_offset"))
+                .and_then(|o| o.extract())
+                .map_err(|e| py_err("storage_offset", e))?;
+            let size = u64::from(dtype.size_bytes());
+            offset
+                .checked_mul(size)
+                .and_then(|o| o.checked_add(NOTIONAL_BASE))
+                .ok_or_else(|| err(format!("its storage offset {offset} overflows")))?
+        } else {
+            ptr.map_err(|e| py_err("data_ptr", e))?
+        };
+        return desc(p, dtype, shape, strides, ptr, device);
     }
     if let Ok(cai) = obj.getattr(intern!(py, "__cuda_array_interface__")) {
         return describe_cai(p, &cai, cx().device);
@@ -422,8 +492,9 @@ pub fn describe_all(
     params: &[Param],
     args: &Bound<'_, PyTuple>,
     torch: Option<&Torch>,
+    memory: Memory,
 ) -> Result<Vec<ArgDesc>, Refusal> {
     let cell = std::cell::OnceCell::new();
     let cx = || *cell.get_or_init(|| Context::current(py, torch));
-    params.iter().zip(args.iter()).map(|(p, a)| describe(py, p, &a, torch, &cx)).collect()
+    params.iter().zip(args.iter()).map(|(p, a)| describe(py, p, &a, torch, &cx, memory)).collect()
 }

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::describe::{Context as Cx, Refusal, Torch, describe_all};
+use crate::describe::{Context as Cx, Memory, Refusal, Torch, describe_all};
 
 /// The module loaded on one device and the kernel's function in it.
 struct Loaded {
@@ -99,9 +99,9 @@ impl NativeKernel {
         Err(launch_error(py, &self.kernel.name, None, e.to_string()))
     }
 
-    fn describe(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Vec<ArgDesc>> {
+    fn describe(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, memory: Memory) -> PyResult<Vec<ArgDesc>> {
         self.arity(py, args)?;
-        describe_all(py, &self.kernel.params, args, Torch::get(py)).map_err(|r| self.refused(py, r))
+        describe_all(py, &self.kernel.params, args, Torch::get(py), memory).map_err(|r| self.refused(py, r))
     }
 
     /// The kernel loaded on `device`, loading the module there on first use.
@@ -205,7 +205,7 @@ impl NativeKernel {
         args: &Bound<'py, PyTuple>,
         device: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let descs = self.describe(py, args)?;
+        let descs = self.describe(py, args, Memory::Notional)?;
         let device = device.unwrap_or_else(|| call_device(py, &descs));
         let plan = check_launch(&self.kernel, device, &descs).map_err(|e| self.arg_error(py, e))?;
         plan_dict(py, &plan, self.kernel.launch.persistent)
@@ -214,7 +214,7 @@ impl NativeKernel {
     /// Describes, checks and launches on torch's current stream of the first tensor's device (the legacy
     /// default stream without torch). Asynchronous, like any CUDA launch.
     fn launch(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<()> {
-        let descs = self.describe(py, args)?;
+        let descs = self.describe(py, args, Memory::Required)?;
         let device = call_device(py, &descs);
         let loaded = self.loaded(py, device)?;
         let stream = match Torch::get(py) {

@@ -20,6 +20,7 @@ fn _cutec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TARGET", cutec_codegen::Options::default().cpu)?;
     m.add_function(wrap_pyfunction!(compile::compile_source, m)?)?;
     m.add_function(wrap_pyfunction!(compile::explain, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::read_source, m)?)?;
     m.add_class::<kernel::NativeKernel>()?;
     Ok(())
 }

@@ -163,3 +163,28 @@ def test_a_persistent_kernel_plans_its_grid_of_tiles(fake, softmax):
     plan = k.plan(fake((100000,)))
     assert plan["persistent"] is True and plan["grid"] == [391, 1, 1]
     assert softmax.plan(fake((8, 4096)), fake((8, 4096)))["persistent"] is False
+
+
+def test_a_null_pointer_is_refused(softmax, fake):
+    e = refusal(softmax, fake((32, 4096), ptr=0), fake((32, 4096)))
+    assert e.param == "x" and "data pointer is null" in str(e)
+
+
+STRIDED = """
+kernel rows(x: Tensor<f32, (L, N):(SX, 1), gmem>, y: Tensor<f32, (L, N):(SY, 1), gmem>)
+launch(grid = (L), block = (32)) {
+    if thread_idx.x < N {
+        y[block_idx.x, thread_idx.x] = x[block_idx.x, thread_idx.x];
+    }
+}
+"""
+
+
+def test_a_broadcast_output_is_refused(fake):
+    k = cutec.compile(STRIDED)
+    assert k.plan(fake((4, 32)), fake((4, 32)))["dims"] == {"L": 4, "N": 32, "SX": 32, "SY": 32}
+    # An input may be broadcast (every batch reads one row); an output may not (every batch would write one row).
+    assert k.plan(fake((4, 32), strides=(0, 4)), fake((4, 32)))["dims"]["SX"] == 0
+    e = refusal(k, fake((4, 32)), fake((4, 32), strides=(0, 4)))
+    assert e.param == "y" and "mode 0 has stride 0 over 4 elements" in str(e) and "broadcast" in str(e)
+    k.plan(fake((1, 32)), fake((1, 32), strides=(0, 4)))  # one batch: no two indices share memory

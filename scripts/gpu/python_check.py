@@ -255,6 +255,59 @@ def op():
         report("torch op under torch.compile(fullgraph)", False, f"{type(e).__name__}: {str(e)[:400]}")
         traceback.print_exc()
 
+    def attempt(name, fn):
+        try:
+            ok, d = fn()
+            report(name, ok, d)
+        except Exception as e:
+            report(name, False, f"{type(e).__name__}: {str(e)[:400]}")
+            traceback.print_exc()
+
+    # A one-mode output, a dimension no input binds (by keyword), names the schema cannot take, under torch.compile.
+    copy = cutec.compile(ex("copy")).torch_op("cutec_check::copy")
+    v = torch.randn(100003, device="cuda")
+    attempt("torch op: one-mode output", lambda: (bool(torch.equal(copy(v), v)), ""))
+    fill = cutec.compile(
+        """kernel fill(y: Tensor<f32, N:1, gmem>, v: f32) launch(grid = (ceil_div(N, 256)), block = (256)) {
+            let i = block_idx.x * 256 + thread_idx.x;
+            if i < N { y[i] = v; }
+        }"""
+    ).torch_op("cutec_check::fill")
+    attempt("torch op: dims by keyword", lambda: (bool(torch.equal(fill(2.5, N=777), torch.full((777,), 2.5, device="cuda"))), ""))
+    names = cutec.compile(
+        """kernel names(from: Tensor<f32, N:1, gmem>, lambda: Tensor<f32, N:1, gmem>, None: f32, _result: i32,
+            outs: Tensor<f32, N:1, gmem>) launch(grid = (ceil_div(N, 256)), block = (256)) {
+            let i = block_idx.x * 256 + thread_idx.x;
+            if i < N && _result > 0 { outs[i] = from[i] * None; lambda[i] = lambda[i] + 1.0; }
+        }"""
+    ).torch_op("cutec_check::names")
+
+    def odd_names():
+        a, b = torch.randn(4096, device="cuda"), torch.zeros(4096, device="cuda")
+        got = torch.compile(lambda a, b: names(a, b, 3.0, 1) + 1.0, fullgraph=True)(a, b)
+        return bool(torch.allclose(got, a * 3.0 + 1.0) and torch.equal(b, torch.ones_like(b))), "mutated input written"
+
+    attempt("torch op: odd names under torch.compile", odd_names)
+
+    def refuses_in_trace():
+        try:
+            torch.compile(lambda x: sm(x.half()), fullgraph=True)(x)
+        except Exception as e:
+            return "expected dtype f32, got f16" in str(e), type(e).__name__
+        return False, "traced a call the kernel refuses"
+
+    attempt("torch op: the trace refuses a wrong dtype", refuses_in_trace)
+    attempt("torch op: two names, two operators", lambda: (k.torch_op("cutec_check::a") is not k.torch_op("cutec_check::b"), ""))
+
+    def fake_mode():
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        with FakeTensorMode():
+            y = sm(torch.empty(64, 4096, device="cuda"))
+            return (tuple(y.shape), y.dtype, y.device.type) == ((64, 4096), torch.float32, "cuda"), "FakeTensorMode"
+
+    attempt("torch op: fake tensors", fake_mode)
+
 
 def host_us(fn, rounds=50, per_round=200):
     """Median host time of one call, in microseconds: rounds of back-to-back calls, the stream drained between

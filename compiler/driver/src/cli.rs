@@ -6,7 +6,7 @@ use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use cutec::build::BuildOptions;
 use cutec::codes;
-use cutec::command_line::{command_line_error, path_error};
+use cutec::command_line::command_line_error;
 use cutec::files;
 use cutec::tune::space::{Flops, Shape, SpaceArg};
 use cutec::{Checked, DefineValue, check_source, code_tables, parse_const_define, parse_define};
@@ -459,24 +459,16 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Reads a source file, at most [`files::MAX_SOURCE_BYTES`] of it: a longer one (or an endless one, such as
-/// `/dev/zero`) is E0008, an unreadable one E0400, both anchored on its path.
+/// Reads a source file ([`files::read_source`]), reporting why it cannot be read.
 pub(crate) fn read(reporter: &Reporter, path: &Path) -> Option<String> {
-    let mut map = SourceMap::new();
-    let d = match files::read_text_capped(path, files::MAX_SOURCE_BYTES) {
-        Ok(s) => return Some(s),
-        Err(files::ReadError::TooLarge { limit }) => {
-            let message = format!("`{}` has more than the limit of {limit} bytes of a source file", path.display());
-            path_error(&mut map, codes::SOURCE_TOO_LARGE, message, path, "longer than the limit")
-                .with_help("split the file, or generate loops instead of repeated code")
-        }
+    match files::read_source(path) {
+        Ok(s) => Some(s),
         Err(e) => {
-            let message = format!("cannot read `{}`: {e}", path.display());
-            path_error(&mut map, codes::READ_FAILED, message, path, "cannot be read")
+            let (map, d) = *e;
+            reporter.report(&map, &[d]);
+            None
         }
-    };
-    reporter.report(&map, &[d]);
-    None
+    }
 }
 
 fn check(reporter: &Reporter, files: &[PathBuf], defines: &[(String, DefineValue)]) -> ExitCode {

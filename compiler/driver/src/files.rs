@@ -5,6 +5,11 @@
 use std::io::Read;
 use std::path::Path;
 
+use cutec_diagnostics::{Diagnostic, SourceMap};
+
+use crate::codes;
+use crate::command_line::path_error;
+
 /// The most bytes of a source file (E0008): the lexer's limit.
 pub const MAX_SOURCE_BYTES: u64 = cutec_grammar::MAX_SOURCE_BYTES as u64;
 /// The most bytes of a tuning file (`--tuning`, `cutec tune -o`): far more than any number of entries a tuning
@@ -63,6 +68,26 @@ pub fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 /// The text of `path`, at most `limit` bytes of UTF-8.
 pub fn read_text_capped(path: &Path, limit: u64) -> Result<String, ReadError> {
     String::from_utf8(read_capped(path, limit)?).map_err(|_| ReadError::NotUtf8)
+}
+
+/// The text of the source file `path` as the compiler reads it (`cutec build`, the Python package): at most
+/// [`MAX_SOURCE_BYTES`] of UTF-8. A longer file (or an endless one, such as `/dev/zero`) is E0008, one that cannot
+/// be read (missing, a folder, not UTF-8) E0400, both anchored on its path in the returned map.
+pub fn read_source(path: &Path) -> Result<String, Box<(SourceMap, Diagnostic)>> {
+    let mut map = SourceMap::new();
+    let d = match read_text_capped(path, MAX_SOURCE_BYTES) {
+        Ok(s) => return Ok(s),
+        Err(ReadError::TooLarge { limit }) => {
+            let message = format!("`{}` has more than the limit of {limit} bytes of a source file", path.display());
+            path_error(&mut map, codes::SOURCE_TOO_LARGE, message, path, "longer than the limit")
+                .with_help("split the file, or generate loops instead of repeated code")
+        }
+        Err(e) => {
+            let message = format!("cannot read `{}`: {e}", path.display());
+            path_error(&mut map, codes::READ_FAILED, message, path, "cannot be read")
+        }
+    };
+    Err(Box::new((map, d)))
 }
 
 #[cfg(test)]
