@@ -111,14 +111,7 @@ pub fn run_cpu(
     manifest: &Manifest,
     out: &mut dyn Write,
 ) -> Result<(), RunError> {
-    let km = manifest.kernel(&opts.kernel).cloned().ok_or_else(|| RunError::UnknownKernel {
-        name: opts.kernel.clone(),
-        available: manifest.kernels.iter().map(|k| k.name.clone()).collect(),
-    })?;
-    let plan = plan_arguments(&km, opts)?;
-    let scalars = parse_scalars(&km, opts)?;
-    let launch = precheck_launch(&km, opts, &plan, &scalars)?;
-    check_host_memory(&km, &plan, opts)?;
+    let (km, plan, launch) = prepare(opts, manifest)?;
 
     let buffers = host_buffers(&km, &plan, opts.seed);
     let row_major = |index: usize, bytes: &[u8]| row_major_of(&km, &plan, index, bytes);
@@ -179,6 +172,23 @@ pub fn run_cpu(
         writeln!(out, "wrote {name} {shape:?} {dtype} -> {}", path.display()).map_err(report)?;
     }
     Ok(())
+}
+
+/// What both CPU runs check before anything is allocated: the kernel `opts` names, its arguments planned, the
+/// launch checked as a GPU run checks it, and the host memory its tensors take.
+fn prepare(
+    opts: &RunOptions,
+    manifest: &Manifest,
+) -> Result<(cutec_manifest::Kernel, Plan, cutec_runtime::LaunchPlan), RunError> {
+    let km = manifest.kernel(&opts.kernel).cloned().ok_or_else(|| RunError::UnknownKernel {
+        name: opts.kernel.clone(),
+        available: manifest.kernels.iter().map(|k| k.name.clone()).collect(),
+    })?;
+    let plan = plan_arguments(&km, opts)?;
+    let scalars = parse_scalars(&km, opts)?;
+    let launch = precheck_launch(&km, opts, &plan, &scalars)?;
+    check_host_memory(&km, &plan, opts)?;
+    Ok((km, plan, launch))
 }
 
 /// The most host memory a CPU run's tensors may take: past it the allocation could fail and abort the process,
@@ -251,14 +261,7 @@ pub fn run_cpu_outputs(
     module: &cutec_ir::Module,
     manifest: &Manifest,
 ) -> Result<Vec<(String, cutec_manifest::DType, Vec<u8>)>, RunError> {
-    let km = manifest.kernel(&opts.kernel).cloned().ok_or_else(|| RunError::UnknownKernel {
-        name: opts.kernel.clone(),
-        available: manifest.kernels.iter().map(|k| k.name.clone()).collect(),
-    })?;
-    let plan = plan_arguments(&km, opts)?;
-    let scalars = parse_scalars(&km, opts)?;
-    let launch = precheck_launch(&km, opts, &plan, &scalars)?;
-    check_host_memory(&km, &plan, opts)?;
+    let (km, plan, launch) = prepare(opts, manifest)?;
     let buffers = host_buffers(&km, &plan, opts.seed);
     let (mut args, abi_of_tensor) = interp_args(&km, &launch, buffers)?;
     let options = cutec_interp::Options { schedule: cpu.schedule, ..Default::default() };
