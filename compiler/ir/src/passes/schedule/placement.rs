@@ -65,12 +65,7 @@ impl Placer {
     pub fn for_segment<'s>(k: &Kernel, segment: impl Iterator<Item = &'s Stmt>) -> Placer {
         let (mut eligible, mut other) = (HashSet::new(), HashSet::new());
         for s in segment {
-            let effects = effects::deep(k, s);
-            let pure = !effects.intersects(CONSUMER_EFFECTS)
-                && !effects.reads_space(AddrSpace::Local)
-                && !effects.writes_space(AddrSpace::Local)
-                && !has_operation(s);
-            let into = if pure { &mut eligible } else { &mut other };
+            let into = if consumers_by_effects(k, s) { &mut other } else { &mut eligible };
             visit(s, &mut |x| into.extend(x.writes_var()));
         }
         Placer { candidates: eligible.difference(&other).copied().collect(), ..Placer::default() }
@@ -118,10 +113,7 @@ impl Placer {
         let mut uses = Vec::new();
         let mut reads = Vec::new();
         visit_uses(k, s, &mut |h| uses.push(h), &mut |v| reads.push(v));
-        let local = effects.reads_space(AddrSpace::Local) || effects.writes_space(AddrSpace::Local);
-        let work = effects.intersects(CONSUMER_EFFECTS)
-            || local
-            || has_operation(s)
+        let work = consumers_by_effects(k, s)
             || uses.iter().any(|h| self.work.contains(h))
             || reads.iter().any(|v| self.work_vars.contains(v));
         let writes_memory = effects.writes_space(AddrSpace::Global) || effects.writes_space(AddrSpace::Shared);
@@ -196,11 +188,7 @@ impl Placer {
             let effects = effects::deep(k, x);
             let tainted =
                 uses.iter().any(|h| self.work.contains(h)) || reads.iter().any(|v| self.work_vars.contains(v));
-            let leaf_work = effects.intersects(CONSUMER_EFFECTS)
-                || has_operation(x)
-                || effects.reads_space(AddrSpace::Local)
-                || effects.writes_space(AddrSpace::Local)
-                || tainted;
+            let leaf_work = consumers_by_effects(k, x) || tainted;
             if x.blocks().next().is_some() {
                 let mut own = Vec::new();
                 x.for_each_operand(|h| own.push(h));
@@ -235,6 +223,16 @@ fn into_ring_tile(k: &Kernel, s: &Stmt) -> bool {
             .any(|w| w.resource.alloc().is_some_and(|a| k.rings.iter().any(|(_, r)| r.tiles.contains(&a))))
     });
     found
+}
+
+/// Whether `s` is the consumers' work by what it does itself (nested statements included), whatever values it
+/// uses: it touches a register tensor, synchronizes, jumps, or issues an operation other than a load.
+fn consumers_by_effects(k: &Kernel, s: &Stmt) -> bool {
+    let effects = effects::deep(k, s);
+    effects.intersects(CONSUMER_EFFECTS)
+        || effects.reads_space(AddrSpace::Local)
+        || effects.writes_space(AddrSpace::Local)
+        || has_operation(s)
 }
 
 /// Whether `s` or a statement nested in it is an operation other than a load (an mbarrier's arrival, a copy, a
